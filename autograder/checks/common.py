@@ -1,0 +1,248 @@
+"""Building blocks shared by every exercise's checks.
+
+A check either returns quietly or raises `Mistake`, whose message speaks to the learner in plain words
+(which rule was broken, how to fix it) and whose `code` names the mistake for class analytics.
+
+The trusted references below are bound when this module is imported. The grading sandbox imports it
+before any student code runs, so a student who rebinds `torch.autograd.gradcheck` or `torch.allclose`
+does not change what these names point to (and the sandbox also verifies that nothing was rebound).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from typing import Callable, Sequence
+
+import torch
+from torch.autograd import gradcheck as _gradcheck
+from torch.autograd import gradgradcheck as _gradgradcheck
+
+_allclose = torch.allclose
+_isclose = torch.isclose
+_Function = torch.autograd.Function
+_float64 = torch.float64
+
+
+class Mistake(AssertionError):
+    """A check failed because of a recognisable mistake.
+
+    `code` is a short, stable identifier (for example ``"missing-none"``) used in reports;
+    the message is what the learner reads.
+    """
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def fail(code: str, message: str) -> None:
+    raise Mistake(code, message)
+
+
+# --------------------------------------------------------------------------------------------- inputs
+
+_base_seed = 0
+
+
+def set_base_seed(seed: int) -> None:
+    """Shift every check's random inputs: each grading run draws new inputs (no answer fits one draw)."""
+    global _base_seed
+    _base_seed = int(seed)
+
+
+def generator(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def randn(*shape: int, seed: int = 0, requires_grad: bool = True, dtype=_float64, low: float | None = None,
+          away_from: Sequence[float] = (), margin: float = 0.05, scale: float = 1.0) -> torch.Tensor:
+    """A float64 random tensor, optionally kept at least `margin` away from `away_from` points.
+
+    Keeping inputs away from kinks (0 for abs, .5 for round, ...) means a finite-difference check can
+    never fail by landing on a non-differentiable point.
+    """
+    x = torch.randn(tuple(shape), generator=generator(seed + _base_seed), dtype=dtype) * scale
+    for point in away_from:
+        close = (x - point).abs() < margin
+        x = torch.where(close, x + torch.sign(x - point + 1e-12) * 2 * margin, x)
+    if low is not None:
+        x = x.abs() + low
+    return x.requires_grad_(requires_grad)
+
+
+# ------------------------------------------------------------------------------------------- structure
+
+def require_function(obj, name: str) -> None:
+    """`obj` must be a torch.autograd.Function subclass whose forward and backward are staticmethods."""
+    if obj is None:
+        fail("not-defined", f"`{name}` is not defined: run (or write) its answer cell.")
+    if not (isinstance(obj, type) and issubclass(obj, _Function)):
+        fail("not-a-function",
+             f"`{name}` must be a class that subclasses torch.autograd.Function, got {type(obj).__name__}.")
+    for method in ("forward", "backward"):
+        if method not in vars(obj):
+            continue  # forward may come from setup_context style bases; missing ones fail when called
+        if not isinstance(inspect.getattr_static(obj, method), staticmethod):
+            fail("not-staticmethod",
+                 f"`{name}.{method}` must be decorated with @staticmethod: autograd calls it on the class, "
+                 "with `ctx` as the first argument, never on an instance.")
+
+
+def call(fn: Callable, *args, what: str):
+    """Call learner code, turning 'not implemented yet' and crashes into plain feedback."""
+    try:
+        return fn(*args)
+    except NotImplementedError:
+        fail("not-implemented", f"{what} is not implemented yet (it still raises NotImplementedError).")
+    except Mistake:
+        raise
+    except RuntimeError as error:
+        _explain_runtime_error(error, what)
+        raise
+
+
+_ARITY = re.compile(r"returned an incorrect number of gradients \(expected (\d+), got (\d+)\)")
+_NOT_NONE = re.compile(r"returned a gradient different than None at position (\d+)")
+_SHAPE = re.compile(r"returned an invalid gradient at index (\d+) - got \[(.*?)\] but expected shape "
+                    r"compatible with \[(.*?)\]")
+_INPLACE = "modified by an inplace operation"
+
+
+def _explain_runtime_error(error: RuntimeError, what: str) -> None:
+    text = str(error)
+    if m := _ARITY.search(text):
+        expected, got = m.groups()
+        fail("wrong-arity",
+             f"{what}: backward returned {got} gradients but forward takes {expected} inputs. "
+             "Return exactly one value per forward input, in order, with None for inputs that are not tensors.")
+    if m := _NOT_NONE.search(text):
+        fail("missing-none",
+             f"{what}: backward returned a gradient for input {m.group(1)}, which is not a tensor that "
+             "requires grad (a float, an int, a flag). Return None in that position.")
+    if m := _SHAPE.search(text):
+        index, got, expected = m.groups()
+        fail("wrong-grad-shape",
+             f"{what}: the gradient for input {index} has shape [{got}] but that input has shape [{expected}]. "
+             "If forward reduced, expand grad_output back to the input's shape; if it broadcast, sum it down.")
+    if _INPLACE in text:
+        fail("inplace-error", f"{what} raised autograd's in-place modification error: {text.splitlines()[0]}")
+
+
+def require_shape(tensor, shape, what: str, code: str = "wrong-shape") -> None:
+    if not isinstance(tensor, torch.Tensor):
+        fail("not-a-tensor", f"{what} should be a tensor, got {type(tensor).__name__}.")
+    if tuple(tensor.shape) != tuple(shape):
+        fail(code, f"{what} has shape {tuple(tensor.shape)} but should have shape {tuple(shape)}.")
+
+
+def require_close(actual, expected, what: str, code: str, hint: str = "", rtol=1e-7, atol=1e-7) -> None:
+    if not isinstance(actual, torch.Tensor):
+        fail("not-a-tensor", f"{what} should be a tensor, got {type(actual).__name__}.")
+    if tuple(actual.shape) != tuple(expected.shape):
+        fail("wrong-shape", f"{what} has shape {tuple(actual.shape)} but should have shape "
+                            f"{tuple(expected.shape)}.")
+    if actual.dtype != expected.dtype:
+        fail("wrong-dtype", f"{what} has dtype {actual.dtype} but should have {expected.dtype} "
+                            "(compute in the input's dtype; do not convert to float32).")
+    if not bool(_allclose(actual.detach(), expected.detach(), rtol=rtol, atol=atol, equal_nan=False)):
+        worst = (actual.detach() - expected.detach()).abs().max().item()
+        fail(code, f"{what} is wrong (largest error {worst:.3g}). {hint}".strip())
+
+
+def require_own_node(output, function: type, name: str) -> None:
+    """The output's grad_fn must be the node autograd made for `function` (so `.apply` was used)."""
+    node = getattr(output, "grad_fn", None)
+    expected = f"{function.__name__}Backward"
+    got = type(node).__name__ if node is not None else None
+    if got != expected:
+        fail("forward-called-directly",
+             f"the output of {name} has grad_fn {got}, not {expected}: autograd never records your Function, "
+             f"so your backward is skipped. Call {name}.apply(...), never {name}.forward(...) directly, "
+             "and do not wrap the work in another Function.")
+
+
+# --------------------------------------------------------------------------------------- gradient checks
+
+def gradcheck(fn: Callable, inputs: tuple, what: str, code: str = "wrong-derivative", hint: str = "",
+              **kwargs) -> None:
+    """float64 finite-difference check of `fn`'s backward, with plain feedback on failure."""
+    try:
+        _gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **kwargs)
+    except NotImplementedError:
+        fail("not-implemented", f"{what} is not implemented yet (it still raises NotImplementedError).")
+    except Mistake:
+        raise
+    except RuntimeError as error:
+        _explain_runtime_error(error, what)
+        text = str(error)
+        if "Jacobian mismatch" in text:
+            index = re.search(r"output (\d+) with respect to input (\d+)", text)
+            where = f" (output {index.group(1)} with respect to input {index.group(2)})" if index else ""
+            fail(code, f"{what}: backward's gradient does not match the finite-difference gradient{where}. "
+                       f"{hint}".strip())
+        if "backward not multiplied by grad_output" in text:
+            fail("ignores-grad-output", f"{what}: backward ignores grad_output. It receives dLoss/dy and must "
+                                        "return dLoss/dx = grad_output * (local derivative).")
+        if "does not require grad" in text or "not differentiable" in text.lower():
+            fail("no-graph", f"{what}: the output is not connected to the inputs' graph ({text.splitlines()[0]}).")
+        fail(code, f"{what}: gradcheck failed: {text.splitlines()[0][:300]}. {hint}".strip())
+
+
+def gradgradcheck(fn: Callable, inputs: tuple, what: str, code: str = "not-twice-differentiable",
+                  hint: str = "") -> None:
+    try:
+        _gradgradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True)
+    except NotImplementedError:
+        fail("not-implemented", f"{what} is not implemented yet (it still raises NotImplementedError).")
+    except Mistake:
+        raise
+    except RuntimeError as error:
+        text = str(error)
+        fail(code, f"{what}: second derivatives are wrong or unavailable ({text.splitlines()[0][:200]}). "
+                   f"{hint}".strip())
+
+
+def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, what: str = "backward"):
+    """Gradients of `output` (weighted by `grad_output`) with respect to `inputs`, via autograd."""
+    if grad_output is None:
+        grad_output = torch.ones_like(output)
+    try:
+        return torch.autograd.grad(output, inputs, grad_output, allow_unused=True)
+    except NotImplementedError:
+        fail("not-implemented", f"{what} is not implemented yet (it still raises NotImplementedError).")
+    except RuntimeError as error:
+        _explain_runtime_error(error, what)
+        raise
+
+
+class FakeCtx:
+    """A stand-in for autograd's ctx, to call forward/backward directly and see exactly what they return.
+
+    The engine would hide some mistakes (it sums an un-reduced broadcast gradient for you, it ignores a
+    gradient for an input that does not need one); calling backward with a crafted ctx does not.
+    """
+
+    def __init__(self, needs_input_grad: Sequence[bool] = ()):
+        self.needs_input_grad = tuple(needs_input_grad)
+        self.saved_tensors: tuple = ()
+        self.non_differentiable: tuple = ()
+        self.materialize_grads = True
+        self._save_calls = 0
+
+    def save_for_backward(self, *tensors):
+        self._save_calls += 1
+        self.saved_tensors = tuple(tensors)
+
+    def mark_non_differentiable(self, *tensors):
+        self.non_differentiable = tuple(tensors)
+
+    def mark_dirty(self, *tensors):
+        pass
+
+    def set_materialize_grads(self, value: bool):
+        self.materialize_grads = value

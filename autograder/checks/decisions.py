@@ -1,0 +1,200 @@
+"""Checks for the decision exercise of notebook 00: `DECISIONS` maps each scenario to the right tool.
+
+The scenarios, the labels and the explanations live here so that the notebook's quiz, its plain-text
+version and the grader all read the same text.
+"""
+
+from __future__ import annotations
+
+from autograder.checks import common as c
+
+NAME = "DECISIONS"
+
+# label -> what choosing it means
+LABELS = {
+    "none": "no custom Function: autograd (or a built-in op) already gives the right gradient",
+    "external": "wrap an external kernel that autograd cannot see, and supply its derivative",
+    "surrogate": "the forward is non-differentiable: supply a useful surrogate gradient",
+    "stable": "the composed backward is unstable or slow: supply a hand-derived backward",
+    "checkpoint": "memory: use torch.utils.checkpoint.checkpoint(..., use_reentrant=False), no Function",
+    "memory": "memory: write a Function that recomputes instead of saving (when checkpoint cannot do it)",
+}
+
+FUNCTION_LABELS = ("external", "surrogate", "stable", "memory")
+
+# key -> (scenario, right label, why the right label is right)
+SCENARIOS = {
+    "masked_loss": (
+        "Your sequence loss averages per-token errors over the real (non-padding) tokens only: it picks "
+        "them with a boolean mask, multiplies by a per-sequence weight that broadcasts over the tokens, "
+        "and an `if` returns zero when a batch holds no real token.",
+        "none",
+        "Boolean-mask indexing, broadcasting and a Python `if` are all recorded by autograd: the gradient "
+        "reaches exactly the selected tokens, and the weight's gradient is summed over the broadcast "
+        "dimension for you.",
+    ),
+    "quantized_weights": (
+        "You train a network whose weights are rounded to a few levels in the forward pass "
+        "(`torch.round(w * 7.5) / 7.5`). Training runs without any error, but the weights never change.",
+        "surrogate",
+        "round is flat almost everywhere, so its true gradient is zero and the weights get no signal. "
+        "A Function lets the forward round while the backward passes a surrogate gradient (the "
+        "straight-through estimator passes grad_output through unchanged).",
+    ),
+    "transformer_memory": (
+        "A 48-block transformer runs out of GPU memory at the batch size you need. You can afford to run "
+        "each block's forward a second time during the backward pass.",
+        "checkpoint",
+        "This is trading compute for memory, and torch.utils.checkpoint.checkpoint(block, x, "
+        "use_reentrant=False) already does it: it keeps only each block's inputs and reruns the block "
+        "during backward. Use it before writing any Function of your own.",
+    ),
+    "c_simulator": (
+        "Your loss runs a fluid simulator from a compiled C library, called through ctypes on the "
+        "tensor's NumPy data. The library also provides a routine for the adjoint (the vector-Jacobian "
+        "product).",
+        "external",
+        "Autograd cannot see inside a C library (and .numpy() refuses a tensor that requires grad). Wrap "
+        "the call in a Function: forward calls the simulator, backward calls the adjoint routine.",
+    ),
+    "logsumexp_scores": (
+        "Your loss needs log(sum(exp(s))) over scores that reach 1000. Written as "
+        "`torch.log(torch.exp(s).sum())` it returns inf and the gradients are nan.",
+        "none",
+        "torch.logsumexp computes the same value stably, with a stable backward. An unstable composition "
+        "is first a reason to look for the built-in op; write a Function only when no stable op exists "
+        "for your formula.",
+    ),
+    "rnn_early_exit": (
+        "Your recurrent cell is a Python `for` loop over time steps written with torch ops; it breaks out "
+        "early when the change of the hidden state falls below a tolerance (an `if` on a tensor value).",
+        "none",
+        "Autograd records the operations that actually ran, whichever branch was taken and however many "
+        "iterations happened: loops and data-dependent `if`s need no help.",
+    ),
+    "implicit_solver": (
+        "Your layer finds the fixed point z = f(z, x) with 200 iterations of a solver written in torch. "
+        "Backpropagating through all 200 iterations is slow and memory-hungry, while the implicit "
+        "function theorem gives the gradient at the fixed point with one linear solve.",
+        "stable",
+        "The composed backward is correct but slow: it replays every iteration. A hand-derived backward "
+        "(implicit differentiation at the fixed point) is exactly the 'composed backward is unstable or "
+        "slow' reason for a Function.",
+    ),
+    "reversible_block": (
+        "Your network is made of reversible blocks: each block's inputs can be rebuilt exactly from its "
+        "outputs. You want to store neither the activations nor the blocks' inputs during training.",
+        "memory",
+        "checkpoint would still keep every block's inputs. Only a Function whose backward rebuilds the "
+        "inputs from the outputs (then recomputes the block) saves that memory: this is the rare case "
+        "where you write the memory-saving Function yourself.",
+    ),
+    "numpy_augmentation": (
+        "Before images enter the model, you augment them with a NumPy routine (random crops and colour "
+        "jitter). Nothing before the images has parameters.",
+        "none",
+        "No gradient has to flow through the augmentation: it runs on data, before any parameter. Call it "
+        "on plain arrays outside the graph; a Function would supply a derivative that nobody uses.",
+    ),
+}
+
+GROUPS = {
+    1: ("masked_loss", "quantized_weights", "transformer_memory"),
+    2: ("c_simulator", "logsumexp_scores", "rnn_early_exit"),
+    3: ("implicit_solver", "reversible_block", "numpy_augmentation"),
+}
+
+# (right, chosen) -> an extra sentence aimed at that particular confusion
+_CONFUSIONS = {
+    ("checkpoint", "memory"): "Reach for torch.utils.checkpoint first: it is the packaged, tested version of a "
+                              "recomputing Function.",
+    ("memory", "checkpoint"): "Here checkpoint is not enough, because it keeps the blocks' inputs.",
+    ("surrogate", "none"): "Autograd does differentiate round, but the answer is 0 almost everywhere: "
+                           "nothing learns.",
+    ("surrogate", "stable"): "The problem is not an unstable formula: the exact gradient is zero.",
+    ("stable", "memory"): "checkpointing the solver would still replay every iteration in backward.",
+    ("stable", "checkpoint"): "checkpointing the solver would still replay every iteration in backward.",
+    ("external", "none"): "The call leaves torch, so autograd has nothing to record.",
+}
+
+
+def _normalise(value):
+    if isinstance(value, str):
+        return value.strip().strip("'\"").strip().lower()
+    return value
+
+
+def explain(key: str, choice) -> str:
+    """One line of feedback for `choice` on scenario `key` (used by the notebook's quiz and the grader)."""
+    _, right, why = SCENARIOS[key]
+    chosen = _normalise(choice)
+    if chosen == right:
+        return f"Right: {right}. {why}"
+    if chosen not in LABELS:
+        return f"'{choice}' is not one of the labels ({', '.join(LABELS)})."
+    extra = _CONFUSIONS.get((right, chosen), "")
+    if right == "none" and chosen in FUNCTION_LABELS and not extra:
+        extra = "Autograd already handles this; a Function would only add a backward you must keep correct."
+    return f"Not {chosen}: the better choice is {right}. {why} {extra}".strip()
+
+
+def _mistake_code(right: str, chosen: str) -> str:
+    if right == "none" and chosen in FUNCTION_LABELS:
+        return "function-not-needed"
+    if right == "checkpoint" and chosen == "memory":
+        return "checkpoint-first"
+    if right in FUNCTION_LABELS and chosen == "none":
+        return "function-needed"
+    return "wrong-decision"
+
+
+def _require_dict(decisions) -> None:
+    if decisions is None:
+        c.fail("not-defined", f"`{NAME}` is not defined: run (or write) its answer cell.")
+    if not isinstance(decisions, dict):
+        c.fail("not-a-dict", f"`{NAME}` must be a dict mapping each scenario key to a label, "
+                             f"got {type(decisions).__name__}.")
+
+
+def _require_answers(decisions, keys) -> None:
+    missing = [k for k in keys if k not in decisions]
+    if missing:
+        c.fail("missing-key", f"`{NAME}` is missing the scenario key(s) {', '.join(map(repr, missing))}: "
+                              "keep every key of the template and give each one a label.")
+    unanswered = [k for k in keys if decisions[k] is None]
+    if unanswered:
+        c.fail("not-answered", f"scenario(s) {', '.join(map(repr, unanswered))} not answered yet: replace None "
+                               f"with one of the labels {', '.join(map(repr, LABELS))}.")
+    unknown = [(k, decisions[k]) for k in keys if _normalise(decisions[k]) not in LABELS]
+    if unknown:
+        shown = ", ".join(f"{k!r}: {v!r}" for k, v in unknown)
+        c.fail("unknown-label", f"{shown} is not a label. Use one of {', '.join(map(repr, LABELS))} "
+                                "(a string, exactly as written).")
+
+
+def well_formed(decisions) -> None:
+    """Visible: every scenario has one of the labels (says nothing about whether the labels are right)."""
+    _require_dict(decisions)
+    _require_answers(decisions, list(SCENARIOS))
+    extra = [k for k in decisions if k not in SCENARIOS]
+    if extra:
+        c.fail("unknown-key", f"{', '.join(map(repr, extra))} is not a scenario key; the keys are "
+                              f"{', '.join(map(repr, SCENARIOS))}.")
+
+
+def group(decisions, number: int) -> None:
+    """Hidden: every scenario of group `number` has the right label; feedback explains each wrong one."""
+    _require_dict(decisions)
+    keys = GROUPS[number]
+    _require_answers(decisions, keys)
+    wrong = []
+    for key in keys:
+        right = SCENARIOS[key][1]
+        chosen = _normalise(decisions[key])
+        if chosen != right:
+            wrong.append((key, right, chosen))
+    if wrong:
+        code = _mistake_code(wrong[0][1], wrong[0][2])
+        lines = [f"'{key}': {explain(key, chosen)}" for key, _, chosen in wrong]
+        c.fail(code, f"{len(wrong)} of the {len(keys)} scenarios {', '.join(keys)} need another look.\n"
+                     + "\n".join(lines))

@@ -1,0 +1,242 @@
+"""Checks for `ScaledAdd` (notebook 02): `ScaledAdd.apply(x, y, alpha)` returns `x + alpha * y`.
+
+`alpha` is a Python float. backward returns `(grad_x, grad_y, None)`, with None for a tensor whose
+`ctx.needs_input_grad` entry is False.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import torch
+
+from autograder.checks import common as c
+
+NAME = "ScaledAdd"
+SHAPES = [(), (3,), (2, 3), (2, 3, 4)]
+ALPHAS = (2.5, -0.75, 3.0)
+INPUTS = ("x", "y", "alpha")
+
+
+@contextlib.contextmanager
+def _explained(what: str):
+    """Re-word the generic arity / None / save_for_backward errors for ScaledAdd's three inputs."""
+    try:
+        yield
+    except c.Mistake as mistake:
+        if mistake.code == "wrong-arity":
+            import re
+            got = re.search(r"returned (\d+) gradients", mistake.message)
+            got = int(got.group(1)) if got else None
+            if got == 1:
+                c.fail("wrong-arity",
+                       f"{what}: backward returned 1 gradient but forward takes 3 inputs (x, y, alpha). "
+                       "Return a tuple with one value per input, in order: `return grad_x, grad_y, None` "
+                       "(a list or a single tensor counts as one value).")
+            if got is not None and got < 3:
+                c.fail("wrong-arity",
+                       f"{what}: backward returned {got} gradients but forward takes 3 inputs (x, y, alpha): "
+                       "return None for the float alpha, i.e. `return grad_x, grad_y, None`.")
+            c.fail("wrong-arity",
+                   f"{what}: backward returned {got} gradients but forward takes 3 inputs (x, y, alpha): "
+                   "return exactly one value per input, `return grad_x, grad_y, None`.")
+        if mistake.code == "missing-none":
+            c.fail("grad-for-float",
+                   f"{what}: backward returned a gradient for alpha (position 3), but alpha is a Python float, "
+                   "not a tensor: return None for the float alpha, i.e. `return grad_x, grad_y, None`.")
+        raise
+    except TypeError as error:
+        if "save_for_backward can only save variables" in str(error):
+            c.fail("saved-a-float",
+                   f"{what}: ctx.save_for_backward only takes tensors, and alpha is a Python float: keep it "
+                   "as a plain attribute, `ctx.alpha = alpha`.")
+        raise
+
+
+def _tensors(shape, seed):
+    x = c.randn(*shape, seed=seed)
+    y = c.randn(*shape, seed=seed + 100)
+    return x, y
+
+
+def _grad_output(shape, seed):
+    return c.randn(*shape, seed=seed + 200, requires_grad=False)
+
+
+def _direct_backward(ScaledAdd, needs, x, y, alpha, g, what):
+    """Call forward and backward with a crafted ctx; return the tuple backward returned."""
+    ctx = c.FakeCtx(needs_input_grad=needs)
+    with _explained(what):
+        c.call(ScaledAdd.forward, ctx, x.detach(), y.detach(), alpha, what=f"{NAME}.forward")
+        grads = c.call(ScaledAdd.backward, ctx, g, what=f"{NAME}.backward")
+    if not isinstance(grads, tuple):
+        if isinstance(grads, list):
+            c.fail("returns-a-list",
+                   f"{what}: backward returned a list; autograd counts a list as ONE gradient. Return a tuple: "
+                   "`return grad_x, grad_y, None`.")
+        c.fail("wrong-arity",
+               f"{what}: backward returned a single {type(grads).__name__} but forward takes 3 inputs "
+               "(x, y, alpha): return `grad_x, grad_y, None`.")
+    if len(grads) < 3:
+        c.fail("wrong-arity",
+               f"{what}: backward returned {len(grads)} gradients but forward takes 3 inputs (x, y, alpha): "
+               "return None for the float alpha, i.e. `return grad_x, grad_y, None`.")
+    if any(extra is not None for extra in grads[3:]):
+        c.fail("wrong-arity",
+               f"{what}: backward returned {len(grads)} values but forward takes 3 inputs (x, y, alpha): "
+               "return exactly `grad_x, grad_y, None`.")
+    if grads[2] is not None:
+        c.fail("grad-for-float",
+               f"{what}: backward returned {type(grads[2]).__name__} for alpha, but alpha is a Python float: "
+               "return None for the float alpha, i.e. `return grad_x, grad_y, None`.")
+    return grads
+
+
+def _check_pair(grad_x, grad_y, g, alpha, what, rtol=1e-7, atol=1e-7):
+    """grad_x must be g and grad_y alpha * g; recognise the swapped order and a missing alpha."""
+    gx_ok = isinstance(grad_x, torch.Tensor) and grad_x.shape == g.shape and \
+        bool(torch.allclose(grad_x.detach(), g, rtol=rtol, atol=atol))
+    gy_ok = isinstance(grad_y, torch.Tensor) and grad_y.shape == g.shape and \
+        bool(torch.allclose(grad_y.detach(), alpha * g, rtol=rtol, atol=atol))
+    if gx_ok and gy_ok:
+        return
+    if isinstance(grad_x, torch.Tensor) and isinstance(grad_y, torch.Tensor) \
+            and grad_x.shape == g.shape and grad_y.shape == g.shape \
+            and bool(torch.allclose(grad_x.detach(), alpha * g)) and bool(torch.allclose(grad_y.detach(), g)):
+        c.fail("swapped-order",
+               f"{what}: the gradients of x and y are swapped. backward returns them in the order of forward's "
+               "inputs: `return grad_x, grad_y, None` with grad_x = grad_output, grad_y = alpha * grad_output.")
+    if gx_ok and isinstance(grad_y, torch.Tensor) and grad_y.shape == g.shape \
+            and bool(torch.allclose(grad_y.detach(), g)):
+        c.fail("grad-y-not-scaled",
+               f"{what}: the gradient of y is grad_output, but it must be scaled by alpha: d(x + alpha*y)/dy = "
+               "alpha, so grad_y = alpha * grad_output.")
+    c.require_close(grad_x, g, f"{what}: the gradient of x", "wrong-grad-x",
+                    "d(x + alpha*y)/dx = 1, so grad_x = grad_output.", rtol=rtol, atol=atol)
+    c.require_close(grad_y, alpha * g, f"{what}: the gradient of y", "wrong-grad-y",
+                    "d(x + alpha*y)/dy = alpha, so grad_y = alpha * grad_output.", rtol=rtol, atol=atol)
+
+
+def values(ScaledAdd) -> None:
+    """Visible: values, the node, and both gradients on a small example (grad_output not all ones)."""
+    c.require_function(ScaledAdd, NAME)
+    alpha = 2.5
+    x = torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64, requires_grad=True)
+    y = torch.tensor([0.25, 3.0, -1.0], dtype=torch.float64, requires_grad=True)
+    what = f"{NAME}.apply(x, y, 2.5)"
+    with _explained(what):
+        out = c.call(ScaledAdd.apply, x, y, alpha, what=f"{NAME}.forward")
+    c.require_close(out, x.detach() + alpha * y.detach(), what, "wrong-forward",
+                    "forward should return x + alpha * y.")
+    c.require_own_node(out, ScaledAdd, NAME)
+    g = torch.tensor([1.0, 2.0, -3.0], dtype=torch.float64)
+    with _explained(what):
+        grad_x, grad_y = c.backward_grads(out, [x, y], g, what=f"{NAME}.backward")
+    _check_pair(grad_x, grad_y, g, alpha, what)
+
+
+def gradcheck(ScaledAdd, seeds=(0, 1, 2)) -> None:
+    """Hidden: float64 finite differences over shapes, seeds and alphas (alpha held fixed by a lambda)."""
+    c.require_function(ScaledAdd, NAME)
+    for seed in seeds:
+        for shape in SHAPES:
+            for alpha in ALPHAS:
+                x, y = _tensors(shape, seed)
+                what = f"{NAME} on shape {shape} with alpha = {alpha}"
+                with _explained(what):
+                    c.gradcheck(lambda a, b, alpha=alpha: ScaledAdd.apply(a, b, alpha), (x, y), what,
+                                hint="backward must return (grad_output, alpha * grad_output, None).")
+
+
+def none_for_alpha(ScaledAdd) -> None:
+    """Hidden: backward returns exactly three values, the last None, both directly and through autograd."""
+    c.require_function(ScaledAdd, NAME)
+    for seed, shape in enumerate(SHAPES[1:]):
+        x, y = _tensors(shape, seed)
+        g = _grad_output(shape, seed)
+        _direct_backward(ScaledAdd, (True, True, False), x, y, -1.25, g,
+                         f"{NAME}.backward with a ctx whose needs_input_grad is (True, True, False)")
+        what = f"{NAME} through autograd on shape {shape}"
+        with _explained(what):
+            out = c.call(ScaledAdd.apply, x, y, -1.25, what=f"{NAME}.forward")
+            c.backward_grads(out, [x, y], g, what=f"{NAME}.backward")
+
+
+def needs_input_grad(ScaledAdd) -> None:
+    """Hidden: a crafted ctx says which inputs need a gradient; the others must get None (work skipped).
+
+    Through the engine this mistake is invisible (autograd drops a gradient for an input that does not
+    require grad), so backward is called directly.
+    """
+    c.require_function(ScaledAdd, NAME)
+    alpha = -0.75
+    for seed, shape in enumerate([(4,), (2, 3)]):
+        x, y = _tensors(shape, seed + 10)
+        g = _grad_output(shape, seed + 10)
+        for needs, other in (((True, False, False), 1), ((False, True, False), 0)):
+            what = f"{NAME}.backward with ctx.needs_input_grad = {needs}"
+            grads = _direct_backward(ScaledAdd, needs, x, y, alpha, g, what)
+            if grads[other] is not None:
+                name = INPUTS[other]
+                c.fail("ignores-needs-input-grad",
+                       f"{what}: backward returned a {type(grads[other]).__name__} for {name}, whose "
+                       f"ctx.needs_input_grad entry is False. Check ctx.needs_input_grad[{other}] and return "
+                       f"None for {name} (and skip computing its gradient).")
+            kept = 1 - other
+            expected = g if kept == 0 else alpha * g
+            if grads[kept] is None:
+                c.fail("missing-gradient",
+                       f"{what}: backward returned None for {INPUTS[kept]}, which needs a gradient "
+                       f"(ctx.needs_input_grad[{kept}] is True).")
+            c.require_close(grads[kept], expected, f"{what}: the gradient of {INPUTS[kept]}",
+                            "wrong-grad-x" if kept == 0 else "wrong-grad-y",
+                            "grad_x = grad_output and grad_y = alpha * grad_output, in that order.")
+    # Through the engine, with y a constant: x still gets its gradient.
+    x, y = _tensors((5,), 20)
+    y = y.detach()
+    g = _grad_output((5,), 20)
+    with _explained(f"{NAME}.apply(x, y, alpha) with y not requiring grad"):
+        out = c.call(ScaledAdd.apply, x, y, alpha, what=f"{NAME}.forward")
+        (grad_x,) = c.backward_grads(out, [x], g, what=f"{NAME}.backward")
+    c.require_close(grad_x, g, "the gradient of x when y does not require grad", "wrong-grad-x",
+                    "grad_x = grad_output, whatever y needs.")
+
+
+def alpha_scaling(ScaledAdd) -> None:
+    """Hidden: grad_y is alpha * grad_output for each call's own alpha, exactly (alpha kept as a float)."""
+    c.require_function(ScaledAdd, NAME)
+    alphas = (1.0 / 3.0, -7.0 / 3.0)
+    shape = (3, 4)
+    xs, ys, gs, outs = [], [], [], []
+    for i, alpha in enumerate(alphas):
+        x, y = _tensors(shape, 30 + i)
+        xs.append(x), ys.append(y), gs.append(_grad_output(shape, 30 + i))
+        with _explained(f"{NAME}.apply(x, y, {alpha:.4g})"):
+            out = c.call(ScaledAdd.apply, x, y, alpha, what=f"{NAME}.forward")
+        c.require_close(out, x.detach() + alpha * y.detach(), f"{NAME}.apply(x, y, {alpha:.4g})", "wrong-forward",
+                        "forward should return x + alpha * y, with alpha the Python float itself "
+                        "(torch.tensor(alpha) would round it to float32).", rtol=1e-12, atol=1e-14)
+        outs.append(out)
+    # Both calls happen before one backward: each call must use its own alpha (kept on ctx, not the class).
+    loss = (outs[0] * gs[0]).sum() + (outs[1] * gs[1]).sum()
+    with _explained(f"{NAME}.backward"):
+        grads = c.backward_grads(loss, [xs[0], ys[0], xs[1], ys[1]], torch.ones_like(loss),
+                                 what=f"{NAME}.backward")
+    first_grad_y = grads[1]
+    if isinstance(first_grad_y, torch.Tensor) and first_grad_y.shape == gs[0].shape and \
+            bool(torch.allclose(first_grad_y, alphas[1] * gs[0])):
+        c.fail("alpha-shared-state",
+               "two calls with different alphas, then one backward: the first call's gradient of y used the "
+               "second call's alpha. Keep alpha on ctx (`ctx.alpha = alpha`), not on the class or a global: "
+               "ctx is created anew for every call.")
+    for i, alpha in enumerate(alphas):
+        what = f"{NAME}.apply(x, y, {alpha:.4g})"
+        gx, gy = grads[2 * i], grads[2 * i + 1]
+        if isinstance(gy, torch.Tensor) and gy.dtype == torch.float64 and gy.shape == gs[i].shape \
+                and bool(torch.allclose(gy, alpha * gs[i], rtol=1e-6, atol=1e-6)) \
+                and not bool(torch.allclose(gy, alpha * gs[i], rtol=1e-12, atol=1e-14)):
+            c.fail("alpha-rounded",
+                   f"{what}: the gradient of y is alpha * grad_output only up to float32 rounding: alpha was "
+                   "turned into a float32 tensor (torch.tensor(alpha) is float32). Keep alpha as the Python "
+                   "float: `ctx.alpha = alpha`.")
+        _check_pair(gx, gy, gs[i], alpha, what, rtol=1e-12, atol=1e-14)

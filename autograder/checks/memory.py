@@ -1,0 +1,388 @@
+"""Checks for notebook 08 (trading memory for compute).
+
+- `RecomputeSiLU.apply(x)` returns x * sigmoid(x), saves only x and recomputes the sigmoid in backward.
+- `checkpointed_mlp(x, layers)` applies `h = silu(layer(h))` for each nn.Linear in `layers`, each block
+  wrapped in `torch.utils.checkpoint.checkpoint(..., use_reentrant=False)`.
+
+Saved memory is measured with `torch.autograd.graph.saved_tensors_hooks`: the pack hook sees every tensor
+that autograd keeps for backward (outside a checkpointed region, where checkpoint's own hooks take over).
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import torch
+
+from autograder.checks import common as c
+
+_silu = torch.nn.functional.silu
+_sigmoid = torch.sigmoid
+_hooks = torch.autograd.graph.saved_tensors_hooks
+_grad = torch.autograd.grad
+_float32 = torch.float32
+_float64 = torch.float64
+
+SILU = "RecomputeSiLU"
+MLP = "checkpointed_mlp"
+SHAPES = [(), (3,), (2, 3), (2, 3, 4)]
+SILU_HINT = ("with s = sigmoid(x), d/dx [x * s] = s + x * s * (1 - s); backward returns grad_output times that "
+             "(do not forget the x * s * (1 - s) term).")
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+def record_saved(fn):
+    """Run `fn()` under a pack hook; return (its output, the list of tensors autograd saved for backward)."""
+    saved = []
+
+    def pack(tensor):
+        saved.append(tensor)
+        return tensor
+
+    with _hooks(pack, lambda tensor: tensor):
+        out = fn()
+    return out, saved
+
+
+def storage_key(tensor) -> int:
+    return tensor.untyped_storage().data_ptr()
+
+
+def distinct_bytes(tensors, exclude=()) -> int:
+    """Bytes of the distinct storages behind `tensors` (storages in `exclude`, e.g. parameters, skipped)."""
+    seen = {}
+    skip = set(exclude)
+    for t in tensors:
+        key = storage_key(t)
+        if key not in skip:
+            seen[key] = t.untyped_storage().nbytes()
+    return sum(seen.values())
+
+
+def _describe(tensor, x, out) -> str:
+    key = storage_key(tensor)
+    if x is not None and key == storage_key(x):
+        return "x"
+    if out is not None and isinstance(out, torch.Tensor) and key == storage_key(out):
+        return "the output"
+    if x is not None and tensor.shape == x.shape and tensor.dtype == x.dtype:
+        if bool(c._allclose(tensor.detach(), _sigmoid(x.detach()))):
+            return "sigmoid(x)"
+        if bool(c._allclose(tensor.detach(), x.detach())):
+            return "a copy of x"
+    return f"a tensor of shape {tuple(tensor.shape)}"
+
+
+# ---------------------------------------------------------------------------------------- RecomputeSiLU
+
+def _silu_ref(x):
+    return _silu(x.detach())
+
+
+def _silu_grad_ref(x):
+    s = _sigmoid(x.detach())
+    return s * (1 + x.detach() * (1 - s))
+
+
+def silu_values(RecomputeSiLU) -> None:
+    """Visible: forward values and the gradient on a small example."""
+    c.require_function(RecomputeSiLU, SILU)
+    x = torch.tensor([-3.0, -0.5, 0.0, 1.0, 2.5], dtype=_float64, requires_grad=True)
+    y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")
+    c.require_close(y, _silu_ref(x), "RecomputeSiLU.apply(x)", "wrong-forward",
+                    "forward should return x * torch.sigmoid(x).")
+    (grad,) = c.backward_grads(y, [x], what="RecomputeSiLU.backward")
+    if grad is None:
+        c.fail("no-gradient", "RecomputeSiLU.apply(x) gave x no gradient: backward must return the gradient of x.")
+    c.require_close(grad, _silu_grad_ref(x), "the gradient of RecomputeSiLU.apply(x).sum()", "wrong-derivative",
+                    SILU_HINT)
+
+
+def silu_dtype_and_extremes(RecomputeSiLU) -> None:
+    """Hidden: float32 stays float32, and large |x| gives finite, right values and gradients."""
+    c.require_function(RecomputeSiLU, SILU)
+    for dtype in (_float32, _float64):
+        x = torch.tensor([-100.0, -40.0, -5.0, 0.3, 5.0, 40.0, 100.0], dtype=dtype, requires_grad=True)
+        y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")
+        if not isinstance(y, torch.Tensor):
+            c.fail("not-a-tensor", f"RecomputeSiLU.apply(x) should return a tensor, got {type(y).__name__}.")
+        if y.dtype != dtype:
+            c.fail("wrong-dtype", f"for a {dtype} input RecomputeSiLU.apply returned {y.dtype}: compute in the "
+                                  "input's dtype (do not convert).")
+        (grad,) = c.backward_grads(y, [x], what="RecomputeSiLU.backward")
+        if grad is None:
+            c.fail("no-gradient", "RecomputeSiLU.apply(x) gave x no gradient.")
+        if not bool(torch.isfinite(y).all()) or not bool(torch.isfinite(grad).all()):
+            c.fail("unstable", f"RecomputeSiLU gives inf or nan for large |x| ({dtype}, x = ±40, ±100): "
+                               "use torch.sigmoid(x) rather than exp(x) / (1 + exp(x)), which overflows.")
+        c.require_close(y, _silu_ref(x), f"RecomputeSiLU.apply(x) at large |x| ({dtype})", "wrong-forward",
+                        rtol=1e-5, atol=1e-6)
+        c.require_close(grad, _silu_grad_ref(x), f"the gradient at large |x| ({dtype})", "wrong-derivative",
+                        SILU_HINT, rtol=1e-5, atol=1e-6)
+
+
+def silu_gradcheck(RecomputeSiLU, seeds=(0, 1, 2)) -> None:
+    """Hidden: float64 finite differences over several shapes and seeds."""
+    c.require_function(RecomputeSiLU, SILU)
+    for seed in seeds:
+        for shape in SHAPES:
+            x = c.randn(*shape, seed=seed, scale=2.0)
+            c.gradcheck(RecomputeSiLU.apply, (x,), f"RecomputeSiLU on shape {shape}", hint=SILU_HINT)
+
+
+def silu_graph(RecomputeSiLU) -> None:
+    """Hidden: .apply records RecomputeSiLU's own node, and backward multiplies by grad_output."""
+    c.require_function(RecomputeSiLU, SILU)
+    x = c.randn(2, 3, seed=5)
+    y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")
+    c.require_own_node(y, RecomputeSiLU, SILU)
+    weights = c.randn(2, 3, seed=6, requires_grad=False)
+    (grad,) = c.backward_grads(y, [x], weights, what="RecomputeSiLU.backward")
+    c.require_close(grad, weights * _silu_grad_ref(x), "the gradient with a random grad_output",
+                    "ignores-grad-output", "multiply by grad_output: backward receives dLoss/dy and must return "
+                                           "grad_output * dy/dx.")
+
+
+def silu_saves_only_x(RecomputeSiLU, shape=(64, 32), seed=7) -> None:
+    """Visible: measured with saved_tensors_hooks, the Function saves exactly one tensor: x."""
+    c.require_function(RecomputeSiLU, SILU)
+    x = c.randn(*shape, seed=seed)
+    y, saved = record_saved(lambda: c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward"))
+    c.require_own_node(y, RecomputeSiLU, SILU)
+    if not saved:
+        c.fail("nothing-saved",
+               "RecomputeSiLU saved no tensor with ctx.save_for_backward: save x (only x) and read it back in "
+               "backward with ctx.saved_tensors. A tensor stored as a plain ctx attribute is invisible to "
+               "autograd's bookkeeping.")
+    names = [_describe(t, x, y) for t in saved]
+    distinct = {storage_key(t) for t in saved}
+    if len(distinct) > 1 or storage_key(saved[0]) != storage_key(x):
+        kept = distinct_bytes(saved)
+        extra = [n for n in names if n != "x"]
+        what = ", ".join(dict.fromkeys(names))
+        advice = "save only x and recompute sigmoid(x) in backward"
+        if "the output" in extra:
+            advice += " (saving the output as well keeps a second tensor of x's size alive)"
+        elif "sigmoid(x)" in extra:
+            advice += " (saving sigmoid(x) is exactly the memory this Function exists to avoid)"
+        c.fail("saves-too-much",
+               f"RecomputeSiLU saved {len(saved)} tensor(s) for backward ({what}): {kept} bytes for an input of "
+               f"{x.untyped_storage().nbytes()} bytes. The point of recomputing is to keep only x: {advice}.")
+
+
+def silu_saves_x_itself(RecomputeSiLU) -> None:
+    """Hidden: with a crafted ctx, forward saves (x,) itself, keeps no tensor on ctx, and backward recomputes."""
+    c.require_function(RecomputeSiLU, SILU)
+    x = c.randn(2, 5, seed=8)
+    ctx = c.FakeCtx((True,))
+    known = set(vars(ctx))
+    with torch.no_grad():
+        y = c.call(RecomputeSiLU.forward, ctx, x, what="RecomputeSiLU.forward")
+    stashed = [name for name, value in vars(ctx).items() if name not in known and isinstance(value, torch.Tensor)]
+    if stashed:
+        c.fail("ctx-attribute",
+               f"RecomputeSiLU.forward keeps a tensor as ctx.{stashed[0]}: that tensor stays alive until backward "
+               "just like a saved one (so no memory is saved), and autograd cannot check it. Save only x with "
+               "ctx.save_for_backward(x) and recompute sigmoid(x) in backward.")
+    saved = tuple(ctx.saved_tensors)
+    if len(saved) != 1 or saved[0] is not x:
+        got = ", ".join(_describe(t, x, y) for t in saved) or "nothing"
+        c.fail("not-saved-for-backward",
+               f"RecomputeSiLU.forward should call ctx.save_for_backward(x) with x itself (saved: {got}). "
+               "Not a copy, not sigmoid(x), not the output: autograd's version counter then protects x.")
+    grad_out = c.randn(2, 5, seed=9, requires_grad=False)
+    with torch.no_grad():
+        grads = c.call(RecomputeSiLU.backward, ctx, grad_out, what="RecomputeSiLU.backward")
+    grad = grads[0] if isinstance(grads, (tuple, list)) else grads
+    c.require_close(grad, grad_out * _silu_grad_ref(x), "backward called with the saved x", "wrong-derivative",
+                    SILU_HINT)
+
+
+def silu_inplace_detected(RecomputeSiLU) -> None:
+    """Hidden: x goes through save_for_backward, so changing it in place before backward raises."""
+    c.require_function(RecomputeSiLU, SILU)
+    leaf = c.randn(6, seed=10)
+    base = leaf * 1.0
+    y = c.call(RecomputeSiLU.apply, base, what="RecomputeSiLU.forward")
+    c.require_own_node(y, RecomputeSiLU, SILU)
+    with torch.no_grad():
+        base.add_(1.0)
+    try:
+        _grad(y.sum(), [leaf])
+    except NotImplementedError:
+        c.fail("not-implemented", "RecomputeSiLU.backward is not implemented yet (it still raises NotImplementedError).")
+    except RuntimeError as error:
+        if "modified by an inplace operation" in str(error):
+            return
+        raise
+    c.fail("not-saved-for-backward",
+           "changing x in place after forward went unnoticed, so backward recomputed the sigmoid from a changed "
+           "x: save x with ctx.save_for_backward(x) (x itself, not a copy) so autograd's version counter catches it.")
+
+
+# -------------------------------------------------------------------------------------- checkpointed_mlp
+
+def make_layers(widths, seed, dtype=_float64):
+    """nn.Linear layers with seeded weights (no draw from the global random generator)."""
+    layers = []
+    for i, (n_in, n_out) in enumerate(zip(widths, widths[1:])):
+        layer = torch.nn.utils.skip_init(torch.nn.Linear, n_in, n_out, dtype=dtype)
+        with torch.no_grad():
+            layer.weight.copy_(c.randn(n_out, n_in, seed=seed + 31 * i, requires_grad=False) / n_in ** 0.5)
+            layer.bias.copy_(c.randn(n_out, seed=seed + 31 * i + 1, requires_grad=False) * 0.5)
+        layers.append(layer)
+    return layers
+
+
+def plain_mlp(x, layers):
+    h = x
+    for layer in layers:
+        h = _silu(layer(h))
+    return h
+
+
+def _params(layers):
+    return [p for layer in layers for p in (layer.weight, layer.bias)]
+
+
+def _param_keys(layers):
+    return {storage_key(p) for p in _params(layers)}
+
+
+def _run(checkpointed_mlp, x, layers):
+    """Call the learner's function; return (output, list of use_reentrant warnings)."""
+    if not callable(checkpointed_mlp):
+        c.fail("not-defined", f"`{MLP}` must be a function checkpointed_mlp(x, layers).")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            out = checkpointed_mlp(x, list(layers))
+        except NotImplementedError:
+            c.fail("not-implemented", f"{MLP} is not implemented yet (it still raises NotImplementedError).")
+        except RuntimeError as error:
+            c.fail("crashes", f"{MLP}(x, layers) raised RuntimeError: {str(error).splitlines()[0][:300]}")
+    reentrant = [w for w in caught if "use_reentrant" in str(w.message)]
+    if not isinstance(out, torch.Tensor):
+        c.fail("not-a-tensor", f"{MLP}(x, layers) should return a tensor, got {type(out).__name__}.")
+    return out, reentrant
+
+
+RECOMPUTE_HINT = ("The function that checkpoint re-runs in backward must compute exactly what it computed in "
+                  "forward. A lambda written inside the loop (lambda t: F.silu(layer(t))) looks `layer` up only "
+                  "when it runs, so in backward every block recomputes with the LAST layer: bind it now, with "
+                  "a default argument (lambda t, layer=layer: ...) or functools.partial.")
+
+
+def _grads(out, inputs, what):
+    try:
+        return _grad(out.sum(), inputs, allow_unused=True)
+    except NotImplementedError:
+        c.fail("not-implemented", f"{what} is not implemented yet (it still raises NotImplementedError).")
+    except RuntimeError as error:
+        text = str(error).splitlines()[0][:200]
+        if "does not require grad" in text:
+            c.fail("no-graph", f"the output of {MLP} is not connected to x or to the layers' parameters ({text}). "
+                               "Do not detach h or run the blocks under torch.no_grad(); pass use_reentrant=False.")
+        c.fail("bad-recompute", f"backward through {MLP} failed while recomputing a block ({text}). "
+                                + RECOMPUTE_HINT)
+
+
+def _compare_grads(x, layers, out, what):
+    ref_layers = copy.deepcopy(layers)
+    ref_x = x.detach().clone().requires_grad_(x.requires_grad)
+    ref_out = plain_mlp(ref_x, ref_layers)
+    c.require_close(out, ref_out, f"{MLP}(x, layers){what}", "wrong-forward",
+                    "each block is h = F.silu(layer(h)), applied in the order of `layers`.")
+    names = ([("x", x)] if x.requires_grad else []) + [
+        (f"layers[{i}].{n}", p) for i, layer in enumerate(layers) for n, p in (("weight", layer.weight),
+                                                                              ("bias", layer.bias))]
+    ref_inputs = ([ref_x] if x.requires_grad else []) + _params(ref_layers)
+    got = _grads(out, [t for _, t in names], MLP)
+    expected = _grad(ref_out.sum(), ref_inputs)
+    missing = [name for (name, _), g in zip(names, got) if g is None]
+    if missing:
+        c.fail("graph-cut",
+               f"{', '.join(missing)} got no gradient from {MLP}{what}: something cut the graph. Do not detach "
+               "the block inputs (h.detach(), h.data) or run blocks under no_grad: checkpoint keeps the graph "
+               "connected by itself.")
+    for (name, _), g, e in zip(names, got, expected):
+        if not bool(c._allclose(g, e, rtol=1e-6, atol=1e-8)):
+            worst = (g - e).abs().max().item()
+            c.fail("wrong-gradient",
+                   f"the gradient of {name} differs from the plain composition (largest error {worst:.3g}) although "
+                   f"checkpointing must not change any gradient. {RECOMPUTE_HINT}")
+
+
+def mlp_values(checkpointed_mlp, widths=(6, 8, 8, 5), batch=4, seed=0) -> None:
+    """Visible: values and every gradient equal the plain composition."""
+    layers = make_layers(widths, seed)
+    x = c.randn(batch, widths[0], seed=seed + 100)
+    out, _ = _run(checkpointed_mlp, x, layers)
+    _compare_grads(x, layers, out, "")
+
+
+def mlp_values_hidden(checkpointed_mlp) -> None:
+    """Hidden: more widths (several of them equal, which hides a late-bound layer from shape checks) and seeds."""
+    for seed, widths in ((1, (5, 5, 5, 5, 5)), (2, (3, 7, 2)), (3, (4, 4)), (4, (6, 9, 6, 9, 3))):
+        layers = make_layers(widths, seed)
+        x = c.randn(3, widths[0], seed=seed + 100)
+        out, _ = _run(checkpointed_mlp, x, layers)
+        _compare_grads(x, layers, out, f" for widths {widths}")
+
+
+def mlp_memory(checkpointed_mlp, widths=(32, 64, 64, 32), batch=16, seed=5) -> None:
+    """Visible: saved activations (measured with saved_tensors_hooks) are only the blocks' inputs,
+    and every block is recomputed in backward."""
+    layers = make_layers(widths, seed)
+    x = c.randn(batch, widths[0], seed=seed + 100)
+    calls = [0] * len(layers)
+    handles = [layer.register_forward_hook(lambda m, i, o, k=k: calls.__setitem__(k, calls[k] + 1))
+               for k, layer in enumerate(layers)]
+    try:
+        out, saved = record_saved(lambda: _run(checkpointed_mlp, x, layers)[0])
+        params = _param_keys(layers)
+        measured = distinct_bytes(saved, exclude=params)
+        _, plain_saved = record_saved(lambda: plain_mlp(x, layers))
+        plain = distinct_bytes(plain_saved, exclude=params)
+        budget = batch * sum(widths[:-1]) * x.element_size()
+        if measured > budget:
+            c.fail("saves-too-much",
+                   f"{MLP} kept {measured} bytes of activations for backward (the plain composition keeps {plain}; "
+                   f"checkpointing every block should keep only the blocks' inputs, {budget} bytes). Put the whole "
+                   "block, Linear AND SiLU, inside the function you pass to torch.utils.checkpoint.checkpoint, "
+                   "for every layer.")
+        forward_calls = list(calls)
+        _grads(out, [x], MLP)
+    finally:
+        for handle in handles:
+            handle.remove()
+    if any(n < f + 1 for n, f in zip(calls, forward_calls)):
+        c.fail("no-recompute",
+               f"the layers ran {forward_calls} times in forward and {[n - f for n, f in zip(calls, forward_calls)]} "
+               "times during backward: checkpointing re-runs each block in backward. Wrap every block with "
+               "torch.utils.checkpoint.checkpoint(block, h, use_reentrant=False).")
+
+
+def mlp_memory_hidden(checkpointed_mlp) -> None:
+    for seed, widths, batch in ((6, (16, 48, 48, 48, 16), 8), (7, (10, 20, 5), 12)):
+        mlp_memory(checkpointed_mlp, widths, batch, seed)
+
+
+def mlp_frozen_input(checkpointed_mlp, widths=(5, 7, 7, 3), batch=4, seed=8) -> None:
+    """Hidden: with an input that does not require grad (plain data), the parameters still get their gradients,
+    and no use_reentrant warning is raised."""
+    layers = make_layers(widths, seed)
+    x = c.randn(batch, widths[0], seed=seed + 100, requires_grad=False)
+    out, reentrant = _run(checkpointed_mlp, x, layers)
+    if reentrant:
+        c.fail("use-reentrant-omitted",
+               f"torch.utils.checkpoint warned: \"{str(reentrant[0].message)[:110]}...\". Pass use_reentrant=False "
+               "explicitly: when you omit it, torch 2.13 still uses the old reentrant variant.")
+    if not out.requires_grad:
+        c.fail("reentrant-loses-grads",
+               f"with an input x that does not require grad, the output of {MLP} does not require grad, so the "
+               "layers' parameters get no gradient. That is what the reentrant checkpoint does "
+               "(use_reentrant=True, or omitting it): pass use_reentrant=False.")
+    _compare_grads(x, layers, out, " with an input that does not require grad")

@@ -1,0 +1,414 @@
+"""Checks for notebook 03 (shapes): `unbroadcast`, `BroadcastMul` and `SumDim`.
+
+- `unbroadcast(grad, shape)` sums `grad` down to `shape` under broadcasting rules.
+- `BroadcastMul.apply(a, b)` is `a * b` with broadcasting; each gradient has exactly its input's shape.
+- `SumDim.apply(x, dim, keepdim)` is `x.sum(dim, keepdim=keepdim)`; the gradient of x has x's shape.
+
+The autograd engine sums a gradient that has the broadcast shape down to the input's shape by itself,
+so a missing un-broadcast passes every check that goes through the engine (and gradcheck). The `shapes`
+checks therefore call forward and backward directly, with a `FakeCtx`, and look at what backward returns.
+"""
+
+from __future__ import annotations
+
+import inspect
+import random
+import re
+
+import torch
+
+from autograder.checks import common as c
+
+_Tensor = torch.Tensor
+_Function = torch.autograd.Function
+_no_grad = torch.no_grad
+
+
+def _fmt(shape) -> str:
+    """(3,) style, () for a scalar: how Python prints a shape tuple."""
+    return str(tuple(int(n) for n in shape))
+
+
+# ------------------------------------------------------------------------------------------ unbroadcast
+
+def reference_unbroadcast(grad: torch.Tensor, shape) -> torch.Tensor:
+    """Trusted reference: drop extra leading dims by summing, then sum size-1 dims with keepdim."""
+    shape = tuple(int(n) for n in shape)
+    extra = grad.dim() - len(shape)
+    if extra > 0:
+        grad = grad.sum(dim=tuple(range(extra)))
+    dims = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if dims:
+        grad = grad.sum(dim=dims, keepdim=True)
+    return grad
+
+
+# Hand-picked pairs (shape of grad, target shape).
+LEADING_PAIRS = [((2, 3), (3,)), ((4, 2, 3), (2, 3)), ((4, 2, 3), (3,)), ((5,), ()), ((2, 3), ()),
+                 ((3,), (3,)), ((2, 3), (2, 3))]
+SIZE1_PAIRS = [((2, 3), (1, 3)), ((2, 3), (2, 1)), ((4, 2, 3), (4, 1, 3)), ((4, 2, 3), (1, 2, 1)),
+               ((2, 3), (1, 1)), ((5, 4, 2, 3), (4, 1, 1)), ((3, 4), (1,)), ((2, 5, 1, 3), (5, 1, 1))]
+EDGE_PAIRS = [((), ()), ((1,), ()), ((1, 1), (1,)), ((1, 1), ()), ((2, 1, 3), (1, 1, 3)), ((3, 1), (1, 1)),
+              ((2, 3, 4), (2, 3, 4)), ((1, 4), (4,)), ((6,), (1,))]
+
+
+def random_pairs(count: int = 40, seed: int = 0):
+    """Deterministic (for one base seed) broadcast pairs: target of 0-4 dims, grad with extra leading
+    dims and size-1 target dims widened. Varies with the grader's base seed."""
+    rng = random.Random(9173 + seed + c._base_seed)
+    pairs = []
+    for _ in range(count):
+        target = tuple(rng.choice((1, 1, 2, 3)) for _ in range(rng.randint(0, 4)))
+        leading = tuple(rng.randint(1, 3) for _ in range(rng.randint(0, 2)))
+        widened = tuple(rng.choice((1, 2, 3, 4)) if n == 1 else n for n in target)
+        pairs.append((leading + widened, target))
+    return pairs
+
+
+def _shape_advice(got: tuple, grad_shape: tuple, target: tuple) -> tuple[str, str]:
+    """(code, plain-words advice) for a result of the wrong shape."""
+    if len(got) > len(target):
+        extra = len(got) - len(target)
+        return ("leading-dims-kept",
+                f"it still has {extra} extra leading dimension(s): sum them away, the result must have "
+                f"exactly {len(target)} dimension(s).")
+    if len(got) < len(target):
+        if len(got) == 0 and len(grad_shape) == len(target):
+            return ("summed-everything",
+                    "there were no extra leading dimensions, and the result is a scalar: careful, "
+                    "grad.sum(dim=()) sums over EVERY dimension; skip that sum when there is nothing to remove.")
+        ones = sum(1 for n in target if n == 1)
+        if ones and len(got) >= len(target) - ones:
+            return ("size1-dropped",
+                    "the size-1 dimensions of the target shape must stay in the result, with size 1: "
+                    "sum over them with keepdim=True.")
+        return ("too-many-dims-summed",
+                "you removed too many dimensions: only the extra LEADING dimensions disappear; the others stay.")
+    wide = [i for i, (g, t) in enumerate(zip(got, target)) if t == 1 and g != 1]
+    if wide:
+        i = wide[0]
+        return ("size1-not-summed",
+                f"dimension {i} has size 1 in the target but size {got[i]} in your result: broadcasting "
+                "copied that size-1 dimension, so sum over it with keepdim=True.")
+    return ("wrong-unbroadcast-shape", "compare it with the target shape, dimension by dimension.")
+
+
+def _run_unbroadcast(unbroadcast, grad: torch.Tensor, shape):
+    what = f"unbroadcast(grad of shape {_fmt(grad.shape)}, {_fmt(shape)})"
+    try:
+        return unbroadcast(grad, shape), what
+    except NotImplementedError:
+        c.fail("not-implemented", "unbroadcast is not implemented yet (it still raises NotImplementedError).")
+    except c.Mistake:
+        raise
+    except Exception as error:  # noqa: BLE001 - any crash becomes feedback
+        c.fail("unbroadcast-raised",
+               f"{what} raised {type(error).__name__}: {str(error).splitlines()[0][:200]}. "
+               "`shape` may be a torch.Size or a tuple of ints; grad may be a scalar tensor.")
+
+
+def _check_one_unbroadcast(unbroadcast, grad_shape, target, seed: int, as_size: bool) -> None:
+    grad = c.randn(*grad_shape, seed=seed, requires_grad=False)
+    before = grad.clone()
+    shape = torch.Size(target) if as_size else tuple(target)
+    result, what = _run_unbroadcast(unbroadcast, grad, shape)
+    if not isinstance(result, _Tensor):
+        c.fail("not-a-tensor", f"{what} should return a tensor, got {type(result).__name__}.")
+    if not torch.equal(grad, before):
+        c.fail("grad-modified", f"{what} changed grad in place: build a new tensor (sum returns one).")
+    got = tuple(result.shape)
+    if got != tuple(target):
+        code, advice = _shape_advice(got, tuple(grad_shape), tuple(target))
+        c.fail(code, f"{what} returned shape {_fmt(got)}, but it must return exactly shape {_fmt(target)}: "
+                     f"{advice}")
+    if result.dtype != grad.dtype:
+        c.fail("wrong-dtype", f"{what} returned dtype {result.dtype}; keep grad's dtype ({grad.dtype}).")
+    expected = reference_unbroadcast(grad, target)
+    if bool(c._allclose(result, expected, rtol=1e-7, atol=1e-7)):
+        return
+    copies = max(grad.numel(), 1) / max(expected.numel(), 1)
+    if copies > 1 and bool(c._allclose(result, expected / copies, rtol=1e-7, atol=1e-7)):
+        c.fail("mean-not-sum",
+               f"{what} averaged (mean) the broadcast copies instead of adding them up: every copy "
+               "contributed to the loss, so their gradients add. Use sum, not mean.")
+    c.fail("wrong-unbroadcast-values",
+           f"{what} has the right shape but wrong values: each entry must be the SUM of all entries of grad "
+           "that were broadcast from it (sum over the extra leading dims and over the widened size-1 dims).")
+
+
+def unbroadcast_values(unbroadcast, hidden: bool = False) -> None:
+    """Visible: three small examples. Hidden: more pairs that only remove leading dimensions."""
+    if not callable(unbroadcast):
+        c.fail("not-defined", "`unbroadcast` must be a function unbroadcast(grad, shape).")
+    g = torch.arange(6, dtype=torch.float64).reshape(2, 3)
+    examples = [((3,), [3.0, 5.0, 7.0]), ((2, 1), [[3.0], [12.0]]), ((), 15.0)]
+    for target, numbers in examples:
+        result, what = _run_unbroadcast(unbroadcast, g.clone(), torch.Size(target))
+        if not isinstance(result, _Tensor):
+            c.fail("not-a-tensor", f"{what} should return a tensor, got {type(result).__name__}.")
+        if tuple(result.shape) != target:
+            code, advice = _shape_advice(tuple(result.shape), (2, 3), target)
+            c.fail(code, f"{what} returned shape {_fmt(result.shape)}, but it must return exactly shape "
+                         f"{_fmt(target)}: {advice}")
+        expected = torch.tensor(numbers, dtype=torch.float64)
+        if result.dtype != g.dtype or not bool(c._allclose(result, expected)):
+            averaged = result.dtype == g.dtype and bool(c._allclose(result, expected * expected.numel() / 6))
+            c.fail("mean-not-sum" if averaged else "wrong-unbroadcast-values",
+                   f"{what} with grad = [[0, 1, 2], [3, 4, 5]] (float64) returned {result.tolist()} "
+                   f"({result.dtype}), expected {numbers}: add up (sum, not mean) all entries of grad that were "
+                   "broadcast from each entry, and keep grad's dtype.")
+    if hidden:
+        for k, (gs, ts) in enumerate(LEADING_PAIRS):
+            _check_one_unbroadcast(unbroadcast, gs, ts, seed=10 + k, as_size=k % 2 == 0)
+
+
+def unbroadcast_size1(unbroadcast) -> None:
+    """Hidden: targets with size-1 dims (first, middle, last, together with leading dims)."""
+    if not callable(unbroadcast):
+        c.fail("not-defined", "`unbroadcast` must be a function unbroadcast(grad, shape).")
+    for k, (gs, ts) in enumerate(SIZE1_PAIRS):
+        _check_one_unbroadcast(unbroadcast, gs, ts, seed=30 + k, as_size=k % 2 == 1)
+
+
+def unbroadcast_many(unbroadcast, count: int = 40) -> None:
+    """Hidden: edge cases (scalars, nothing to do, size-1 everywhere) and many generated pairs."""
+    if not callable(unbroadcast):
+        c.fail("not-defined", "`unbroadcast` must be a function unbroadcast(grad, shape).")
+    pairs = EDGE_PAIRS + random_pairs(count)
+    for k, (gs, ts) in enumerate(pairs):
+        _check_one_unbroadcast(unbroadcast, gs, ts, seed=50 + k, as_size=k % 3 != 0)
+
+
+# ------------------------------------------------------------------------------------------ direct calls
+
+def _uses_setup_context(Fn) -> bool:
+    """True for the `forward(*inputs)` + `setup_context(ctx, inputs, output)` spelling."""
+    return Fn.setup_context is not _Function.setup_context
+
+
+def _direct(Fn, name: str, needs, args, grad_output):
+    """Call forward then backward by hand with a FakeCtx (as autograd would, minus its shape fix-ups)."""
+    ctx = c.FakeCtx(needs)
+    with _no_grad():
+        if _uses_setup_context(Fn):
+            out = c.call(Fn.forward, *args, what=f"{name}.forward")
+            c.call(Fn.setup_context, ctx, tuple(args), out, what=f"{name}.setup_context")
+        else:
+            out = c.call(Fn.forward, ctx, *args, what=f"{name}.forward")
+        grads = c.call(Fn.backward, ctx, grad_output, what=f"{name}.backward")
+    if isinstance(grads, _Tensor) or grads is None:
+        grads = (grads,)
+    return out, tuple(grads)
+
+
+# ------------------------------------------------------------------------------------------ BroadcastMul
+
+MUL_PAIRS = [((2, 3), (3,)), ((4, 1, 3), (2, 1)), ((), (2, 2)), ((3, 1), (1, 4))]
+MUL_ALL = MUL_PAIRS + [(b, a) for a, b in MUL_PAIRS] + [((2, 3), (2, 3)), ((5, 1, 1), (1,))]
+_MUL_HINT = ("the gradient of a is grad_output * b and the gradient of b is grad_output * a, each then "
+             "summed down to its input's shape.")
+
+
+def _mul_engine(BroadcastMul, a, b, grad_output):
+    out = c.call(BroadcastMul.apply, a, b, what="BroadcastMul.forward")
+    expected_shape = torch.broadcast_shapes(a.shape, b.shape)
+    c.require_close(out, a.detach() * b.detach(), f"BroadcastMul.apply(a, b) for shapes {_fmt(a.shape)} and "
+                    f"{_fmt(b.shape)}", "wrong-forward", f"forward returns a * b, of shape {_fmt(expected_shape)}.")
+    c.require_own_node(out, BroadcastMul, "BroadcastMul")
+    return c.backward_grads(out, [a, b], grad_output, what="BroadcastMul.backward")
+
+
+def broadcastmul_values(BroadcastMul, hidden: bool = False) -> None:
+    """Visible: a (2, 3) times b (3,): value and both gradients through autograd. Hidden: more pairs."""
+    c.require_function(BroadcastMul, "BroadcastMul")
+    pairs = MUL_ALL if hidden else [((2, 3), (3,))]
+    for k, (sa, sb) in enumerate(pairs):
+        a = c.randn(*sa, seed=100 + k)
+        b = c.randn(*sb, seed=200 + k)
+        out_shape = torch.broadcast_shapes(a.shape, b.shape)
+        g = c.randn(*out_shape, seed=300 + k, requires_grad=False)
+        grad_a, grad_b = _mul_engine(BroadcastMul, a, b, g)
+        for name, x, got, full in (("a", a, grad_a, g * b.detach()), ("b", b, grad_b, g * a.detach())):
+            if got is None:
+                c.fail("missing-gradient", f"BroadcastMul: {name} requires grad but got no gradient: "
+                                           f"backward must return a gradient for {name}.")
+            c.require_close(got, reference_unbroadcast(full, x.shape),
+                            f"the gradient of {name} (shapes {_fmt(sa)} and {_fmt(sb)})", "wrong-derivative",
+                            _MUL_HINT)
+
+
+def broadcastmul_gradcheck(BroadcastMul, seeds=(0, 1)) -> None:
+    """Hidden: float64 gradcheck over broadcast pairs, both orders, several seeds."""
+    c.require_function(BroadcastMul, "BroadcastMul")
+    for seed in seeds:
+        for k, (sa, sb) in enumerate(MUL_ALL):
+            a = c.randn(*sa, seed=400 + 10 * seed + k)
+            b = c.randn(*sb, seed=500 + 10 * seed + k)
+            c.gradcheck(BroadcastMul.apply, (a, b), f"BroadcastMul on shapes {_fmt(sa)} and {_fmt(sb)}",
+                        hint=_MUL_HINT)
+
+
+def broadcastmul_shapes(BroadcastMul, hidden: bool = False) -> None:
+    """Backward called directly must return gradients of EXACTLY the inputs' shapes.
+
+    Through autograd a missing un-broadcast is invisible (the engine sums for you), so this calls
+    forward and backward by hand with a FakeCtx.
+    """
+    c.require_function(BroadcastMul, "BroadcastMul")
+    pairs = MUL_ALL if hidden else [((2, 3), (3,))]
+    for k, (sa, sb) in enumerate(pairs):
+        a = c.randn(*sa, seed=600 + k)
+        b = c.randn(*sb, seed=700 + k)
+        out_shape = torch.broadcast_shapes(a.shape, b.shape)
+        g = c.randn(*out_shape, seed=800 + k, requires_grad=False)
+        out, grads = _direct(BroadcastMul, "BroadcastMul", (True, True), (a, b), g)
+        c.require_shape(out, out_shape, f"BroadcastMul.forward(ctx, a, b) for shapes {_fmt(sa)} and {_fmt(sb)}")
+        if len(grads) != 2:
+            c.fail("wrong-arity", f"BroadcastMul.backward returned {len(grads)} value(s) but forward takes 2 "
+                                  "inputs (a, b): return one gradient for each, in order.")
+        for name, x, got, full in (("a", a, grads[0], g * b.detach()), ("b", b, grads[1], g * a.detach())):
+            if not isinstance(got, _Tensor):
+                c.fail("missing-gradient", f"BroadcastMul.backward returned {type(got).__name__} for {name}, "
+                                           f"which requires grad: return its gradient (a tensor).")
+            if tuple(got.shape) != tuple(x.shape):
+                c.fail("missing-unbroadcast",
+                       f"the gradient of {name} has shape {_fmt(got.shape)} but {name} has shape "
+                       f"{_fmt(x.shape)}: sum over the broadcast dimensions (unbroadcast(grad, {name}.shape)). "
+                       f"(a * b had shape {_fmt(out_shape)}; autograd's engine quietly does this sum for you, "
+                       "but anyone calling backward directly gets the wrong shape.)")
+            c.require_close(got, reference_unbroadcast(full, x.shape),
+                            f"the gradient of {name} returned by backward (shapes {_fmt(sa)} and {_fmt(sb)})",
+                            "wrong-derivative", _MUL_HINT)
+
+
+# ------------------------------------------------------------------------------------------------ SumDim
+
+SUM_CASES = [((3, 4), 1, False), ((3, 4), 0, False), ((3, 4), -1, True), ((3, 4), 1, True),
+             ((2, 3, 4), 1, False), ((2, 3, 4), -2, True), ((2, 3, 4), 2, False), ((2, 3, 4), -1, False),
+             ((2, 3, 4), -3, False), ((4, 4), 1, False), ((4, 4), -1, False), ((3,), 0, False),
+             ((3,), -1, True), ((2, 1, 3), 1, False), ((3, 3, 3), 0, True)]
+_SUM_HINT = ("backward must hand every element of x the gradient of the sum it went into: "
+             "grad_output.unsqueeze(dim) (only when keepdim is False), then .expand(x.shape).")
+_EXPAND_SIZE = "The expanded size of the tensor"
+_EXPAND_DIMS = "must be greater or equal to the number of dimensions in the tensor"
+
+
+def _sum_what(shape, dim, keepdim) -> str:
+    return f"SumDim.apply(x, {dim}, {keepdim}) with x of shape {_fmt(shape)}"
+
+
+def _sum_error(error: RuntimeError, shape, dim, keepdim) -> None:
+    """Plain feedback for the runtime errors a wrong SumDim.backward produces."""
+    what = _sum_what(shape, dim, keepdim)
+    text = str(error)
+    if _EXPAND_SIZE in text:
+        c.fail("missing-unsqueeze",
+               f"{what}: backward could not expand grad_output to x's shape ({text.splitlines()[0][:160]}). "
+               "With keepdim=False the summed dimension is gone from grad_output, so expand lines it up "
+               "against the wrong dimensions: put it back first with grad_output.unsqueeze(dim) "
+               "(a negative dim counts from the end of x's shape, not grad_output's).")
+    if _EXPAND_DIMS in text:
+        c.fail("unsqueeze-with-keepdim",
+               f"{what}: backward made grad_output longer than x ({text.splitlines()[0][:160]}). With "
+               "keepdim=True grad_output already has the summed dimension (size 1): unsqueeze only when "
+               "keepdim is False.")
+    if m := c._SHAPE.search(text):
+        c.fail("missing-expand",
+               f"{what}: backward returned a gradient of shape [{m.group(2)}] for x of shape [{m.group(3)}]. "
+               "grad_output has the reduced shape of the output; expand it back to x's shape "
+               "(grad_output.unsqueeze(dim) when keepdim is False, then .expand(x.shape)).")
+    c._explain_runtime_error(error, f"SumDim ({what})")
+
+
+def _sum_engine(SumDim, x, dim, keepdim, g):
+    what = _sum_what(x.shape, dim, keepdim)
+    out = c.call(SumDim.apply, x, dim, keepdim, what="SumDim.forward")
+    c.require_close(out, x.detach().sum(dim, keepdim=keepdim), what, "wrong-forward",
+                    "forward returns x.sum(dim, keepdim=keepdim).")
+    c.require_own_node(out, SumDim, "SumDim")
+    try:
+        (grad,) = torch.autograd.grad(out, [x], g)
+    except NotImplementedError:
+        c.fail("not-implemented", "SumDim.backward is not implemented yet (it still raises NotImplementedError).")
+    except RuntimeError as error:
+        _sum_error(error, x.shape, dim, keepdim)
+        raise
+    return grad
+
+
+def _expected_sum_grad(shape, dim, keepdim, g):
+    return (g if keepdim else g.unsqueeze(dim)).expand(shape)
+
+
+def sumdim_values(SumDim, hidden: bool = False) -> None:
+    """Visible: x of shape (3, 4), dim 1, both keepdim values. Hidden: all cases."""
+    c.require_function(SumDim, "SumDim")
+    cases = SUM_CASES if hidden else [((3, 4), 1, False), ((3, 4), 1, True)]
+    for k, (shape, dim, keepdim) in enumerate(cases):
+        x = c.randn(*shape, seed=900 + k)
+        out_shape = x.detach().sum(dim, keepdim=keepdim).shape
+        g = c.randn(*out_shape, seed=1000 + k, requires_grad=False)
+        grad = _sum_engine(SumDim, x, dim, keepdim, g)
+        c.require_close(grad, _expected_sum_grad(shape, dim, keepdim, g),
+                        f"the gradient of x for {_sum_what(shape, dim, keepdim)}", "wrong-derivative", _SUM_HINT)
+
+
+def sumdim_gradcheck(SumDim, seeds=(0, 1)) -> None:
+    """Hidden: float64 gradcheck over several shapes, dims (incl. negative) and both keepdim values."""
+    c.require_function(SumDim, "SumDim")
+    for seed in seeds:
+        for k, (shape, dim, keepdim) in enumerate(SUM_CASES):
+            x = c.randn(*shape, seed=1100 + 20 * seed + k)
+            out_shape = x.detach().sum(dim, keepdim=keepdim).shape
+            _sum_engine(SumDim, x, dim, keepdim, torch.ones(out_shape, dtype=x.dtype))  # clear errors first
+            c.gradcheck(lambda t, d=dim, kd=keepdim: SumDim.apply(t, d, kd), (x,),
+                        _sum_what(shape, dim, keepdim), hint=_SUM_HINT)
+
+
+def sumdim_shape(SumDim) -> None:
+    """Hidden: backward called directly returns a gradient of EXACTLY x's shape, with the right values."""
+    c.require_function(SumDim, "SumDim")
+    for k, (shape, dim, keepdim) in enumerate(SUM_CASES):
+        x = c.randn(*shape, seed=1300 + k)
+        out_shape = x.detach().sum(dim, keepdim=keepdim).shape
+        g = c.randn(*out_shape, seed=1400 + k, requires_grad=False)
+        what = _sum_what(shape, dim, keepdim)
+        try:
+            out, grads = _direct(SumDim, "SumDim", (True, False, False), (x, dim, keepdim), g)
+        except RuntimeError as error:
+            _sum_error(error, shape, dim, keepdim)
+            raise
+        c.require_shape(out, out_shape, f"SumDim.forward for {what}", code="wrong-forward")
+        grad = grads[0] if grads else None
+        if not isinstance(grad, _Tensor):
+            c.fail("missing-gradient", f"{what}: backward returned {type(grad).__name__} as the gradient of x: "
+                                       "return a tensor of x's shape first.")
+        if tuple(grad.shape) != tuple(shape):
+            c.fail("wrong-grad-shape",
+                   f"{what}: the gradient of x has shape {_fmt(grad.shape)} but x has shape {_fmt(shape)}: "
+                   "expand grad_output back to x's shape (unsqueeze(dim) first when keepdim is False).")
+        c.require_close(grad, _expected_sum_grad(shape, dim, keepdim, g), f"the gradient of x for {what}",
+                        "wrong-derivative", _SUM_HINT)
+
+
+def sumdim_none(SumDim) -> None:
+    """Hidden: backward returns exactly three values, None for dim and keepdim (directly and via autograd)."""
+    c.require_function(SumDim, "SumDim")
+    for k, (shape, dim, keepdim) in enumerate([((3, 4), 1, False), ((2, 3, 4), -1, True)]):
+        x = c.randn(*shape, seed=1500 + k)
+        g = torch.ones(x.detach().sum(dim, keepdim=keepdim).shape, dtype=x.dtype)
+        what = _sum_what(shape, dim, keepdim)
+        try:
+            _, grads = _direct(SumDim, "SumDim", (True, False, False), (x, dim, keepdim), g)
+        except RuntimeError as error:
+            _sum_error(error, shape, dim, keepdim)
+            raise
+        if len(grads) != 3:
+            c.fail("wrong-arity", f"{what}: backward returned {len(grads)} value(s) but forward takes 3 inputs "
+                                  "(x, dim, keepdim): return the gradient of x, then None, None.")
+        for position, name in ((1, "dim"), (2, "keepdim")):
+            if grads[position] is not None:
+                c.fail("missing-none",
+                       f"{what}: backward returned {type(grads[position]).__name__} in position {position}, "
+                       f"for {name}, which is a plain Python value with no gradient: return None there.")
+        _sum_engine(SumDim, x, dim, keepdim, g)

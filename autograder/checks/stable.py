@@ -1,0 +1,283 @@
+"""Checks for `SoftmaxCrossEntropy` (notebook 07).
+
+`SoftmaxCrossEntropy.apply(logits, target)`: the mean cross-entropy of (N, C) logits and (N,) int64 class
+indices, finite and accurate for logits of magnitude 1e4 (log-sum-exp trick); backward returns
+(softmax(logits) - onehot(target)) / N * grad_output for the logits and None for target.
+The trusted reference is torch.nn.functional.cross_entropy, bound when this module is imported.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from autograder.checks import common as c
+
+_cross_entropy = F.cross_entropy
+_softmax = torch.softmax
+_one_hot = F.one_hot
+_Function = torch.autograd.Function
+
+NAME = "SoftmaxCrossEntropy"
+SIZES = [(1, 2), (2, 1), (4, 3), (8, 10), (16, 7), (5, 50)]
+
+
+# ------------------------------------------------------------------------------------------- helpers
+
+def _targets(n: int, classes: int, seed: int) -> torch.Tensor:
+    return torch.randint(0, classes, (n,), generator=c.generator(seed + 7919 + c._base_seed))
+
+
+def _reference(logits: torch.Tensor, target: torch.Tensor, scale: float = 1.0):
+    """F.cross_entropy's loss and its gradient (times `scale`) for these logits, computed in float64 and
+    returned in the logits' dtype."""
+    leaf = logits.detach().to(torch.float64).requires_grad_(True)
+    with torch.enable_grad():
+        loss = _cross_entropy(leaf, target)
+        (grad,) = torch.autograd.grad(loss, [leaf], torch.full_like(loss, scale))
+    return loss.detach().to(logits.dtype), grad.to(logits.dtype)
+
+
+def _tolerance(logits: torch.Tensor):
+    """(rtol, atol) for comparing with the float64 reference: tight in float64; in float32 a few units in
+    the last place of the largest logit (the log-sum-exp of logits around 3e4 is only known to ~0.002)."""
+    if logits.dtype == torch.float64:
+        return 1e-9, 1e-9
+    eps = torch.finfo(logits.dtype).eps
+    return 1e-4, 1e-6 + 16 * eps * float(logits.detach().abs().max())
+
+
+def _forward(SCE, logits, target):
+    loss = c.call(SCE.apply, logits, target, what=f"{NAME}.forward")
+    if not isinstance(loss, torch.Tensor):
+        c.fail("not-a-tensor", f"{NAME}.apply(logits, target) should return a tensor, got {type(loss).__name__}.")
+    return loss
+
+
+def _require_loss(loss, logits, target, what: str, rtol=1e-7, atol=1e-9) -> None:
+    n = logits.shape[0]
+    expected, _ = _reference(logits, target)
+    if tuple(loss.shape) != ():
+        if tuple(loss.shape) == (n,):
+            c.fail("no-mean", f"{what} has shape ({n},), one loss per row: return their mean over the batch, "
+                              "a 0-dim tensor (loss.mean()).")
+        c.fail("wrong-shape", f"{what} has shape {tuple(loss.shape)} but should be a single number (shape ()): "
+                              "the mean cross-entropy over the batch.")
+    if loss.dtype != logits.dtype:
+        c.fail("wrong-dtype", f"{what} has dtype {loss.dtype} but the logits have {logits.dtype}: compute in the "
+                              "logits' dtype (no .double() / .float() conversions).")
+    got = loss.detach()
+    if not bool(torch.isfinite(got)):
+        c.fail("overflow",
+               f"{what} is {got.item()} (F.cross_entropy gives {expected.item():.6g}): exp overflowed or a "
+               "probability underflowed to 0 before the log. Use the log-sum-exp trick: "
+               "logsumexp(z) = m + log(sum(exp(z - m))) with m the row max, and loss = logsumexp - z[target] "
+               "(never log(softmax)).")
+    if bool(c._allclose(got, expected, rtol=rtol, atol=atol)):
+        return
+    if n > 1 and bool(c._allclose(got, n * expected, rtol=rtol, atol=atol)):
+        c.fail("sum-instead-of-mean", f"{what} is N = {n} times too large: it is the SUM of the per-row losses. "
+                                      "Return their mean (divide by N).")
+    if bool(c._allclose(got, -expected, rtol=rtol, atol=atol)):
+        c.fail("wrong-sign", f"{what} has the wrong sign: the cross-entropy is -log p[target] = "
+                             "logsumexp(z) - z[target] (positive).")
+    c.fail("wrong-loss", f"{what} is {got.item():.6g} but F.cross_entropy gives {expected.item():.6g}: the loss is "
+                         "the mean over rows of logsumexp(z_i) - z_i[target_i], with the logsumexp over the classes "
+                         "(dim=1).")
+
+
+def _require_grad(grad, logits, target, what: str, scale: float = 1.0, rtol=1e-7, atol=1e-9) -> None:
+    n, classes = logits.shape
+    _, expected = _reference(logits, target, scale)
+    if grad is None:
+        c.fail("no-gradient", f"{what} is None: backward must return (softmax - onehot) / N * grad_output for "
+                              "the logits.")
+    c.require_shape(grad, logits.shape, what, code="wrong-grad-shape")
+    got = grad.detach().to(expected.dtype)
+    if not bool(torch.isfinite(got).all()):
+        c.fail("overflow-backward",
+               f"{what} contains inf or nan: backward's softmax overflowed. Compute it stably, e.g. "
+               "exp(z - logsumexp(z)) or torch.softmax(z, dim=1), never exp(z) / exp(z).sum().")
+    if bool(c._allclose(got, expected, rtol=rtol, atol=atol)):
+        return
+
+    def close(candidate):
+        return bool(c._allclose(got, candidate.to(got.dtype), rtol=1e-5, atol=1e-9))
+
+    z = logits.detach()
+    onehot = _one_hot(target, classes).to(z.dtype)
+    if n > 1 and close(expected * n):
+        c.fail("forgot-divide-by-n", f"{what} is N = {n} times too large: the loss is a MEAN over N rows, so the "
+                                     "gradient is (softmax - onehot) / N * grad_output: divide by N.")
+    if scale != 1.0 and close(expected / scale):
+        c.fail("ignores-grad-output", f"{what} does not scale with grad_output: for loss * {scale:g} the gradient "
+                                      f"must be {scale:g} times larger. Multiply by grad_output.")
+    if close(-expected):
+        c.fail("wrong-sign", f"{what} has the wrong sign: it is (softmax - onehot) / N, not (onehot - softmax) / N.")
+    if close(_softmax(z, 1) / n * scale):
+        c.fail("forgot-onehot", f"{what} is softmax / N: subtract the one-hot of the targets, "
+                                "(softmax - onehot) / N * grad_output.")
+    if n > 1 and close((_softmax(z, 0) - onehot) / n * scale):
+        c.fail("wrong-softmax-dim", f"{what} uses a softmax over the batch (dim=0): the softmax runs over the "
+                                    "classes of each row, dim=1.")
+    c.fail("wrong-gradient", f"{what} is wrong (largest error {(got - expected).abs().max().item():.3g}): it should "
+                             "be (softmax(logits, dim=1) - onehot(target)) / N * grad_output.")
+
+
+def _direct(SCE, logits, target, grad_output):
+    """forward then backward called directly with a FakeCtx: exactly what backward returns."""
+    ctx = c.FakeCtx((True, False))
+    logits = logits.detach()
+    try:
+        with torch.no_grad():
+            if getattr(SCE, "setup_context", None) is not getattr(_Function, "setup_context", None):
+                loss = SCE.forward(logits, target)
+                SCE.setup_context(ctx, (logits, target), loss)
+            else:
+                loss = SCE.forward(ctx, logits, target)
+            grads = SCE.backward(ctx, grad_output)
+    except NotImplementedError:
+        c.fail("not-implemented", f"{NAME} is not implemented yet (it still raises NotImplementedError).")
+    if not isinstance(grads, (tuple, list)):
+        grads = (grads,)
+    if len(grads) != 2:
+        c.fail("wrong-arity", f"{NAME}.backward returned {len(grads)} value(s) but forward takes 2 inputs "
+                              "(logits, target): return (grad_logits, None).")
+    return loss, grads
+
+
+def _grad(SCE, logits, target, scale=1.0, loss_what=None, **tol):
+    """The loss (checked first when loss_what is given) and the gradient of loss * scale via the engine."""
+    leaf = logits.detach().clone().requires_grad_(True)
+    loss = _forward(SCE, leaf, target)
+    if loss_what is not None:
+        _require_loss(loss, logits, target, loss_what, **tol)
+    if loss.grad_fn is None:
+        c.fail("no-graph", f"{NAME}.apply(logits, target) is not connected to the logits' graph (no grad_fn): call "
+                           f"{NAME}.apply and return forward's result.")
+    (grad,) = c.backward_grads(loss * scale if scale != 1.0 else loss, [leaf], what=f"{NAME}.backward")
+    return loss, grad
+
+
+# -------------------------------------------------------------------------------------------- checks
+
+def values(SCE) -> None:
+    """Visible: loss and gradient against F.cross_entropy on a small float64 example; own graph node."""
+    c.require_function(SCE, NAME)
+    logits = torch.tensor([[2.0, -1.0, 0.5], [0.1, 0.2, 0.3], [-3.0, 4.0, 1.0], [1.0, 1.0, -2.0]],
+                          dtype=torch.float64)
+    target = torch.tensor([0, 2, 1, 2])
+    leaf = logits.clone().requires_grad_(True)
+    loss = _forward(SCE, leaf, target)
+    _require_loss(loss, logits, target, f"{NAME}.apply(logits, target)")
+    c.require_own_node(loss, SCE, NAME)
+    (grad,) = c.backward_grads(loss, [leaf], what=f"{NAME}.backward")
+    _require_grad(grad, logits, target, "the gradient of the loss with respect to the logits")
+
+
+def values_hidden(SCE, seeds=(0, 1, 2)) -> None:
+    """Hidden: loss and gradient against F.cross_entropy in float64 over several N, C and seeds."""
+    c.require_function(SCE, NAME)
+    for seed in seeds:
+        for n, classes in SIZES:
+            logits = c.randn(n, classes, seed=seed, scale=2.0, requires_grad=False)
+            target = _targets(n, classes, seed)
+            what = f"for N={n}, C={classes}"
+            loss, grad = _grad(SCE, logits, target, loss_what=f"{NAME}.apply(logits, target) {what}")
+            _require_grad(grad, logits, target, f"the gradient of the loss {what}")
+
+
+def gradcheck(SCE, seeds=(0, 1)) -> None:
+    """Hidden: float64 finite differences with respect to the logits."""
+    c.require_function(SCE, NAME)
+    for seed in seeds:
+        for n, classes in [(1, 3), (3, 4), (6, 5)]:
+            logits = c.randn(n, classes, seed=seed)
+            target = _targets(n, classes, seed)
+            c.gradcheck(lambda z: SCE.apply(z, target), (logits,), f"{NAME} for N={n}, C={classes}",
+                        hint="backward must return (softmax(logits, dim=1) - onehot(target)) / N * grad_output.")
+
+
+def _extreme_cases(seed: int):
+    """(name, logits, target) with magnitudes around 1e4 and large spreads."""
+    big = c.randn(6, 5, seed=seed, scale=1e4, requires_grad=False)
+    cases = [("logits of magnitude 1e4", big, _targets(6, 5, seed))]
+    spread = torch.tensor([[1e4, 0.0, -1e4], [-1e4, 1e4, 0.0], [0.0, 5.0, -1e4]], dtype=torch.float64)
+    cases.append(("a spread of 2e4 within a row (target at the smallest logit)", spread, torch.tensor([2, 0, 2])))
+    equal = torch.full((3, 4), 1e4, dtype=torch.float64)
+    cases.append(("every logit equal to 1e4", equal, torch.tensor([0, 1, 3])))
+    low = torch.full((2, 4), -1e4, dtype=torch.float64)
+    low[0, 1] = -1e4 + 1.0
+    cases.append(("every logit near -1e4", low, torch.tensor([1, 2])))
+    shifted = c.randn(4, 6, seed=seed + 1, requires_grad=False) + 3e4
+    cases.append(("logits around 3e4", shifted, _targets(4, 6, seed + 1)))
+    return cases
+
+
+def stable_visible(SCE) -> None:
+    """Visible: one row with logits +-1e4 gives a finite loss and gradient."""
+    c.require_function(SCE, NAME)
+    logits = torch.tensor([[1e4, 0.0, -1e4], [3.0, 1e4, 2.0]], dtype=torch.float64)
+    target = torch.tensor([2, 1])
+    loss, grad = _grad(SCE, logits, target, loss_what=f"{NAME}.apply(logits, target) for logits of size 1e4")
+    _require_grad(grad, logits, target, "the gradient for logits of size 1e4")
+
+
+def stable(SCE, seeds=(0, 1)) -> None:
+    """Hidden: extreme logits (1e4 magnitudes, large spreads) in float64 and float32: finite loss and a
+    gradient matching F.cross_entropy's."""
+    c.require_function(SCE, NAME)
+    for seed in seeds:
+        for name, logits, target in _extreme_cases(seed):
+            for dtype in (torch.float64, torch.float32):
+                z = logits.to(dtype)
+                rtol, atol = _tolerance(z)
+                what = f"with {name} ({dtype})"
+                loss, grad = _grad(SCE, z, target, loss_what=f"{NAME}.apply(logits, target) {what}",
+                                   rtol=rtol, atol=atol)
+                _require_grad(grad, z, target, f"the gradient {what}", rtol=rtol, atol=atol)
+
+
+def grad_output(SCE) -> None:
+    """Hidden: the gradient of loss * 3 is 3 times the gradient (through the engine and called directly)."""
+    c.require_function(SCE, NAME)
+    logits = c.randn(5, 4, seed=21, requires_grad=False)
+    target = _targets(5, 4, 21)
+    loss, grad = _grad(SCE, logits, target, scale=3.0)
+    c.require_own_node(loss, SCE, NAME)
+    _require_grad(grad, logits, target, "the gradient of loss * 3", scale=3.0)
+    _, grads = _direct(SCE, logits, target, torch.tensor(-2.5, dtype=torch.float64))
+    _require_grad(grads[0], logits, target, f"what {NAME}.backward returns for grad_output = -2.5", scale=-2.5)
+
+
+def none_for_target(SCE) -> None:
+    """Hidden: backward returns None for the integer target (called directly: the engine would drop it)."""
+    c.require_function(SCE, NAME)
+    logits = c.randn(4, 3, seed=22, requires_grad=False)
+    target = _targets(4, 3, 22)
+    _, grads = _direct(SCE, logits, target, torch.tensor(1.0, dtype=torch.float64))
+    if grads[1] is not None:
+        c.fail("missing-none",
+               f"{NAME}.backward returned a {type(grads[1]).__name__} for target (its second value): target "
+               "holds integer class indices and has no gradient. Return None in that position: "
+               "return grad_logits, None.")
+    _require_grad(grads[0], logits, target, f"the first value {NAME}.backward returns")
+
+
+def dtype(SCE) -> None:
+    """Hidden: float32 logits give a float32 loss and a float32 gradient (backward called directly: the
+    engine would silently convert a float64 gradient)."""
+    c.require_function(SCE, NAME)
+    for dt in (torch.float32, torch.float64):
+        logits = c.randn(6, 5, seed=23, dtype=dt, requires_grad=False)
+        target = _targets(6, 5, 23)
+        loss = _forward(SCE, logits.clone().requires_grad_(True), target)
+        if loss.dtype != dt:
+            c.fail("wrong-dtype", f"for {dt} logits, {NAME}.apply returned a {loss.dtype} loss: compute in the "
+                                  "logits' dtype (no .double() / .float() conversions).")
+        _, grads = _direct(SCE, logits, target, torch.tensor(1.0, dtype=dt))
+        if not isinstance(grads[0], torch.Tensor):
+            c.fail("no-gradient", f"{NAME}.backward returned {type(grads[0]).__name__} for the logits.")
+        if grads[0].dtype != dt:
+            c.fail("wrong-dtype", f"for {dt} logits, {NAME}.backward returned a {grads[0].dtype} gradient: it must "
+                                  "have the logits' dtype (build the one-hot with dtype=logits.dtype, no .double()).")

@@ -1,0 +1,182 @@
+"""Grade one submission: the steps, in order, each small and tested on its own.
+
+    read + validate  ->  match its instructor source  ->  merge (answers from the submission, everything
+    else from the source)  ->  run every test cell in the sandbox  ->  score  ->  report / autograded notebook
+
+The merge is what makes edits outside answer cells pointless: test cells, their points and the setup
+come from the instructor's copy, so a deleted, edited or re-pointed test cell changes nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from autograder import notebooks, paths
+from autograder.notebooks import NotebookError, Source, nbgrader_meta, role, strip_markers
+from autograder.sandbox import Job, Limits, Outcome, Sandbox
+
+
+@dataclass
+class CellResult:
+    grade_id: str
+    points: float
+    max_points: float
+    status: str           # passed | failed | error | timeout
+    feedback: str
+    mistake: str = ""
+    seconds: float = 0.0
+
+
+@dataclass
+class Report:
+    notebook: str
+    assignment: str
+    score: float
+    max_score: float
+    cells: list[CellResult] = field(default_factory=list)
+    seconds: float = 0.0
+    sha256: str = ""
+
+    def to_json(self) -> dict:
+        """The CLI's JSON contract: notebook, score, max_score, cells[grade_id, points, max_points, status,
+        feedback]; everything else is an extension."""
+        return {
+            "notebook": self.notebook,
+            "score": self.score,
+            "max_score": self.max_score,
+            "cells": [asdict(c) for c in self.cells],
+            "assignment": self.assignment,
+            "seconds": round(self.seconds, 3),
+            "sha256": self.sha256,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Report":
+        cells = [CellResult(**c) for c in data["cells"]]
+        return cls(data["notebook"], data.get("assignment", ""), data["score"], data["max_score"], cells,
+                   data.get("seconds", 0.0), data.get("sha256", ""))
+
+
+# ------------------------------------------------------------------------------------------ the steps
+
+def plan(source: Source, submission) -> tuple[list, list]:
+    """(cells to run before each test, tests). Answers come from the submission, all else from the source.
+
+    An answer cell missing from the submission runs as an empty cell: its tests then fail with
+    "not defined", which is the truth.
+    """
+    answers = notebooks.submitted_answers(submission) if submission is not None else {}
+    before, tests = [], []
+    for cell in source.notebook.cells:
+        kind = role(cell)
+        meta = nbgrader_meta(cell)
+        if kind == "setup":
+            before.append((f"setup:{meta.get('grade_id', 'setup')}", cell.source))
+        elif kind == "answer":
+            grade_id = meta["grade_id"]
+            text = answers.get(grade_id) if submission is not None else strip_markers(cell.source)
+            before.append((grade_id, text if text is not None else ""))
+        elif kind == "test":
+            tests.append((meta["grade_id"], float(meta.get("points", 0)), strip_markers(cell.source)))
+    return before, tests
+
+
+def missing_answers(source: Source, submission) -> list[str]:
+    present = notebooks.submitted_answers(submission)
+    return [g for g in source.grade_ids("answer") if g not in present]
+
+
+def run_tests(sandbox: Sandbox, before: list, tests: list, seed: int, limits: Limits) -> list[CellResult]:
+    results = []
+    for grade_id, points, source in tests:
+        outcome: Outcome = sandbox.run(Job(before, grade_id, source, seed=seed, limits=limits))
+        earned = points if outcome.status == "passed" else 0.0
+        feedback = outcome.feedback if outcome.status != "passed" else "passed"
+        results.append(CellResult(grade_id, earned, points, outcome.status, feedback, outcome.mistake,
+                                  outcome.seconds))
+    return results
+
+
+def autograded_notebook(source: Source, submission, results: list[CellResult]):
+    """The submission as nbgrader's autograde leaves it: source's locked cells, the student's answers,
+    and in each test cell an output (an error output for a failed test) so that nbgrader's own
+    `SaveAutoGrades` and `generate_feedback` give the same scores and show our feedback."""
+    answers = notebooks.submitted_answers(submission)
+    by_id = {r.grade_id: r for r in results}
+    nb = copy.deepcopy(source.notebook)
+    for cell in nb.cells:
+        meta = nbgrader_meta(cell)
+        kind = role(cell)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        if kind == "answer":
+            cell.source = answers.get(meta["grade_id"], "")
+        elif kind == "test":
+            result = by_id.get(meta["grade_id"])
+            if result is None:
+                continue
+            if result.status == "passed":
+                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="passed\n")]
+            else:
+                cell.outputs = [nbformat.v4.new_output(
+                    "error", ename=f"Test {result.status}", evalue=result.feedback,
+                    traceback=[f"{result.status.upper()}: {result.feedback}"])]
+    return nb
+
+
+# --------------------------------------------------------------------------------------- entry points
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def grade_text(text: str, name: str, sandbox: Sandbox, seed: int = 0, limits: Limits | None = None,
+               candidates: list[Source] | None = None) -> tuple[Report, object]:
+    """Grade a notebook given as text. Returns the report and the autograded notebook."""
+    start = time.monotonic()
+    submission = notebooks.parse(text, name)
+    source = notebooks.match_source(submission, name, candidates)
+    before, tests = plan(source, submission)
+    results = run_tests(sandbox, before, tests, seed, limits or Limits())
+    missing = missing_answers(source, submission)
+    for result in results:
+        if result.status != "passed" and missing:
+            result.feedback += (f" (Your notebook has no answer cell {', '.join(missing)}: was it deleted, or "
+                                "its metadata changed? Copy it back from the course notebook.)")
+    report = Report(Path(name).name, source.assignment, sum(r.points for r in results),
+                    sum(r.max_points for r in results), results, time.monotonic() - start, digest(text))
+    return report, autograded_notebook(source, submission, results)
+
+
+def grade_path(path: str | Path, sandbox: Sandbox, seed: int = 0, limits: Limits | None = None):
+    path = Path(path)
+    notebooks.read(path)  # the clear errors: missing file, folder, unreadable
+    return grade_text(path.read_text(encoding="utf-8"), str(path), sandbox, seed, limits)
+
+
+def protected_paths() -> list[Path]:
+    """What student code may not read while graded: the answers, the hidden tests, the zoo, the gradebook."""
+    return [paths.SOLUTIONS, paths.ZOO, paths.grading_home(), paths.ROOT / ".git"]
+
+
+def new_sandbox() -> Sandbox:
+    return Sandbox(protected=protected_paths())
+
+
+def reference_report(source: Source, sandbox: Sandbox, seed: int = 0, limits: Limits | None = None) -> Report:
+    """Grade the instructor's own solutions (markers stripped): must be full marks."""
+    before, tests = plan(source, None)
+    results = run_tests(sandbox, before, tests, seed, limits or Limits())
+    return Report(source.path.name, source.assignment, sum(r.points for r in results),
+                  sum(r.max_points for r in results), results)
+
+
+__all__ = ["Report", "CellResult", "grade_text", "grade_path", "reference_report", "new_sandbox",
+           "NotebookError"]

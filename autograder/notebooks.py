@@ -1,0 +1,142 @@
+"""What each cell of a course notebook is for, and how a submission maps onto its instructor source.
+
+Roles (from nbgrader's cell metadata and one tag of ours):
+  setup   code cells tagged "setup" (imports); run before the answers when grading
+  answer  nbgrader solution cells (grade_id "answer_<Exercise>"); the only cells taken from a submission
+  test    nbgrader grade cells (autograded tests with points); always taken from the instructor source
+  other   markdown and demonstration cells; not run when grading
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from autograder import paths
+
+MARKER = re.compile(r"^[ \t]*### (BEGIN|END) (SOLUTION|HIDDEN TESTS)[ \t]*\n?", re.M)
+HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?", re.M | re.S)
+
+
+class NotebookError(ValueError):
+    """Bad input: not a notebook, unreadable, or not one of this course's notebooks."""
+
+
+def nbgrader_meta(cell) -> dict:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
+
+
+def role(cell) -> str:
+    meta = nbgrader_meta(cell)
+    if cell.get("cell_type") != "code":
+        return "other"
+    if meta.get("grade") and meta.get("grade_id"):
+        return "test"
+    if meta.get("solution") and meta.get("grade_id"):
+        return "answer"
+    if "setup" in (cell.get("metadata", {}).get("tags") or []):
+        return "setup"
+    return "other"
+
+
+def strip_markers(source: str) -> str:
+    """The reference solution / full test as it runs: marker lines removed, their content kept."""
+    return MARKER.sub("", source)
+
+
+def without_hidden_tests(source: str) -> str:
+    return HIDDEN.sub("", source)
+
+
+def read(path: str | Path) -> nbformat.NotebookNode:
+    path = Path(path)
+    if not path.exists():
+        raise NotebookError(f"{path}: no such file")
+    if path.is_dir():
+        raise NotebookError(f"{path}: is a folder, not a notebook")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (UnicodeDecodeError, OSError) as error:
+        raise NotebookError(f"{path}: cannot be read as text ({error})") from None
+    return parse(text, str(path))
+
+
+def parse(text: str, name: str = "notebook") -> nbformat.NotebookNode:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise NotebookError(f"{name}: not a notebook (unreadable JSON: {error})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise NotebookError(f"{name}: not a Jupyter notebook (no list of cells)")
+    try:
+        nb = nbformat.reads(text, as_version=4)
+    except Exception as error:  # nbformat raises several types for malformed notebooks
+        raise NotebookError(f"{name}: not a valid Jupyter notebook ({error})") from None
+    return nb
+
+
+@dataclass(frozen=True)
+class Source:
+    """An instructor notebook in solutions/: its assignment (folder) and notebook name."""
+
+    path: Path
+    notebook: nbformat.NotebookNode
+
+    @property
+    def assignment(self) -> str:
+        return self.path.parent.name
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+    def cells(self, kind: str) -> list:
+        return [c for c in self.notebook.cells if role(c) == kind]
+
+    def grade_ids(self, kind: str) -> list[str]:
+        return [nbgrader_meta(c)["grade_id"] for c in self.cells(kind)]
+
+
+def sources(root: Path | None = None) -> list[Source]:
+    root = root or paths.SOLUTIONS
+    return [Source(p, read(p)) for p in sorted(root.glob("*/*.ipynb")) if ".ipynb_checkpoints" not in p.parts]
+
+
+def ids_in(nb) -> set[str]:
+    return {nbgrader_meta(c).get("grade_id") for c in nb.cells if nbgrader_meta(c).get("grade_id")}
+
+
+def match_source(nb, name: str = "notebook", candidates: list[Source] | None = None) -> Source:
+    """The instructor source a submission comes from, by its cells' grade ids (so a renamed file still
+    matches), falling back to the file name when a student stripped every cell's metadata."""
+    candidates = candidates if candidates is not None else sources()
+    submitted = ids_in(nb)
+    best, best_overlap = None, 0
+    for source in candidates:
+        answers = set(source.grade_ids("answer")) | set(source.grade_ids("test"))
+        overlap = len(submitted & answers)
+        if overlap > best_overlap:
+            best, best_overlap = source, overlap
+    if best is None:
+        stem = Path(name).stem
+        best = next((s for s in candidates if s.name == stem), None)
+    if best is None:
+        known = ", ".join(s.name for s in candidates) or "none"
+        raise NotebookError(f"{name}: not a notebook of this course (none of its cells come from a notebook "
+                            f"in solutions/; course notebooks: {known})")
+    return best
+
+
+def submitted_answers(nb) -> dict[str, str]:
+    """grade_id -> source of every answer cell in a submission (first one wins if duplicated)."""
+    answers: dict[str, str] = {}
+    for cell in nb.cells:
+        meta = nbgrader_meta(cell)
+        if cell.get("cell_type") == "code" and meta.get("solution") and not meta.get("grade"):
+            answers.setdefault(meta.get("grade_id", ""), cell.get("source", ""))
+    return answers

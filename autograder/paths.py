@@ -1,0 +1,14 @@
+"""Where things live. Everything is relative to the project root, so the CLI works from any directory."""
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"      # instructor sources (nbgrader's "source" folder)
+COURSE = ROOT / "course"            # student release (nbgrader's "release" folder), generated
+ZOO = ROOT / "tests" / "zoo"        # realistic wrong answers, one file per mistake
+
+# Grading state (gradebook, submissions, autograded copies, feedback, exports): one git-ignored folder.
+# AUTOGRADER_HOME moves it, e.g. for tests or for a class of one's own.
+def grading_home() -> Path:
+    return Path(os.environ.get("AUTOGRADER_HOME", ROOT / ".grading")).resolve()

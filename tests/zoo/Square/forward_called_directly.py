@@ -1,0 +1,14 @@
+# mistake: a wrapper whose apply calls forward directly, so autograd differentiates x * x itself
+# feedback: .apply
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output
+
+    @classmethod
+    def apply(cls, x):
+        return cls.forward(None, x)

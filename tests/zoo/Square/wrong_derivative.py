@@ -1,0 +1,12 @@
+# mistake: backward forgets the factor 2 of the derivative
+# feedback: 2x
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * x
