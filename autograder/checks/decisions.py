@@ -196,5 +196,6 @@ def group(decisions, number: int) -> None:
     if wrong:
         code = _mistake_code(wrong[0][1], wrong[0][2])
         lines = [f"'{key}': {explain(key, chosen)}" for key, _, chosen in wrong]
-        c.fail(code, f"{len(wrong)} of the {len(keys)} scenarios {', '.join(keys)} need another look.\n"
+        verb = "needs" if len(wrong) == 1 else "need"
+        c.fail(code, f"{len(wrong)} of the {len(keys)} scenarios {', '.join(keys)} {verb} another look.\n"
                      + "\n".join(lines))

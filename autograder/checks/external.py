@@ -26,33 +26,40 @@ ONCE = "trying to differentiate twice a function that was marked with @once_diff
 NUMPY_ERROR = "Can't call numpy() on Tensor that requires grad"
 
 
+def _explain(error, what):
+    """Plain words for the NumPy pitfalls (negative strides) and a wrong argument count; else return."""
+    text = str(error)
+    if isinstance(error, ValueError) and "negative" in text and "stride" in text:
+        c.fail("negative-strides",
+               f"{what}: torch.from_numpy refused an array with negative strides (np.flip returns a reversed "
+               "view): make a contiguous copy first, e.g. np.flip(a, axis).copy() or np.ascontiguousarray.")
+    if isinstance(error, TypeError) and "positional argument" in text:
+        c.fail("wrong-signature", f"{what} raised TypeError: {text}. forward takes (ctx, *inputs); backward "
+                                  "takes ctx plus one gradient per forward output.")
+
+
 def _call(fn, *args, what):
-    """Like common.call, with plain words for the NumPy pitfalls (negative strides, wrong argument count)."""
+    """Like common.call, with plain words for the NumPy pitfalls."""
     try:
         return c.call(fn, *args, what=what)
-    except ValueError as error:
-        text = str(error)
-        if "negative" in text and "stride" in text:
-            c.fail("negative-strides",
-                   f"{what}: torch.from_numpy refused an array with negative strides (np.flip returns a reversed "
-                   "view): make a contiguous copy first, e.g. np.flip(a, axis).copy() or np.ascontiguousarray.")
+    except (ValueError, TypeError) as error:
+        _explain(error, what)
         raise
-    except TypeError as error:
-        text = str(error)
-        if "positional argument" in text:
-            c.fail("wrong-signature", f"{what} raised TypeError: {text}. forward takes (ctx, *inputs); backward "
-                                      "takes ctx plus one gradient per forward output.")
+
+
+def _gradcheck(fn, inputs, what, hint):
+    try:
+        c.gradcheck(fn, inputs, what, hint=hint)
+    except (ValueError, TypeError) as error:
+        _explain(error, what)
         raise
 
 
 def _grads(output, inputs, grad_output=None, what="backward"):
     try:
         return c.backward_grads(output, inputs, grad_output, what=what)
-    except ValueError as error:
-        _call(lambda: (_ for _ in ()).throw(error), what=what)
-        raise
-    except TypeError as error:
-        _call(lambda: (_ for _ in ()).throw(error), what=what)
+    except (ValueError, TypeError) as error:
+        _explain(error, what)
         raise
 
 
@@ -134,7 +141,7 @@ def cumsum_gradcheck(NumpyCumsum, seeds=(0, 1, 2)) -> None:
     for seed in seeds:
         for shape, dim in (((4,), 0), ((3, 4), 1), ((3, 4), -2), ((2, 3, 2), -1)):
             x = c.randn(*shape, seed=seed)
-            c.gradcheck(lambda t, d=dim: NumpyCumsum.apply(t, d), (x,), f"NumpyCumsum on shape {shape}, dim {dim}",
+            _gradcheck(lambda t, d=dim: NumpyCumsum.apply(t, d), (x,), f"NumpyCumsum on shape {shape}, dim {dim}",
                         hint=CUMSUM_HINT)
     x = c.randn(3, 4, seed=seeds[0] + 3)
     ctx = c.FakeCtx((True, False))
@@ -225,7 +232,7 @@ def _require_sorted(x, values, indices, what):
 
 def sort_values(SortWithIndices) -> None:
     """Visible: values, indices and the gradient on a 3-cycle (gather and scatter differ there)."""
-    c.require_function(SORT, SORT) if SortWithIndices is None else c.require_function(SortWithIndices, SORT)
+    c.require_function(SortWithIndices, SORT)
     x = torch.tensor([[3.0, 1.0, 2.0], [0.5, -1.0, 4.0]], dtype=_float64, requires_grad=True)
     values, indices = _sort_outputs(SortWithIndices, x)
     _require_sorted(x, values, indices, "SortWithIndices.apply(x)")
@@ -244,7 +251,7 @@ def sort_gradcheck(SortWithIndices, seeds=(0, 1, 2)) -> None:
     for seed in seeds:
         for shape in ((5,), (3, 4), (2, 3, 5)):
             x = c.randn(*shape, seed=seed)
-            c.gradcheck(lambda t: SortWithIndices.apply(t)[0], (x,), f"the values of SortWithIndices on shape {shape}",
+            _gradcheck(lambda t: SortWithIndices.apply(t)[0], (x,), f"the values of SortWithIndices on shape {shape}",
                         hint=SORT_HINT)
 
 
@@ -341,6 +348,18 @@ def clamp_values(ClampWithMask) -> None:
                     "wrong-derivative", CLAMP_HINT)
 
 
+def clamp_mask_visible(ClampWithMask) -> None:
+    """Visible: the mask carries no gradient (marked non-differentiable)."""
+    c.require_function(ClampWithMask, CLAMP)
+    x = torch.tensor([-2.0, 0.0, 2.0], dtype=_float64, requires_grad=True)
+    _, mask = _clamp_outputs(ClampWithMask, x, -1.0, 1.0)
+    if mask.requires_grad:
+        c.fail("mask-requires-grad",
+               "the mask of ClampWithMask.apply(x, -1.0, 1.0) requires grad, so autograd treats it as differentiable "
+               "(a loss that uses it would send a gradient into your backward). Call "
+               "ctx.mark_non_differentiable(mask) in forward.")
+
+
 def clamp_mask(ClampWithMask) -> None:
     """Hidden: the mask needs no grad (mark_non_differentiable), has x's dtype, and includes lo and hi exactly."""
     c.require_function(ClampWithMask, CLAMP)
@@ -369,7 +388,7 @@ def clamp_gradcheck(ClampWithMask, seeds=(0, 1, 2)) -> None:
     for seed in seeds:
         for shape, lo, hi in (((6,), -0.5, 0.5), ((3, 4), -1.0, 0.2), ((2, 3, 4), 0.1, 1.2)):
             x = c.randn(*shape, seed=seed, away_from=(lo, hi), scale=1.5)
-            c.gradcheck(lambda t, a=lo, b=hi: ClampWithMask.apply(t, a, b)[0], (x,),
+            _gradcheck(lambda t, a=lo, b=hi: ClampWithMask.apply(t, a, b)[0], (x,),
                         f"ClampWithMask on shape {shape} with lo={lo}, hi={hi}", hint=CLAMP_HINT)
     x = c.randn(2, 3, seed=seeds[0] + 4)
     ctx = c.FakeCtx((True, False, False))

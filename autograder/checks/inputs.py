@@ -63,9 +63,20 @@ def _grad_output(shape, seed):
     return c.randn(*shape, seed=seed + 200, requires_grad=False)
 
 
+class _Ctx(c.FakeCtx):
+    """FakeCtx whose save_for_backward refuses non-tensors, as the real ctx does."""
+
+    def save_for_backward(self, *tensors):
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, torch.Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                                f"{type(t).__name__}")
+        super().save_for_backward(*tensors)
+
+
 def _direct_backward(ScaledAdd, needs, x, y, alpha, g, what):
     """Call forward and backward with a crafted ctx; return the tuple backward returned."""
-    ctx = c.FakeCtx(needs_input_grad=needs)
+    ctx = _Ctx(needs_input_grad=needs)
     with _explained(what):
         c.call(ScaledAdd.forward, ctx, x.detach(), y.detach(), alpha, what=f"{NAME}.forward")
         grads = c.call(ScaledAdd.backward, ctx, g, what=f"{NAME}.backward")
@@ -87,7 +98,7 @@ def _direct_backward(ScaledAdd, needs, x, y, alpha, g, what):
                "return exactly `grad_x, grad_y, None`.")
     if grads[2] is not None:
         c.fail("grad-for-float",
-               f"{what}: backward returned {type(grads[2]).__name__} for alpha, but alpha is a Python float: "
+               f"{what}: backward returned a {type(grads[2]).__name__} for alpha, but alpha is a Python float: "
                "return None for the float alpha, i.e. `return grad_x, grad_y, None`.")
     return grads
 
@@ -106,6 +117,13 @@ def _check_pair(grad_x, grad_y, g, alpha, what, rtol=1e-7, atol=1e-7):
         c.fail("swapped-order",
                f"{what}: the gradients of x and y are swapped. backward returns them in the order of forward's "
                "inputs: `return grad_x, grad_y, None` with grad_x = grad_output, grad_y = alpha * grad_output.")
+    ones = torch.ones_like(g)
+    if isinstance(grad_x, torch.Tensor) and isinstance(grad_y, torch.Tensor) \
+            and grad_x.shape == g.shape and grad_y.shape == g.shape \
+            and bool(torch.allclose(grad_x.detach(), ones)) and bool(torch.allclose(grad_y.detach(), alpha * ones)):
+        c.fail("ignores-grad-output",
+               f"{what}: backward ignores grad_output: it returned the local derivatives 1 and alpha. It receives "
+               "dLoss/dout and must return grad_x = grad_output and grad_y = alpha * grad_output.")
     if gx_ok and isinstance(grad_y, torch.Tensor) and grad_y.shape == g.shape \
             and bool(torch.allclose(grad_y.detach(), g)):
         c.fail("grad-y-not-scaled",
@@ -139,13 +157,13 @@ def gradcheck(ScaledAdd, seeds=(0, 1, 2)) -> None:
     """Hidden: float64 finite differences over shapes, seeds and alphas (alpha held fixed by a lambda)."""
     c.require_function(ScaledAdd, NAME)
     for seed in seeds:
-        for shape in SHAPES:
-            for alpha in ALPHAS:
-                x, y = _tensors(shape, seed)
-                what = f"{NAME} on shape {shape} with alpha = {alpha}"
-                with _explained(what):
-                    c.gradcheck(lambda a, b, alpha=alpha: ScaledAdd.apply(a, b, alpha), (x, y), what,
-                                hint="backward must return (grad_output, alpha * grad_output, None).")
+        for i, shape in enumerate(SHAPES):
+            alpha = ALPHAS[(seed + i) % len(ALPHAS)]   # every alpha meets every shape across the seeds
+            x, y = _tensors(shape, seed)
+            what = f"{NAME} on shape {shape} with alpha = {alpha}"
+            with _explained(what):
+                c.gradcheck(lambda a, b, alpha=alpha: ScaledAdd.apply(a, b, alpha), (x, y), what,
+                            hint="backward must return (grad_output, alpha * grad_output, None).")
 
 
 def none_for_alpha(ScaledAdd) -> None:
@@ -176,13 +194,18 @@ def needs_input_grad(ScaledAdd) -> None:
         for needs, other in (((True, False, False), 1), ((False, True, False), 0)):
             what = f"{NAME}.backward with ctx.needs_input_grad = {needs}"
             grads = _direct_backward(ScaledAdd, needs, x, y, alpha, g, what)
+            kept = 1 - other
+            if grads[other] is not None and grads[kept] is None:
+                c.fail("swapped-order",
+                       f"{what}: backward returned None for {INPUTS[kept]}, which needs a gradient, and a "
+                       f"gradient for {INPUTS[other]}, which does not: the two are swapped. Return them in the "
+                       "order of forward's inputs: `return grad_x, grad_y, None`.")
             if grads[other] is not None:
                 name = INPUTS[other]
                 c.fail("ignores-needs-input-grad",
                        f"{what}: backward returned a {type(grads[other]).__name__} for {name}, whose "
                        f"ctx.needs_input_grad entry is False. Check ctx.needs_input_grad[{other}] and return "
                        f"None for {name} (and skip computing its gradient).")
-            kept = 1 - other
             expected = g if kept == 0 else alpha * g
             if grads[kept] is None:
                 c.fail("missing-gradient",

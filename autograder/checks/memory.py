@@ -158,6 +158,10 @@ def silu_saves_only_x(RecomputeSiLU, shape=(64, 32), seed=7) -> None:
                "autograd's bookkeeping.")
     names = [_describe(t, x, y) for t in saved]
     distinct = {storage_key(t) for t in saved}
+    if len(distinct) == 1 and names[0] == "a copy of x":
+        c.fail("saves-a-copy",
+               "RecomputeSiLU saved a copy of x, not x itself: the copy costs as much memory as x again, and "
+               "autograd's version counter no longer protects x. Call ctx.save_for_backward(x) with x itself.")
     if len(distinct) > 1 or storage_key(saved[0]) != storage_key(x):
         kept = distinct_bytes(saved)
         extra = [n for n in names if n != "x"]
@@ -228,7 +232,8 @@ def make_layers(widths, seed, dtype=_float64):
     """nn.Linear layers with seeded weights (no draw from the global random generator)."""
     layers = []
     for i, (n_in, n_out) in enumerate(zip(widths, widths[1:])):
-        layer = torch.nn.utils.skip_init(torch.nn.Linear, n_in, n_out, dtype=dtype)
+        with torch.random.fork_rng(devices=[]):  # the default init draws from the global generator: restore it
+            layer = torch.nn.Linear(n_in, n_out, dtype=dtype)
         with torch.no_grad():
             layer.weight.copy_(c.randn(n_out, n_in, seed=seed + 31 * i, requires_grad=False) / n_in ** 0.5)
             layer.bias.copy_(c.randn(n_out, seed=seed + 31 * i + 1, requires_grad=False) * 0.5)
@@ -282,9 +287,14 @@ def _grads(out, inputs, what):
         c.fail("not-implemented", f"{what} is not implemented yet (it still raises NotImplementedError).")
     except RuntimeError as error:
         text = str(error).splitlines()[0][:200]
+        if "use_reentrant=True" in str(error):
+            c.fail("reentrant", f"{MLP} used the reentrant checkpoint, which cannot even be differentiated with "
+                                "torch.autograd.grad (\"When use_reentrant=True, torch.utils.checkpoint is "
+                                "incompatible with .grad()\"). Pass use_reentrant=False (omitting it also gives "
+                                "the reentrant variant on torch 2.13).")
         if "does not require grad" in text:
             c.fail("no-graph", f"the output of {MLP} is not connected to x or to the layers' parameters ({text}). "
-                               "Do not detach h or run the blocks under torch.no_grad(); pass use_reentrant=False.")
+                               "Do not detach h or run the blocks under torch.no_grad().")
         c.fail("bad-recompute", f"backward through {MLP} failed while recomputing a block ({text}). "
                                 + RECOMPUTE_HINT)
 
@@ -337,31 +347,35 @@ def mlp_memory(checkpointed_mlp, widths=(32, 64, 64, 32), batch=16, seed=5) -> N
     and every block is recomputed in backward."""
     layers = make_layers(widths, seed)
     x = c.randn(batch, widths[0], seed=seed + 100)
+    params = _param_keys(layers)
+    _, plain_saved = record_saved(lambda: plain_mlp(x, layers))
+    plain = distinct_bytes(plain_saved, exclude=params)
+    budget = batch * sum(widths[:-1]) * x.element_size()
     calls = [0] * len(layers)
     handles = [layer.register_forward_hook(lambda m, i, o, k=k: calls.__setitem__(k, calls[k] + 1))
                for k, layer in enumerate(layers)]
     try:
         out, saved = record_saved(lambda: _run(checkpointed_mlp, x, layers)[0])
-        params = _param_keys(layers)
+        forward_calls = list(calls)
         measured = distinct_bytes(saved, exclude=params)
-        _, plain_saved = record_saved(lambda: plain_mlp(x, layers))
-        plain = distinct_bytes(plain_saved, exclude=params)
-        budget = batch * sum(widths[:-1]) * x.element_size()
         if measured > budget:
             c.fail("saves-too-much",
                    f"{MLP} kept {measured} bytes of activations for backward (the plain composition keeps {plain}; "
                    f"checkpointing every block should keep only the blocks' inputs, {budget} bytes). Put the whole "
                    "block, Linear AND SiLU, inside the function you pass to torch.utils.checkpoint.checkpoint, "
                    "for every layer.")
-        forward_calls = list(calls)
-        _grads(out, [x], MLP)
+        (grad_x,) = _grads(out, [x], MLP)
     finally:
         for handle in handles:
             handle.remove()
-    if any(n < f + 1 for n, f in zip(calls, forward_calls)):
+    if grad_x is None:
+        c.fail("graph-cut", f"x got no gradient from {MLP}: something cut the graph. Do not detach the block "
+                            "inputs (h.detach(), h.data) or run blocks under no_grad.")
+    again = [n - f for n, f in zip(calls, forward_calls)]
+    if any(a < 1 for a in again):
         c.fail("no-recompute",
-               f"the layers ran {forward_calls} times in forward and {[n - f for n, f in zip(calls, forward_calls)]} "
-               "times during backward: checkpointing re-runs each block in backward. Wrap every block with "
+               f"the layers ran {forward_calls} times in forward and {again} times during backward: checkpointing "
+               "re-runs each block in backward. Wrap every block with "
                "torch.utils.checkpoint.checkpoint(block, h, use_reentrant=False).")
 
 
@@ -381,6 +395,11 @@ def mlp_frozen_input(checkpointed_mlp, widths=(5, 7, 7, 3), batch=4, seed=8) -> 
                f"torch.utils.checkpoint warned: \"{str(reentrant[0].message)[:110]}...\". Pass use_reentrant=False "
                "explicitly: when you omit it, torch 2.13 still uses the old reentrant variant.")
     if not out.requires_grad:
+        probe = c.randn(batch, widths[0], seed=seed + 101)
+        if not _run(checkpointed_mlp, probe, layers)[0].requires_grad:
+            c.fail("graph-cut", f"the output of {MLP} does not require grad at all: something cut the graph. Do not "
+                                "detach h or run the blocks under torch.no_grad(): checkpoint already avoids "
+                                "keeping the activations.")
         c.fail("reentrant-loses-grads",
                f"with an input x that does not require grad, the output of {MLP} does not require grad, so the "
                "layers' parameters get no gradient. That is what the reentrant checkpoint does "

@@ -141,7 +141,8 @@ def unbroadcast_values(unbroadcast, hidden: bool = False) -> None:
     if not callable(unbroadcast):
         c.fail("not-defined", "`unbroadcast` must be a function unbroadcast(grad, shape).")
     g = torch.arange(6, dtype=torch.float64).reshape(2, 3)
-    examples = [((3,), [3.0, 5.0, 7.0]), ((2, 1), [[3.0], [12.0]]), ((), 15.0)]
+    examples = [((3,), [3.0, 5.0, 7.0]), ((2, 3), [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]), ((2, 1), [[3.0], [12.0]]),
+                ((), 15.0)]
     for target, numbers in examples:
         result, what = _run_unbroadcast(unbroadcast, g.clone(), torch.Size(target))
         if not isinstance(result, _Tensor):
@@ -409,6 +410,7 @@ def sumdim_none(SumDim) -> None:
         for position, name in ((1, "dim"), (2, "keepdim")):
             if grads[position] is not None:
                 c.fail("missing-none",
-                       f"{what}: backward returned {type(grads[position]).__name__} in position {position}, "
-                       f"for {name}, which is a plain Python value with no gradient: return None there.")
+                       f"{what}: the {('second', 'third')[position - 1]} value backward returned, for {name}, "
+                       f"is a {type(grads[position]).__name__}, but {name} is a plain Python value with no "
+                       "gradient: return None there.")
         _sum_engine(SumDim, x, dim, keepdim, g)

@@ -1,0 +1,45 @@
+# One command each: `make demo`, `make test`, `make lab`. Every target sets up .venv first if needed.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup demo test test-browser lab release bench clean help
+
+help:
+	@echo "make demo          release the course, grade a sample class, print grades, write feedback"
+	@echo "make test          run the test suite"
+	@echo "make lab           open JupyterLab on course/"
+	@echo "make test-browser  run every notebook in JupyterLab in headless Chromium"
+	@echo "make release       regenerate course/ from solutions/"
+	@echo "make bench         time plain nbgrader against our grader on a synthetic class"
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m autograder demo
+
+test: $(STAMP)
+	$(PY) -m pytest -n 2 --dist loadgroup -q
+
+test-browser: $(STAMP)
+	bash tests/browser/install-chromium.sh
+	$(PY) -m pytest tests/browser -q -m browser -p no:xdist
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab --notebook-dir=course
+
+release: $(STAMP)
+	$(PY) -m autograder release
+
+bench: $(STAMP)
+	$(PY) -m autograder.bench
+
+clean:
+	rm -rf .grading artifacts

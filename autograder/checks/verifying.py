@@ -1,0 +1,291 @@
+"""Checks for notebook 05 (verifying a backward).
+
+`numerical_grad(f, x, eps=1e-6)`: the central-difference estimate of the gradient of a scalar-valued `f`
+at `x`, with x's shape and dtype, leaving `x` untouched.
+
+`Tanh`: `Tanh.apply(x)` returns tanh(x), saves its output, and its backward is itself differentiable
+(second derivatives through `create_graph=True` and `gradgradcheck` are right).
+"""
+
+import torch
+
+from autograder.checks import common as c
+from autograder.checks.saving import forward_with_fake_ctx
+
+_INPLACE = "modified by an inplace operation"
+
+# ------------------------------------------------------------------------------------------ numerical_grad
+
+NG = "numerical_grad"
+
+
+def _require_callable(fn, name):
+    if fn is None:
+        c.fail("not-defined", f"`{name}` is not defined: run (or write) its answer cell.")
+    if not callable(fn):
+        c.fail("not-callable", f"`{name}` must be a function, got {type(fn).__name__}.")
+
+
+def _numgrad(numerical_grad, f, x, *eps):
+    result = c.call(numerical_grad, f, x, *eps, what=NG)
+    if not isinstance(result, torch.Tensor):
+        c.fail("not-a-tensor", f"{NG} should return a tensor with x's shape, got {type(result).__name__}.")
+    c.require_shape(result, x.shape, f"{NG}(f, x) for x of shape {tuple(x.shape)}", code="wrong-shape")
+    if result.dtype != x.dtype:
+        c.fail("wrong-dtype", f"{NG} returned dtype {result.dtype} for an x of dtype {x.dtype}: return the "
+                              "estimate in x's dtype (torch.tensor(list_of_floats) gives float32; build the "
+                              "result with torch.zeros_like(x) or pass dtype=x.dtype).")
+    return result.detach()
+
+
+def _autograd_grad(f, x):
+    leaf = x.detach().clone().requires_grad_(True)
+    (g,) = torch.autograd.grad(f(leaf), leaf)
+    return g
+
+
+def _cubic(t):
+    return (t ** 3).sum()
+
+
+def _coupled(t):
+    # Every element's derivative depends on all the others.
+    return (torch.sin(t) * t.sum()).sum() + 0.5 * (t * t).sum()
+
+
+def _diagnose(result, expected, what, eps):
+    """A plain-words reason for a wrong estimate, recognising the usual slips."""
+    if bool(c._allclose(result, 2 * expected, rtol=1e-4, atol=1e-6)) and bool((expected.abs() > 1e-3).any()):
+        c.fail("divides-by-eps", f"{what} is twice the true gradient: the central difference divides by 2 * eps, "
+                                 "because f(x + eps) and f(x - eps) are 2 * eps apart.")
+    if bool(c._allclose(result, expected / 2, rtol=1e-4, atol=1e-6)) and bool((expected.abs() > 1e-3).any()):
+        c.fail("half-gradient", f"{what} is half the true gradient: divide the difference by 2 * eps, not 4 * eps.")
+    worst = (result - expected).abs().max().item()
+    c.fail("wrong-estimate", f"{what} is wrong (largest error {worst:.3g}, with eps = {eps:g}). Estimate each "
+                             "element i as (f(x + eps*e_i) - f(x - eps*e_i)) / (2 * eps), where e_i is 1 at "
+                             "position i and 0 elsewhere.")
+
+
+def numgrad_values(numerical_grad) -> None:
+    """Visible: the gradient of sum(x**3) at three points is 3 x**2."""
+    _require_callable(numerical_grad, NG)
+    x = torch.tensor([-1.5, 0.5, 2.0], dtype=torch.float64)
+    result = _numgrad(numerical_grad, _cubic, x)
+    expected = 3 * x ** 2
+    if not bool(c._allclose(result, expected, rtol=1e-6, atol=1e-6)):
+        _diagnose(result, expected, f"{NG}(lambda t: (t ** 3).sum(), x)", 1e-6)
+
+
+def numgrad_general(numerical_grad, seeds=(0, 1, 2)) -> None:
+    """Hidden: a function that couples all elements, over several shapes and seeds, against autograd."""
+    _require_callable(numerical_grad, NG)
+    for seed in seeds:
+        for shape in [(), (4,), (2, 3), (2, 3, 2)]:
+            x = c.randn(*shape, seed=seed, requires_grad=False)
+            result = _numgrad(numerical_grad, _coupled, x)
+            expected = _autograd_grad(_coupled, x)
+            if not bool(c._allclose(result, expected, rtol=1e-6, atol=1e-6)):
+                _diagnose(result, expected, f"{NG} on a shape-{tuple(shape)} input", 1e-6)
+
+
+def numgrad_central(numerical_grad) -> None:
+    """Hidden: with eps = 1e-2 the central difference of sum(x**3) is exactly 3x**2 + eps**2.
+
+    A forward difference is off by about 3 * x * eps; an estimate that ignores `eps` is off by eps**2.
+    """
+    _require_callable(numerical_grad, NG)
+    eps = 1e-2
+    x = c.randn(5, seed=50, requires_grad=False, away_from=(0.0,), margin=0.3)
+    result = _numgrad(numerical_grad, _cubic, x, eps)
+    central = 3 * x ** 2 + eps ** 2
+    if bool(c._allclose(result, central, rtol=0, atol=1e-7)):
+        return
+    forward = ((x + eps) ** 3 - x ** 3) / eps
+    backward = (x ** 3 - (x - eps) ** 3) / eps
+    if bool(c._allclose(result, forward, rtol=0, atol=1e-6)) or bool(c._allclose(result, backward, rtol=0, atol=1e-6)):
+        c.fail("one-sided-difference",
+               "your estimate is a one-sided difference (f(x + eps) - f(x)) / eps, whose error grows like eps. "
+               "Use the central difference (f(x + eps) - f(x - eps)) / (2 * eps): its error grows like eps**2.")
+    if bool(c._allclose(result, 3 * x ** 2, rtol=0, atol=1e-7)):
+        c.fail("ignores-eps", f"with eps = {eps:g} the central difference of sum(x**3) is 3x**2 + eps**2, but your "
+                              "result matches another step size: use the eps argument the caller passes.")
+    _diagnose(result, central, f"{NG}(f, x, eps=1e-2)", eps)
+
+
+def numgrad_untouched(numerical_grad) -> None:
+    """Hidden: x is left exactly as it was (values and version counter), also when it requires grad."""
+    _require_callable(numerical_grad, NG)
+    leaf = c.randn(3, seed=60)  # a leaf that requires grad, as in ordinary use
+    leaf_before = leaf.detach().clone()
+    try:
+        result = numerical_grad(_cubic, leaf)
+    except NotImplementedError:
+        c.fail("not-implemented", f"{NG} is not implemented yet (it still raises NotImplementedError).")
+    except RuntimeError as error:
+        if "leaf Variable that requires grad is being used in an in-place operation" in str(error):
+            c.fail("modifies-input", f"{NG} changed x in place, which autograd forbids for a leaf that requires "
+                                     "grad. Perturb a copy: x.detach().clone(), or build x + eps * e_i.")
+        raise
+    if leaf._version != 0 or not torch.equal(leaf.detach(), leaf_before):
+        c.fail("modifies-input", f"{NG} changed x in place (its version counter is now {leaf._version}). "
+                                 "Work on a copy (x.detach().clone()) or build new tensors x + eps * e_i.")
+    x = c.randn(2, 3, seed=61, requires_grad=False)
+    before = x.clone()
+    c.call(numerical_grad, _coupled, x, what=NG)
+    if x._version != 0 or not torch.equal(x, before):
+        c.fail("modifies-input",
+               f"{NG} changed x in place (version counter {x._version}"
+               f"{'' if torch.equal(x, before) else ', and the values differ afterwards'}): even restoring "
+               "x[i] after each step leaves rounding traces and bumps the version. Work on a copy.")
+    del result
+
+
+def numgrad_dtype(numerical_grad) -> None:
+    """Hidden: the estimate has x's dtype and shape (float32 in, float32 out; a 0-d x gives a 0-d result)."""
+    _require_callable(numerical_grad, NG)
+    x = torch.tensor([0.3, -1.2, 2.0, 0.7])
+    result = _numgrad(numerical_grad, _cubic, x, 1e-2)
+    if not bool(c._allclose(result, 3 * x ** 2, rtol=0, atol=1e-2)):
+        _diagnose(result, 3 * x ** 2, f"{NG} on a float32 input with eps = 1e-2", 1e-2)
+    x0 = torch.tensor(0.8, dtype=torch.float64)
+    result = _numgrad(numerical_grad, lambda t: torch.sin(t), x0)
+    c.require_close(result, torch.cos(x0), f"{NG} of sin at a 0-d x", "wrong-estimate", rtol=1e-6, atol=1e-6)
+
+
+# ------------------------------------------------------------------------------------------------- Tanh
+
+NAME = "Tanh"
+SHAPES = [(), (4,), (2, 3), (2, 3, 4)]
+_SECOND_HINT = ("backward must compute the gradient with differentiable torch operations on the tensors saved "
+                "with ctx.save_for_backward (the output y): no .detach(), .item(), .numpy(), torch.no_grad() or "
+                "@once_differentiable, and no intermediate computed in forward (forward runs without recording, "
+                "so a saved intermediate is a constant for the second derivative).")
+
+
+def _tanh(x):
+    return torch.tanh(x.detach())
+
+
+def tanh_values(Tanh) -> None:
+    """Visible: values, the gradient on a small example, and Tanh's own graph node."""
+    c.require_function(Tanh, NAME)
+    x = torch.tensor([-3.0, -0.5, 0.0, 0.7, 2.0], dtype=torch.float64, requires_grad=True)
+    y = c.call(Tanh.apply, x, what="Tanh.forward")
+    c.require_close(y, _tanh(x), "Tanh.apply(x)", "wrong-forward", "forward should return torch.tanh(x).")
+    c.require_own_node(y, Tanh, NAME)
+    (grad,) = c.backward_grads(y, [x], what="Tanh.backward")
+    c.require_close(grad, 1 - _tanh(x) ** 2, "the gradient of Tanh.apply(x).sum()", "wrong-derivative",
+                    "d tanh(x)/dx = 1 - tanh(x)**2 = 1 - y * y: return grad_output * (1 - y * y).")
+
+
+def tanh_gradcheck(Tanh, seeds=(0, 1, 2)) -> None:
+    """Hidden: float64 gradcheck over shapes and seeds, grad_output scaling, and float32 in -> float32 out."""
+    c.require_function(Tanh, NAME)
+    for seed in seeds:
+        for shape in SHAPES:
+            x = c.randn(*shape, seed=seed, scale=1.5)
+            c.gradcheck(Tanh.apply, (x,), f"Tanh on shape {shape}",
+                        hint="backward must return grad_output * (1 - y * y), with y the saved output.")
+    x = c.randn(3, 4, seed=70)
+    grad_output = c.randn(3, 4, seed=71, requires_grad=False)
+    y = c.call(Tanh.apply, x, what="Tanh.forward")
+    (grad,) = c.backward_grads(y, [x], grad_output, what="Tanh.backward")
+    c.require_close(grad, grad_output * (1 - _tanh(x) ** 2), "the gradient for a random grad_output",
+                    "ignores-grad-output", "multiply the local derivative by grad_output, element by element.")
+    x32 = c.randn(6, seed=72, dtype=torch.float32)
+    y32 = c.call(Tanh.apply, x32, what="Tanh.forward")
+    c.require_close(y32, _tanh(x32), "Tanh.apply(x) for a float32 x", "wrong-forward", rtol=1e-5, atol=1e-6)
+    (g32,) = c.backward_grads(y32, [x32], what="Tanh.backward")
+    c.require_close(g32, 1 - _tanh(x32) ** 2, "the float32 gradient", "wrong-derivative", rtol=1e-5, atol=1e-6)
+
+
+def tanh_second_derivative(Tanh) -> None:
+    """Visible: with create_graph=True the gradient is itself differentiable, and d2 tanh/dx2 = -2 y (1 - y**2)."""
+    c.require_function(Tanh, NAME)
+    x = torch.tensor([-2.0, -0.6, 0.1, 0.9, 1.7], dtype=torch.float64, requires_grad=True)
+    y = c.call(Tanh.apply, x, what="Tanh.forward")
+    try:
+        (grad,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    except NotImplementedError:
+        c.fail("not-implemented", "Tanh.backward is not implemented yet (it still raises NotImplementedError).")
+    except RuntimeError as error:
+        c.fail("backward-not-differentiable",
+               f"with create_graph=True, Tanh.backward raised: {str(error).splitlines()[0][:160]}. {_SECOND_HINT}")
+    c.require_close(grad, 1 - _tanh(x) ** 2, "the gradient of Tanh.apply(x).sum()", "wrong-derivative",
+                    "return grad_output * (1 - y * y).")
+    if not grad.requires_grad:
+        c.fail("backward-not-differentiable",
+               "with create_graph=True the gradient returned by Tanh.backward is not connected to x, so no second "
+               f"derivative can be taken. {_SECOND_HINT}")
+    try:
+        (second,) = torch.autograd.grad(grad.sum(), x, allow_unused=True)
+    except RuntimeError as error:
+        c.fail("backward-not-differentiable",
+               f"differentiating Tanh's gradient again failed: {str(error).splitlines()[0][:160]}. {_SECOND_HINT}")
+    t = _tanh(x)
+    expected = -2 * t * (1 - t ** 2)
+    if second is None:
+        c.fail("backward-not-differentiable",
+               f"the gradient returned by Tanh.backward does not depend on x for autograd. {_SECOND_HINT}")
+    c.require_close(second, expected, "the second derivative of Tanh", "wrong-second-derivative",
+                    f"d2 tanh/dx2 = -2 y (1 - y**2). {_SECOND_HINT}")
+
+
+def tanh_gradgradcheck(Tanh, seeds=(0, 1, 2)) -> None:
+    """Hidden: gradgradcheck (second derivatives with respect to x and to grad_output) over shapes and seeds."""
+    c.require_function(Tanh, NAME)
+    for seed in seeds:
+        for shape in [(), (4,), (2, 3)]:
+            x = c.randn(*shape, seed=seed + 100, scale=1.5)
+            c.gradgradcheck(Tanh.apply, (x,), f"Tanh on shape {shape}", hint=_SECOND_HINT)
+
+
+def tanh_saves_output(Tanh) -> None:
+    """Hidden: forward saves exactly its output, and changing the output in place before backward raises."""
+    c.require_function(Tanh, NAME)
+    x = c.randn(2, 5, seed=80)
+    ctx, y = forward_with_fake_ctx(Tanh, x, name=NAME)
+    saved = tuple(ctx.saved_tensors)
+    if not saved:
+        c.fail("not-saved-for-backward",
+               "forward never called ctx.save_for_backward with a tensor: save the output y "
+               "(ctx.save_for_backward(y)), not a plain attribute.")
+    if any(s is x for s in saved):
+        c.fail("saves-input",
+               "forward saved the input x. The derivative of tanh is 1 - y**2, a function of the output: "
+               "save only the output y (the input can then be freed) and return grad_output * (1 - y * y).")
+    if len(saved) != 1 or saved[0] is not y:
+        c.fail("saves-wrong-tensor",
+               "forward should save exactly one tensor, the output it returns (not a copy, not y.detach(), "
+               "not an intermediate such as 1 - y*y): ctx.save_for_backward(y).")
+    leaf = c.randn(6, seed=81)
+    y = c.call(Tanh.apply, leaf * 1.0, what="Tanh.forward")
+    y.mul_(2.0)
+    try:
+        torch.autograd.grad(y.sum(), [leaf])
+    except RuntimeError as error:
+        if _INPLACE in str(error):
+            return
+        raise
+    c.fail("output-change-unnoticed",
+           "the output was changed in place before backward and backward did not raise: save the output itself "
+           "with ctx.save_for_backward(y) so its version counter is checked.")
+
+
+def tanh_extremes(Tanh) -> None:
+    """Hidden: very large |x| gives +-1 and a zero gradient, never inf or NaN."""
+    c.require_function(Tanh, NAME)
+    x = torch.tensor([-1000.0, -40.0, -20.0, 0.0, 20.0, 40.0, 1000.0], dtype=torch.float64, requires_grad=True)
+    y = c.call(Tanh.apply, x, what="Tanh.forward")
+    if not bool(torch.isfinite(y.detach()).all()):
+        bad = x.detach()[~torch.isfinite(y.detach())].tolist()
+        c.fail("overflow", f"Tanh.apply(x) is not finite (inf or NaN) at x = {bad}: a formula built from exp "
+                           "overflows for large |x|. Use torch.tanh in forward.")
+    c.require_close(y, _tanh(x), "Tanh.apply(x) at large |x|", "wrong-forward", "use torch.tanh in forward.",
+                    rtol=0, atol=1e-12)
+    (grad,) = c.backward_grads(y, [x], what="Tanh.backward")
+    if not bool(torch.isfinite(grad).all()):
+        c.fail("overflow", "the gradient of Tanh is not finite at large |x|: compute it as 1 - y * y from the saved "
+                           "output (a formula such as 1 / cosh(x)**2 built from exp can overflow).")
+    c.require_close(grad, 1 - _tanh(x) ** 2, "the gradient at large |x|", "wrong-derivative", rtol=0, atol=1e-12)
+

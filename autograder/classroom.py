@@ -1,0 +1,434 @@
+"""Grading a whole class: collect submissions, autograde them in parallel, write the gradebook once.
+
+Folders follow nbgrader's layout under the grading home (default `.grading/`):
+
+    submitted/<student>/<assignment>/<notebook>.ipynb     what students handed in (never modified)
+    autograded/<student>/<assignment>/<notebook>.ipynb    nbgrader-style graded copy (feedback reads it)
+    autograded/<student>/<assignment>/<notebook>.grade.json  our report: scores, feedback, sha256
+    feedback/<student>/<assignment>/<notebook>.html       nbgrader's feedback, hidden tests removed
+    gradebook.db                                          nbgrader's gradebook (or any SQLAlchemy URL)
+
+Workers only grade; this process alone writes results, one submission at a time, in the order: autograded
+notebook, gradebook, report marker (last, atomically). A batch killed at any point leaves no marker for
+unfinished work, so a rerun regrades exactly what is missing and overwrites (never adds) gradebook rows.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from autograder import grading, notebooks, paths
+from autograder.notebooks import NotebookError, Source
+from autograder.sandbox import Limits
+
+
+@dataclass
+class Submission:
+    student: str
+    assignment: str
+    path: Path                 # the file as handed in (any name)
+    notebook: str              # the course notebook it should be (its source's name)
+
+    @property
+    def key(self) -> str:
+        return f"{self.student}/{self.assignment}/{self.notebook}"
+
+
+def home() -> Path:
+    return paths.grading_home()
+
+
+def submitted_dir() -> Path:
+    return home() / "submitted"
+
+
+def autograded_dir() -> Path:
+    return home() / "autograded"
+
+
+def sources_digest(sources: list[Source]) -> str:
+    """Changes when any test, point value or setup changes: such a change regrades everyone."""
+    h = hashlib.sha256()
+    for s in sources:
+        h.update(s.path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+# ---------------------------------------------------------------------------------------- discovery
+
+def discover(sources: list[Source], assignment: str | None = None) -> tuple[list[Submission], list[dict]]:
+    """Every submission in submitted/, and a problem record for each expected notebook that is absent.
+
+    A notebook under another name is found by its content; a student folder with an assignment but no
+    notebook of it is recorded as missing.
+    """
+    by_assignment: dict[str, list[Source]] = {}
+    for s in sources:
+        by_assignment.setdefault(s.assignment, []).append(s)
+    found, problems = [], []
+    root = submitted_dir()
+    if not root.exists():
+        return found, problems
+    for student_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+        for assignment_dir in sorted(p for p in student_dir.iterdir() if p.is_dir()):
+            if assignment_dir.name not in by_assignment or (assignment and assignment_dir.name != assignment):
+                continue
+            expected = {s.name: s for s in by_assignment[assignment_dir.name]}
+            files = sorted(assignment_dir.glob("*.ipynb"))
+            claimed = set()
+            # exact names first, then anything else by content
+            for f in files:
+                if f.stem in expected and f.stem not in claimed:
+                    found.append(Submission(student_dir.name, assignment_dir.name, f, f.stem))
+                    claimed.add(f.stem)
+            for f in files:
+                if f.stem in expected:
+                    continue
+                name = _identify(f, list(expected.values()))
+                if name and name not in claimed:
+                    found.append(Submission(student_dir.name, assignment_dir.name, f, name))
+                    claimed.add(name)
+            for name in expected:
+                if name not in claimed:
+                    problems.append({"student": student_dir.name, "assignment": assignment_dir.name,
+                                     "notebook": name, "status": "missing",
+                                     "reason": f"no notebook {name}.ipynb was handed in"
+                                               + (f" (found: {', '.join(f.name for f in files)})" if files else "")})
+    return found, problems
+
+
+def _identify(path: Path, candidates: list[Source]) -> str | None:
+    try:
+        nb = notebooks.read(path)
+        return notebooks.match_source(nb, path.name, candidates).name
+    except NotebookError:
+        return candidates[0].name if len(candidates) == 1 else None
+
+
+# --------------------------------------------------------------------------------------------- resume
+
+def marker_path(sub: Submission) -> Path:
+    return autograded_dir() / sub.student / sub.assignment / f"{sub.notebook}.grade.json"
+
+
+def up_to_date(sub: Submission, digest: str) -> bool:
+    marker = marker_path(sub)
+    if not marker.exists():
+        return False
+    try:
+        data = json.loads(marker.read_text())
+    except ValueError:
+        return False
+    return data.get("sha256") == file_sha(sub.path) and data.get("sources") == digest
+
+
+def file_sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------------------------------- work
+
+def grade_payload(text: str, name: str, source_texts: dict[str, str], seed: int, limits: Limits) -> dict:
+    """Pure function run by a worker (a local thread or a Dask worker on another machine): everything it
+    needs travels with it. Returns the JSON report and the autograded notebook as text."""
+    sandbox = _worker_sandbox()
+    candidates = [Source(Path(p), nbformat.reads(t, as_version=4)) for p, t in source_texts.items()]
+    try:
+        report, autograded = grading.grade_text(text, name, sandbox, seed, limits, candidates)
+    except NotebookError as error:
+        source = next(s for s in candidates if Path(s.path).stem == Path(name).stem) if any(
+            Path(s.path).stem == Path(name).stem for s in candidates) else candidates[0]
+        report, autograded = unreadable_report(source, name, str(error))
+    return {"report": report.to_json(), "autograded": nbformat.writes(autograded),
+            "worker_pid": os.getpid(), "sandbox_pid": sandbox.process.pid if sandbox.process else None}
+
+
+def unreadable_report(source: Source, name: str, reason: str):
+    """A submission that cannot be read scores zero on every test, with the reason as feedback."""
+    _, tests = grading.plan(source, None)
+    cells = [grading.CellResult(gid, 0.0, pts, "error", reason, "unreadable") for gid, pts, _ in tests]
+    report = grading.Report(Path(name).name, source.assignment, 0.0, sum(c.max_points for c in cells), cells)
+    empty = nbformat.v4.new_notebook()
+    return report, grading.autograded_notebook(source, empty, cells)
+
+
+_local = threading.local()
+_all_sandboxes: list = []
+
+
+def _worker_sandbox():
+    sandbox = getattr(_local, "sandbox", None)
+    if sandbox is None:
+        sandbox = grading.new_sandbox().start()
+        _local.sandbox = sandbox
+        _all_sandboxes.append(sandbox)
+    return sandbox
+
+
+def close_sandboxes() -> None:
+    while _all_sandboxes:
+        _all_sandboxes.pop().close()
+    _local.__dict__.clear()
+
+
+# ------------------------------------------------------------------------------------------ gradebook
+
+class GradebookWriter:
+    """The single writer: nbgrader's own SaveAutoGrades on our autograded notebooks, so the gradebook
+    holds exactly the scores nbgrader's autograde would compute from those outputs."""
+
+    def __init__(self, db_url: str | None = None):
+        from autograder.nbgrader_setup import config
+
+        self.config = config(db_url)
+        self.db_url = self.config.CourseDirectory.db_url
+
+    def ensure_assignments(self, sources: list[Source]) -> None:
+        """Create assignments, notebooks and grade cells (what generate_assignment stores), if absent."""
+        from nbgrader.api import Gradebook
+        from nbgrader.preprocessors import SaveCells
+
+        with Gradebook(self.db_url) as gb:
+            known = {a.name: {n.name for n in a.notebooks} for a in gb.assignments}
+        for source in sources:
+            if source.name in known.get(source.assignment, set()):
+                continue
+            with Gradebook(self.db_url) as gb:
+                gb.update_or_create_assignment(source.assignment)
+            resources = {"nbgrader": {"db_url": self.db_url, "assignment": source.assignment,
+                                      "notebook": source.name}}
+            SaveCells(config=self.config).preprocess(nbformat.from_dict(source.notebook), resources)
+
+    def record(self, student: str, assignment: str, notebook: str, autograded_text: str) -> None:
+        from nbgrader.api import Gradebook
+        from nbgrader.preprocessors import SaveAutoGrades
+
+        with Gradebook(self.db_url) as gb:
+            gb.update_or_create_student(student)
+            try:
+                gb.find_submission(assignment, student)
+            except Exception:  # noqa: BLE001 - nbgrader raises MissingEntry
+                gb.add_submission(assignment, student)
+        resources = {"nbgrader": {"db_url": self.db_url, "assignment": assignment, "notebook": notebook,
+                                  "student": student}}
+        SaveAutoGrades(config=self.config).preprocess(nbformat.reads(autograded_text, as_version=4), resources)
+
+    def scores(self) -> list[dict]:
+        from nbgrader.api import Gradebook
+
+        rows = []
+        with Gradebook(self.db_url) as gb:
+            for assignment in gb.assignments:
+                for sub in gb.assignment_submissions(assignment.name):
+                    rows.append({"student": sub.student_id, "assignment": assignment.name,
+                                 "score": sub.score, "max_score": sub.max_score})
+        return rows
+
+
+# ----------------------------------------------------------------------------------------------- batch
+
+@dataclass
+class BatchResult:
+    graded: list[dict]
+    skipped: int
+    problems: list[dict]
+    seconds: float
+
+
+def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | None = None,
+              force: bool = False, seed: int = 0, limits: Limits | None = None, db_url: str | None = None,
+              progress: bool = True) -> BatchResult:
+    start = time.monotonic()
+    limits = limits or Limits()
+    sources = notebooks.sources()
+    digest = sources_digest(sources)
+    writer = GradebookWriter(db_url)
+    writer.ensure_assignments(sources)
+    subs, problems = discover(sources, assignment)
+    todo = [s for s in subs if force or not up_to_date(s, digest)]
+    skipped = len(subs) - len(todo)
+    source_texts = {str(s.path): s.path.read_text() for s in sources}
+    by_assignment = {a: {p: t for p, t in source_texts.items() if Path(p).parent.name == a}
+                     for a in {s.assignment for s in sources}}
+    before = {s.key: file_sha(s.path) for s in todo}
+
+    bar = _progress(len(todo), progress)
+    graded = []
+
+    def finish(sub: Submission, payload: dict) -> None:
+        report = payload["report"]
+        report.update({"student": sub.student, "sources": digest, "sha256": before[sub.key],
+                       "file": sub.path.name})
+        out_dir = autograded_dir() / sub.student / sub.assignment
+        _atomic_write(out_dir / f"{sub.notebook}.ipynb", payload["autograded"])
+        writer.record(sub.student, sub.assignment, sub.notebook, payload["autograded"])
+        _atomic_write(marker_path(sub), json.dumps(report, indent=1))
+        graded.append(report)
+        if bar is not None:
+            bar.update(1)
+            bar.write(f"  {sub.student:>16}  {sub.notebook:<28} {report['score']:>5g} / {report['max_score']:<4g}"
+                      f" ({report['seconds']:.1f} s)")
+
+    def payload_for(sub: Submission) -> tuple:
+        try:
+            text = sub.path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError) as error:
+            text = f"<unreadable: {error}>"
+        # The file name given to the grader is the course notebook's: a renamed file is graded as what it is.
+        return (text, f"{sub.notebook}.ipynb", by_assignment[sub.assignment], seed, limits)
+
+    try:
+        if scheduler:
+            _run_dask(scheduler, todo, payload_for, finish)
+        else:
+            with futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+                pending = {pool.submit(grade_payload, *payload_for(s)): s for s in todo}
+                for done in futures.as_completed(pending):
+                    finish(pending[done], done.result())
+    finally:
+        close_sandboxes()
+        if bar is not None:
+            bar.close()
+    for sub in todo:  # the grader never changes a submission: prove it
+        if file_sha(sub.path) != before[sub.key]:
+            raise RuntimeError(f"{sub.path} changed while being graded")
+    _write_problems(problems)
+    return BatchResult(graded, skipped, problems, time.monotonic() - start)
+
+
+def _run_dask(address: str, todo: list[Submission], payload_for, finish) -> None:
+    from distributed import Client, as_completed
+
+    with Client(address, timeout="30s") as client:
+        pending = {client.submit(grade_payload, *payload_for(s), pure=False, key=f"grade-{s.key}-{time.time()}"): s
+                   for s in todo}
+        for future in as_completed(pending):
+            finish(pending[future], future.result())
+
+
+def _progress(total: int, enabled: bool):
+    if not enabled or total == 0:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="nb", desc="autograding", dynamic_ncols=True)
+
+
+def _write_problems(problems: list[dict]) -> None:
+    _atomic_write(home() / "problems.json", json.dumps(problems, indent=1))
+
+
+def reports() -> list[dict]:
+    """Every graded report on disk (the class's results, with mistakes, for reports and exports)."""
+    out = []
+    for marker in sorted(autograded_dir().glob("*/*/*.grade.json")):
+        try:
+            out.append(json.loads(marker.read_text()))
+        except ValueError:
+            continue
+    return out
+
+
+# ----------------------------------------------------------------------------------- feedback / export
+
+def feedback(db_url: str | None = None) -> list[Path]:
+    """nbgrader's feedback HTML for every autograded submission (hidden tests removed)."""
+    from nbgrader.apps import NbGraderAPI
+
+    from autograder.nbgrader_setup import config
+
+    api = NbGraderAPI(config=config(db_url))
+    written = []
+    for assignment in sorted({Path(p).parent.name for p in autograded_dir().glob("*/*")}):
+        result = api.generate_feedback(assignment, force=True)
+        if not result["success"]:
+            raise RuntimeError(f"feedback for {assignment} failed:\n{result.get('log', '')[-2000:]}")
+    written = sorted((home() / "feedback").glob("*/*/*.html"))
+    return written
+
+
+def export_csv(path: Path | None = None, db_url: str | None = None) -> Path:
+    """nbgrader's grades CSV (one row per student and assignment)."""
+    from nbgrader.api import Gradebook
+    from nbgrader.plugins import CsvExportPlugin
+
+    from autograder.nbgrader_setup import config
+
+    path = Path(path or home() / "grades.csv")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    plugin = CsvExportPlugin(config=config(db_url))
+    plugin.to = str(path)
+    with Gradebook(config(db_url).CourseDirectory.db_url) as gb:
+        plugin.export(gb)
+    return path
+
+
+# -------------------------------------------------------------------------------------------- collect
+
+def collect(source: Path, assignment: str | None = None) -> list[Submission]:
+    """A folder of notebooks or an LMS zip download -> submitted/<student>/<assignment>/<notebook>.ipynb.
+
+    Student ids come from the file (or top folder) name: `<student>_<anything>.ipynb`, `<student>.ipynb`,
+    or `<student>/<anything>.ipynb`; LMS names such as `jdoe_12345_67890_01_square.ipynb` give `jdoe`.
+    The assignment and notebook are recognised from the content, so file names may be anything.
+    Existing submissions are replaced only by a file with different content.
+    """
+    source = Path(source)
+    if not source.exists():
+        raise FileNotFoundError(f"{source}: no such file or folder")
+    sources = notebooks.sources()
+    collected = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = source
+        if source.is_file():
+            if not zipfile.is_zipfile(source):
+                raise NotebookError(f"{source}: neither a folder nor a zip file")
+            with zipfile.ZipFile(source) as archive:
+                for member in archive.namelist():
+                    if member.startswith("/") or ".." in Path(member).parts:
+                        raise NotebookError(f"{source}: unsafe path in zip: {member}")
+                archive.extractall(tmp)
+            root = Path(tmp)
+        for path in sorted(root.rglob("*.ipynb")):
+            if "__MACOSX" in path.parts or ".ipynb_checkpoints" in path.parts:
+                continue
+            rel = path.relative_to(root)
+            student = rel.parts[0] if len(rel.parts) > 1 else path.stem.split("_")[0]
+            student = "".join(ch for ch in student if ch.isalnum() or ch in "-.@") or "unknown"
+            try:
+                nb = notebooks.read(path)
+                src = notebooks.match_source(nb, path.name, sources)
+            except NotebookError:
+                if assignment is None:
+                    continue
+                src = next((s for s in sources if s.assignment == assignment), None)
+                if src is None:
+                    continue
+            if assignment and src.assignment != assignment:
+                continue
+            target = submitted_dir() / student / src.assignment / f"{src.name}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.exists() or target.read_bytes() != path.read_bytes():
+                shutil.copyfile(path, target)
+            collected.append(Submission(student, src.assignment, target, src.name))
+    return collected

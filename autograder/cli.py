@@ -1,0 +1,208 @@
+"""python -m autograder COMMAND: a thin layer over plain functions (grading, release, classroom, report)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from autograder import paths
+from autograder.notebooks import NotebookError
+
+
+def _limits(args):
+    from autograder.sandbox import Limits
+
+    limits = Limits()
+    if getattr(args, "timeout", None):
+        limits.seconds_per_test = args.timeout
+    if getattr(args, "memory_mb", None):
+        limits.memory_mb = args.memory_mb
+    return limits
+
+
+def cmd_grade(args) -> int:
+    from autograder import grading
+
+    from autograder import notebooks
+
+    path = Path(args.notebook)
+    try:
+        notebooks.match_source(notebooks.read(path), path.name)  # bad input fails fast, before the sandbox
+        with grading.new_sandbox() as sandbox:
+            report, _ = grading.grade_path(path, sandbox, seed=args.seed, limits=_limits(args))
+    except NotebookError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report.to_json(), indent=1))
+    else:
+        print(format_report(report.to_json()))
+    return 0
+
+
+def format_report(report: dict) -> str:
+    width = max((len(c["grade_id"]) for c in report["cells"]), default=10)
+    lines = [f"{report['notebook']}  ({report.get('assignment', '')})", ""]
+    for c in report["cells"]:
+        mark = "PASS" if c["status"] == "passed" else c["status"].upper()
+        lines.append(f"  {mark:<7} {c['grade_id']:<{width}}  {c['points']:g}/{c['max_points']:g}")
+        if c["status"] != "passed":
+            lines.append(f"          {c['feedback']}")
+    lines += ["", f"  score: {report['score']:g} / {report['max_score']:g}"]
+    return "\n".join(lines)
+
+
+def cmd_release(args) -> int:
+    from autograder import grading, release
+
+    start = time.monotonic()
+    try:
+        with grading.new_sandbox() as sandbox:
+            reports = release.release(sandbox, check=not args.no_check)
+    except release.ReleaseRefused as error:
+        print(f"release refused: {error}", file=sys.stderr)
+        return 1
+    for r in reports:
+        print(f"  {r.notebook:<40} reference {r.score:g}/{r.max_score:g}")
+    print(f"released {len(list(paths.COURSE.glob('*/*.ipynb')))} notebooks to {paths.COURSE} "
+          f"in {time.monotonic() - start:.1f} s")
+    return 0
+
+
+def cmd_autograde(args) -> int:
+    from autograder import classroom
+
+    result = classroom.autograde(workers=args.workers, scheduler=args.scheduler, assignment=args.assignment,
+                                 force=args.force, seed=args.seed, limits=_limits(args), db_url=args.db_url,
+                                 progress=not args.quiet)
+    print(f"graded {len(result.graded)} notebooks, {result.skipped} already up to date, "
+          f"{len(result.problems)} missing, in {result.seconds:.1f} s")
+    for p in result.problems:
+        print(f"  {p['student']}/{p['assignment']}: {p['reason']}")
+    if not args.quiet:
+        print(grade_table(classroom.reports()))
+    return 0
+
+
+def grade_table(reports: list[dict]) -> str:
+    import pandas as pd
+
+    if not reports:
+        return "(no graded submissions)"
+    frame = pd.DataFrame([{"student": r["student"], "notebook": r["notebook"].removesuffix(".ipynb"),
+                           "score": f"{r['score']:g}/{r['max_score']:g}"} for r in reports])
+    table = frame.pivot(index="student", columns="notebook", values="score").fillna("-")
+    totals = pd.DataFrame(reports).groupby("student")[["score", "max_score"]].sum()
+    table["total"] = [f"{totals.loc[s, 'score']:g}/{totals.loc[s, 'max_score']:g}" for s in table.index]
+    return table.to_string()
+
+
+def cmd_feedback(args) -> int:
+    from autograder import classroom
+
+    written = classroom.feedback(args.db_url)
+    print(f"wrote {len(written)} feedback pages under {classroom.home() / 'feedback'}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    from autograder import classroom
+
+    path = classroom.export_csv(Path(args.output) if args.output else None, args.db_url)
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from autograder import classroom, class_report
+
+    path = class_report.write(classroom.reports(), Path(args.output) if args.output else None)
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_collect(args) -> int:
+    from autograder import classroom
+
+    try:
+        collected = classroom.collect(Path(args.source), args.assignment)
+    except (FileNotFoundError, NotebookError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    students = sorted({s.student for s in collected})
+    print(f"collected {len(collected)} notebooks from {len(students)} students into {classroom.submitted_dir()}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from autograder import classroom, samples
+
+    if cmd_release(argparse.Namespace(no_check=False)) != 0:
+        return 1
+    students = samples.write_sample_class(classroom.submitted_dir())
+    print(f"sample class: {', '.join(students)}")
+    code = cmd_autograde(argparse.Namespace(workers=args.workers, scheduler=None, assignment=None, force=True,
+                                            seed=0, timeout=None, memory_mb=None, db_url=None, quiet=False))
+    cmd_feedback(argparse.Namespace(db_url=None))
+    cmd_export(argparse.Namespace(output=None, db_url=None))
+    cmd_report(argparse.Namespace(output=None))
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder",
+                                     description="Grade notebooks of the custom autograd.Function course.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def limits(p):
+        p.add_argument("--timeout", type=float, help="seconds allowed per test (answers + one test cell)")
+        p.add_argument("--memory-mb", type=int, help="memory allowed per test, in MB")
+        p.add_argument("--seed", type=int, default=0, help="base seed of the checks' random inputs")
+
+    p = sub.add_parser("grade", help="grade ONE notebook against the hidden tests and print a report")
+    p.add_argument("notebook", help="a copy of a course notebook with your answers")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    limits(p)
+    p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("release", help="regenerate course/ from solutions/ (refuses if a solution fails)")
+    p.add_argument("--no-check", action="store_true", help="skip grading the reference solutions first")
+    p.set_defaults(func=cmd_release)
+
+    p = sub.add_parser("autograde", help="grade every submission into the gradebook")
+    p.add_argument("--workers", type=int, default=1, help="grading processes on this machine")
+    p.add_argument("--scheduler", help="address of a Dask scheduler (tcp://host:8786) to grade on")
+    p.add_argument("--assignment", help="only this assignment")
+    p.add_argument("--force", action="store_true", help="regrade even unchanged submissions")
+    p.add_argument("--db-url", help="gradebook SQLAlchemy URL (default: SQLite in the grading folder)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or table")
+    limits(p)
+    p.set_defaults(func=cmd_autograde)
+
+    p = sub.add_parser("feedback", help="write feedback HTML for every graded submission")
+    p.add_argument("--db-url")
+    p.set_defaults(func=cmd_feedback)
+
+    p = sub.add_parser("export", help="write the grades CSV")
+    p.add_argument("--output", help="CSV path (default: <grading folder>/grades.csv)")
+    p.add_argument("--db-url")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("report", help="write the class report (HTML with figures)")
+    p.add_argument("--output", help="HTML path (default: <grading folder>/class-report.html)")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("collect", help="import a folder of notebooks or an LMS zip as submissions")
+    p.add_argument("source", help="folder or .zip")
+    p.add_argument("--assignment", help="only notebooks of this assignment")
+    p.set_defaults(func=cmd_collect)
+
+    p = sub.add_parser("demo", help="release, grade a bundled sample class, print grades, write feedback")
+    p.add_argument("--workers", type=int, default=2)
+    p.set_defaults(func=cmd_demo)
+
+    args = parser.parse_args(argv)
+    return args.func(args)

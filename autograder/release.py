@@ -1,0 +1,67 @@
+"""Release: regenerate course/ from solutions/ with nbgrader, refusing if a solution fails its own tests.
+
+Like otter-grader's assign step, the instructor's reference answers are graded first, in the same
+sandbox students are graded in; a course whose own solutions fail never ships.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from autograder import grading, notebooks, paths
+from autograder.nbgrader_setup import config
+
+
+class ReleaseRefused(RuntimeError):
+    pass
+
+
+def verify_solutions(sources, sandbox, seed: int = 0) -> list[grading.Report]:
+    reports = []
+    for source in sources:
+        report = grading.reference_report(source, sandbox, seed=seed)
+        failing = [c for c in report.cells if c.status != "passed"]
+        if failing or not report.cells:
+            names = "; ".join(f"{c.grade_id} ({c.status}: {c.feedback[:300]})" for c in failing)
+            raise ReleaseRefused(f"{source.path.relative_to(paths.ROOT)}: the reference solution fails its own "
+                                 f"tests: {names or 'no test cells'}. Nothing was released.")
+        reports.append(report)
+    return reports
+
+
+def generate(assignments: list[str]) -> None:
+    """nbgrader generate_assignment for each assignment: solutions/<a>/ -> course/<a>/."""
+    from nbgrader.apps import NbGraderAPI
+
+    paths.grading_home().mkdir(parents=True, exist_ok=True)
+    api = NbGraderAPI(config=config())
+    for assignment in assignments:
+        result = api.generate_assignment(assignment, force=True, create=True)
+        if not result["success"]:
+            raise ReleaseRefused(f"nbgrader could not generate {assignment}:\n{result.get('log', '')[-3000:]}")
+
+
+def problems_in_release(course: Path | None = None) -> list[str]:
+    """What must never be in course/: solutions, hidden tests, markers, outputs."""
+    course = course or paths.COURSE
+    found = []
+    for path in sorted(course.glob("*/*.ipynb")):
+        nb = json.loads(path.read_text())
+        for cell in nb["cells"]:
+            text = "".join(cell.get("source", ""))
+            if "### BEGIN" in text or "### END" in text:
+                found.append(f"{path.name}: a solution or hidden-test marker")
+            if cell.get("outputs") or cell.get("execution_count"):
+                found.append(f"{path.name}: a cell with outputs")
+    return found
+
+
+def release(sandbox, check: bool = True) -> list[grading.Report]:
+    sources = notebooks.sources()
+    reports = verify_solutions(sources, sandbox) if check else []
+    generate([s.assignment for s in sources])
+    leftovers = problems_in_release()
+    if leftovers:
+        raise ReleaseRefused("the release contains what students must not see: " + "; ".join(leftovers))
+    return reports

@@ -1,0 +1,12 @@
+# mistake: un-broadcasts the gradient of a but forgets b (the usual case when b is the smaller one)
+# feedback: the gradient of b has shape
+class BroadcastMul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return unbroadcast(grad_output * b, a.shape), grad_output * a

@@ -1,0 +1,12 @@
+# mistake: keeps the output as a plain attribute ctx.y = y (no version check, reference cycle)
+# feedback: save_for_backward
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.exp(x)
+        ctx.y = y
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.y

@@ -1,0 +1,13 @@
+# mistake: backward returns the local derivative y without multiplying by grad_output
+# feedback: grad_output
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.exp(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return y

@@ -1,0 +1,13 @@
+# mistake: saves y but returns a different tensor (a clone), so the saved tensor is not the output
+# feedback: not the output
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.exp(x)
+        ctx.save_for_backward(y)
+        return y.clone()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return grad_output * y

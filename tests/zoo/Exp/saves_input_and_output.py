@@ -1,0 +1,13 @@
+# mistake: saves both the input and the output, keeping the input alive for nothing
+# feedback: save only y
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.exp(x)
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, y = ctx.saved_tensors
+        return grad_output * y

@@ -1,0 +1,13 @@
+# mistake: ignores dim and always sums along the last axis
+# feedback: dim
+class NumpyCumsum(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, dim):
+        return torch.from_numpy(np.cumsum(x.detach().cpu().numpy(), axis=-1)).to(x.device)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        g = grad_output.cpu().numpy()
+        grad = np.flip(np.cumsum(np.flip(g, -1), axis=-1), -1).copy()
+        return torch.from_numpy(grad).to(grad_output.device), None

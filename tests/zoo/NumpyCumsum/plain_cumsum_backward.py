@@ -1,0 +1,13 @@
+# mistake: backward takes a plain cumulative sum of grad_output instead of the reversed one
+# feedback: REVERSED
+class NumpyCumsum(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        return torch.from_numpy(np.cumsum(x.detach().cpu().numpy(), axis=dim)).to(x.device)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        grad = np.cumsum(grad_output.cpu().numpy(), axis=ctx.dim)
+        return torch.from_numpy(grad).to(grad_output.device), None

@@ -1,0 +1,10 @@
+# mistake: backward converts grad_output to float32 (the engine casts it back, hiding the loss of precision)
+# feedback: dtype
+class RoundSTE(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return torch.round(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.float()

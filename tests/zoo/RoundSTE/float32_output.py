@@ -1,0 +1,10 @@
+# mistake: converts the result to float32, losing the input's dtype
+# feedback: dtype
+class RoundSTE(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return torch.round(x).float()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output

@@ -1,0 +1,14 @@
+# mistake: uses the detach trick inside a custom apply, so no RoundSTE node is ever recorded
+# feedback: .apply
+class RoundSTE(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return torch.round(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output
+
+    @staticmethod
+    def apply(x):
+        return x + (torch.round(x) - x).detach()

@@ -1,0 +1,10 @@
+# mistake: rounds with floor(x + 0.5), which rounds halves up instead of to even as torch.round does
+# feedback: even
+class RoundSTE(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return torch.floor(x + 0.5)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output

@@ -1,0 +1,10 @@
+# mistake: backward returns ones instead of grad_output
+# feedback: grad_output
+class RoundSTE(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return torch.round(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return torch.ones_like(grad_output)

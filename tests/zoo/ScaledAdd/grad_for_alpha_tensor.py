@@ -1,0 +1,13 @@
+# mistake: backward returns a gradient (a tensor) for the float alpha
+# feedback: None for the float alpha
+class ScaledAdd(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y, alpha):
+        ctx.save_for_backward(y)
+        ctx.alpha = alpha
+        return x + alpha * y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return grad_output, ctx.alpha * grad_output, (grad_output * y).sum()

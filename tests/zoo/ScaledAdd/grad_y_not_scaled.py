@@ -1,0 +1,16 @@
+# mistake: the gradient of y is grad_output, not alpha * grad_output
+# feedback: scaled by alpha
+class ScaledAdd(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y, alpha):
+        ctx.alpha = alpha
+        return x + alpha * y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grad_x = grad_y = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad_output
+        if ctx.needs_input_grad[1]:
+            grad_y = grad_output
+        return grad_x, grad_y, None

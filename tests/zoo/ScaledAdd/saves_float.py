@@ -1,0 +1,12 @@
+# mistake: passes the float alpha to ctx.save_for_backward, which takes tensors only
+# feedback: save_for_backward only takes tensors
+class ScaledAdd(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y, alpha):
+        ctx.save_for_backward(alpha)
+        return x + alpha * y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (alpha,) = ctx.saved_tensors
+        return grad_output, alpha * grad_output, None

@@ -1,0 +1,13 @@
+# mistake: returns a zero tensor instead of None for an input that needs no gradient
+# feedback: return None for y
+class ScaledAdd(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y, alpha):
+        ctx.alpha = alpha
+        return x + alpha * y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grad_x = grad_output if ctx.needs_input_grad[0] else torch.zeros_like(grad_output)
+        grad_y = ctx.alpha * grad_output if ctx.needs_input_grad[1] else torch.zeros_like(grad_output)
+        return grad_x, grad_y, None

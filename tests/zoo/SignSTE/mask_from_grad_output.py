@@ -1,0 +1,10 @@
+# mistake: builds the clipping mask from grad_output instead of the saved input x
+# feedback: depends on the INPUT x
+class SignSTE(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return torch.sign(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * (grad_output.abs() <= 1)

@@ -1,0 +1,12 @@
+# mistake: returns the boolean mask itself, forgetting grad_output (the engine silently turns it into 0/1 floats)
+# feedback: grad_output
+class SignSTE(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.sign(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return x.abs() <= 1

@@ -1,0 +1,12 @@
+# mistake: unsqueezes grad_output even when keepdim=True, where the summed dimension is already there
+# feedback: keepdim
+class SumDim(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, dim, keepdim):
+        ctx.shape = x.shape
+        ctx.dim = dim
+        return x.sum(dim, keepdim=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.unsqueeze(ctx.dim).expand(ctx.shape), None, None

@@ -1,0 +1,15 @@
+# mistake: returns a (zero) gradient for the int dim instead of None
+# feedback: None
+class SumDim(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, dim, keepdim):
+        ctx.shape = x.shape
+        ctx.dim = dim
+        ctx.keepdim = keepdim
+        return x.sum(dim, keepdim=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if not ctx.keepdim:
+            grad_output = grad_output.unsqueeze(ctx.dim)
+        return grad_output.expand(ctx.shape), torch.zeros(()), None

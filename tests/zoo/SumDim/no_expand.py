@@ -1,0 +1,10 @@
+# mistake: returns grad_output as it is, of the reduced shape, instead of expanding it to x's shape
+# feedback: expand
+class SumDim(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, dim, keepdim):
+        return x.sum(dim, keepdim=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, None, None

@@ -1,0 +1,7 @@
+# mistake: checkpoints a lambda that looks the loop variable up late, so backward recomputes every block with the last layer
+# feedback: last layer
+def checkpointed_mlp(x, layers):
+    h = x
+    for layer in layers:
+        h = checkpoint(lambda t: F.silu(layer(t)), h, use_reentrant=False)
+    return h

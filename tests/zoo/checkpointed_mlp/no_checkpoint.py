@@ -1,0 +1,7 @@
+# mistake: the plain loop, without any checkpoint: right values, but every activation is kept
+# feedback: checkpoint
+def checkpointed_mlp(x, layers):
+    h = x
+    for layer in layers:
+        h = F.silu(layer(h))
+    return h

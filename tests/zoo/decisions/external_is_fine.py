@@ -1,0 +1,13 @@
+# mistake: thinks autograd can follow a call into a C library
+# feedback: leaves torch
+DECISIONS = {
+    "masked_loss": "none",
+    "quantized_weights": "surrogate",
+    "transformer_memory": "checkpoint",
+    "c_simulator": "none",
+    "logsumexp_scores": "none",
+    "rnn_early_exit": "none",
+    "implicit_solver": "stable",
+    "reversible_block": "memory",
+    "numpy_augmentation": "none",
+}

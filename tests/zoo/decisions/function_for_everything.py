@@ -1,0 +1,13 @@
+# mistake: writes a custom Function for everything, even where autograd already works
+# feedback: autograd already handles this
+DECISIONS = {
+    "masked_loss": "stable",
+    "quantized_weights": "surrogate",
+    "transformer_memory": "checkpoint",
+    "c_simulator": "external",
+    "logsumexp_scores": "stable",
+    "rnn_early_exit": "stable",
+    "implicit_solver": "stable",
+    "reversible_block": "memory",
+    "numpy_augmentation": "external",
+}

@@ -1,0 +1,11 @@
+# mistake: deletes the scenarios it is unsure about
+# feedback: missing
+DECISIONS = {
+    "masked_loss": "none",
+    "quantized_weights": "surrogate",
+    "transformer_memory": "checkpoint",
+    "c_simulator": "external",
+    "logsumexp_scores": "none",
+    "rnn_early_exit": "none",
+    "numpy_augmentation": "none",
+}

@@ -1,0 +1,13 @@
+# mistake: writes a stable Function although torch.logsumexp exists
+# feedback: torch.logsumexp
+DECISIONS = {
+    "masked_loss": "none",
+    "quantized_weights": "surrogate",
+    "transformer_memory": "checkpoint",
+    "c_simulator": "external",
+    "logsumexp_scores": "stable",
+    "rnn_early_exit": "none",
+    "implicit_solver": "stable",
+    "reversible_block": "memory",
+    "numpy_augmentation": "none",
+}

@@ -1,0 +1,13 @@
+# mistake: believes autograd's gradient of round is usable
+# feedback: true gradient is zero
+DECISIONS = {
+    "masked_loss": "none",
+    "quantized_weights": "none",
+    "transformer_memory": "checkpoint",
+    "c_simulator": "external",
+    "logsumexp_scores": "none",
+    "rnn_early_exit": "none",
+    "implicit_solver": "stable",
+    "reversible_block": "memory",
+    "numpy_augmentation": "none",
+}

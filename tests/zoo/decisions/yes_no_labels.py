@@ -1,0 +1,13 @@
+# mistake: answers yes/no (write a Function or not) instead of using the labels
+# feedback: not a label
+DECISIONS = {
+    "masked_loss": "no",
+    "quantized_weights": "yes",
+    "transformer_memory": "no",
+    "c_simulator": "yes",
+    "logsumexp_scores": "no",
+    "rnn_early_exit": "no",
+    "implicit_solver": "yes",
+    "reversible_block": "yes",
+    "numpy_augmentation": "no",
+}

@@ -1,0 +1,11 @@
+# mistake: sums the size-1 dimensions before dropping the leading ones, so it lines shapes up from the left
+# feedback: size 1 in the target
+def unbroadcast(grad, shape):
+    shape = tuple(shape)
+    for i, size in enumerate(shape):
+        if size == 1 and grad.shape[i] != 1:
+            grad = grad.sum(dim=i, keepdim=True)
+    extra = grad.dim() - len(shape)
+    if extra > 0:
+        grad = grad.sum(dim=tuple(range(extra)))
+    return grad

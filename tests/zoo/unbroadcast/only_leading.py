@@ -1,0 +1,7 @@
+# mistake: only removes the extra leading dimensions and forgets the widened size-1 dimensions
+# feedback: size 1 in the target
+def unbroadcast(grad, shape):
+    extra = grad.dim() - len(shape)
+    if extra > 0:
+        grad = grad.sum(dim=tuple(range(extra)))
+    return grad

@@ -1,0 +1,5 @@
+# mistake: the unfilled exercise (still raises NotImplementedError)
+# feedback: not implemented
+def unbroadcast(grad, shape):
+    # YOUR CODE HERE
+    raise NotImplementedError()
