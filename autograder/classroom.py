@@ -58,12 +58,12 @@ def autograded_dir() -> Path:
     return home() / "autograded"
 
 
-def sources_digest(sources: list[Source]) -> str:
-    """Changes when any test, point value or setup changes: such a change regrades everyone."""
-    h = hashlib.sha256()
-    for s in sources:
-        h.update(s.path.read_bytes())
-    return h.hexdigest()[:16]
+def source_digests(sources: list[Source]) -> dict[str, str]:
+    """Per assignment: changes when any of its tests, points or setup change, which regrades its class."""
+    out: dict[str, str] = {}
+    for s in sorted(sources, key=lambda s: s.path):
+        out[s.assignment] = hashlib.sha256((out.get(s.assignment, "") + s.path.read_text()).encode()).hexdigest()[:16]
+    return out
 
 
 # ---------------------------------------------------------------------------------------- discovery
@@ -123,7 +123,7 @@ def marker_path(sub: Submission) -> Path:
     return autograded_dir() / sub.student / sub.assignment / f"{sub.notebook}.grade.json"
 
 
-def up_to_date(sub: Submission, digest: str) -> bool:
+def up_to_date(sub: Submission, digests: dict[str, str]) -> bool:
     marker = marker_path(sub)
     if not marker.exists():
         return False
@@ -131,7 +131,7 @@ def up_to_date(sub: Submission, digest: str) -> bool:
         data = json.loads(marker.read_text())
     except ValueError:
         return False
-    return data.get("sha256") == file_sha(sub.path) and data.get("sources") == digest
+    return data.get("sha256") == file_sha(sub.path) and data.get("sources") == digests.get(sub.assignment)
 
 
 def file_sha(path: Path) -> str:
@@ -261,11 +261,11 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
     start = time.monotonic()
     limits = limits or Limits()
     sources = notebooks.sources()
-    digest = sources_digest(sources)
+    digests = source_digests(sources)
     writer = GradebookWriter(db_url)
     writer.ensure_assignments(sources)
     subs, problems = discover(sources, assignment)
-    todo = [s for s in subs if force or not up_to_date(s, digest)]
+    todo = [s for s in subs if force or not up_to_date(s, digests)]
     skipped = len(subs) - len(todo)
     source_texts = {str(s.path): s.path.read_text() for s in sources}
     by_assignment = {a: {p: t for p, t in source_texts.items() if Path(p).parent.name == a}
@@ -277,7 +277,7 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
 
     def finish(sub: Submission, payload: dict) -> None:
         report = payload["report"]
-        report.update({"student": sub.student, "sources": digest, "sha256": before[sub.key],
+        report.update({"student": sub.student, "sources": digests[sub.assignment], "sha256": before[sub.key],
                        "file": sub.path.name})
         out_dir = autograded_dir() / sub.student / sub.assignment
         _atomic_write(out_dir / f"{sub.notebook}.ipynb", payload["autograded"])
@@ -359,7 +359,7 @@ def feedback(db_url: str | None = None) -> list[Path]:
 
     api = NbGraderAPI(config=config(db_url))
     written = []
-    for assignment in sorted({Path(p).parent.name for p in autograded_dir().glob("*/*")}):
+    for assignment in sorted({p.name for p in autograded_dir().glob("*/*") if p.is_dir()}):
         result = api.generate_feedback(assignment, force=True)
         if not result["success"]:
             raise RuntimeError(f"feedback for {assignment} failed:\n{result.get('log', '')[-2000:]}")

@@ -30,12 +30,15 @@ def verify_solutions(sources, sandbox, seed: int = 0) -> list[grading.Report]:
     return reports
 
 
-def generate(assignments: list[str]) -> None:
-    """nbgrader generate_assignment for each assignment: solutions/<a>/ -> course/<a>/."""
+def generate(assignments: list[str], release_dir: Path | None = None) -> None:
+    """nbgrader generate_assignment for each assignment: solutions/<a>/ -> course/<a>/ (or release_dir)."""
     from nbgrader.apps import NbGraderAPI
 
     paths.grading_home().mkdir(parents=True, exist_ok=True)
-    api = NbGraderAPI(config=config())
+    c = config()
+    if release_dir is not None:
+        c.CourseDirectory.release_directory = str(release_dir)
+    api = NbGraderAPI(config=c)
     for assignment in assignments:
         result = api.generate_assignment(assignment, force=True, create=True)
         if not result["success"]:

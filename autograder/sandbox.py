@@ -450,7 +450,7 @@ def _run_cell(source: str, filename: str, namespace: dict, label: str, is_test: 
         if "can't allocate memory" in text or "DefaultCPUAllocator" in text:
             return Outcome("error", "ran out of memory: the grading limit was exceeded.", "memory-limit")
         where = _student_frame(error)
-        return Outcome("error", f"{type(error).__name__}: {text.splitlines()[0][:500] if text else ''}{where}",
+        return Outcome("error", f"{type(error).__name__}: {text.splitlines()[0][:50000] if text else ''}{where}",
                        "exception", details={"exception": type(error).__name__})
     return None
 
@@ -549,7 +549,7 @@ def _install_audit_hook(protected: list, workdir: str) -> dict:
                                              and args[1] in _FRAME_ATTRS):
                 on_stack, caller = student_on_stack(2)
                 if on_stack and not caller.startswith(allowed_callers):
-                    raise denied("inspecting the grader's frames")
+                    raise denied(f"inspecting the grader's frames {event} {args[1:2] if event == 'object.__getattr__' else ''} {caller}")
             elif event in ("compile", "code.__new__", "function.__new__") :
                 on_stack, caller = student_on_stack(2)
                 if on_stack and caller.startswith(STUDENT_FILE_PREFIX):

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 
 import torch
 
@@ -25,7 +26,6 @@ def _explained(what: str):
         yield
     except c.Mistake as mistake:
         if mistake.code == "wrong-arity":
-            import re
             got = re.search(r"returned (\d+) gradients", mistake.message)
             got = int(got.group(1)) if got else None
             if got == 1:

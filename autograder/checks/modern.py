@@ -15,9 +15,15 @@ graph capture (Dynamo + AOTAutograd) that decides whether an op can be compiled 
 from __future__ import annotations
 
 import torch
+import torch._dynamo  # noqa: F401 - see below
+import torch.export  # noqa: F401
 import torch.func
 
 from autograder.checks import common as c
+
+# Importing torch._dynamo replaces torch.manual_seed by a wrapped version. The grader imports every checks
+# module before it records which objects are trusted, so importing it here (not lazily, in the middle of a
+# test, through torch.compile or torch.func) keeps that replacement from looking like tampering.
 
 _vmap = torch.func.vmap
 _func_grad = torch.func.grad
@@ -63,6 +69,11 @@ def _explain_func(error: Exception, what: str) -> None:
         c.fail("leaves-torch",
                f"{what}: your forward or backward leaves torch (NumPy, .item(), .tolist()). Under torch.func the "
                "tensors are wrappers without storage of their own: write both methods with torch operations.")
+    if "expected np.ndarray" in text:
+        c.fail("leaves-torch",
+               f"{what}: your Function uses NumPy (torch.from_numpy received a NumPy scalar, which NumPy returns "
+               "for a 0-d input). Write forward and backward with torch operations: they must also run under "
+               "torch.func, where NumPy cannot run at all.")
     if isinstance(error, TypeError) and "positional argument" in text:
         c.fail("wrong-signature",
                f"{what} raised TypeError: {text}. In the torch.func style forward takes only the inputs "
@@ -209,10 +220,18 @@ def require_op(op) -> None:
         c.fail("wrong-op-name", f"the custom operator is named {name!r}; name it {QUALNAME!r}.")
 
 
+def _causes(error: BaseException):
+    seen = []
+    while error is not None and error not in seen and len(seen) < 10:
+        seen.append(error)
+        error = error.__cause__ or error.__context__
+    return seen
+
+
 def _explain_op(error: Exception, what: str) -> None:
     """Plain words for what goes wrong with a custom operator's registrations."""
     text = str(error)
-    if isinstance(error, NotImplementedError) or "NotImplementedError" in text:
+    if any(isinstance(e, NotImplementedError) for e in _causes(error)) or "NotImplementedError" in text:
         c.fail("not-implemented", f"{what}: part of the answer is not implemented yet (it raises "
                                   "NotImplementedError).")
     if "no fake impl registered" in text or "There was no fake impl" in text:
@@ -236,7 +255,7 @@ def _explain_op(error: Exception, what: str) -> None:
     if "test_schema failed" in text or "not defined as mutable" in text or "may not alias" in text:
         c.fail("kernel-mutates-or-aliases",
                f"{what}: the kernel changes its input or returns (a view of) it, which the schema "
-               "(mutates_args=()) forbids ({_first_line(text)}). Return a new tensor and leave x untouched: no "
+               f"(mutates_args=()) forbids ({_first_line(text)}). Return a new tensor and leave x untouched: no "
                "out= into x's own NumPy buffer.")
 
 
@@ -264,9 +283,14 @@ def sin_values(op) -> None:
     require_op(op)
     for dtype in (_float32, _float64):
         x = torch.tensor([[-2.0, -0.5, 0.0], [0.25, 1.0, 3.0]], dtype=dtype)
+        original = x.clone()
         y = _op_call(op, x, what=f"numpy_sin(x) for a {dtype} input")
+        if not bool(c._allclose(x, original)):
+            c.fail("kernel-mutates-input",
+                   "numpy_sin(x) changed x itself, although mutates_args=() promises it does not: x.numpy() shares "
+                   "x's memory, so do not write into it (no out= into that array); return a new array.")
         rtol, atol = _sin_tolerance(dtype)
-        c.require_close(y, _sin(x), f"numpy_sin(x) for a {dtype} input", "wrong-forward",
+        c.require_close(y, _sin(original), f"numpy_sin(x) for a {dtype} input", "wrong-forward",
                         "the kernel should return np.sin of x's data as a tensor of x's dtype.", rtol=rtol, atol=atol)
     x = torch.tensor([-1.0, 0.5, 2.0], dtype=_float64, requires_grad=True)
     y = _op_call(op, x, what="numpy_sin(x)")
@@ -296,8 +320,7 @@ def sin_gradcheck(op, seeds=(0, 1)) -> None:
 def sin_opcheck(op) -> None:
     """Hidden: torch.library.opcheck (schema, fake kernel, autograd registration, AOT dispatch) passes."""
     require_op(op)
-    samples = [c.randn(3, 4, seed=60), c.randn(5, seed=61, requires_grad=False, dtype=_float32),
-               c.randn(2, 1, 3, seed=62)]
+    samples = [c.randn(3, 4, seed=60), c.randn(2, 5, seed=61, requires_grad=False, dtype=_float32)]
     for x in samples:
         what = f"torch.library.opcheck(numpy_sin, (x,)) for x of shape {tuple(x.shape)}, {x.dtype}"
         try:
@@ -313,7 +336,7 @@ def sin_opcheck(op) -> None:
 
 def sin_compile(op) -> None:
     """Hidden: torch.compile(fullgraph=True, backend="aot_eager") of a function using the op: values and
-    gradients match eager, in float64 and float32."""
+    gradients match eager."""
     require_op(op)
     _compiler_reset()
 
@@ -322,7 +345,7 @@ def sin_compile(op) -> None:
 
     compiled = _compile(fn, backend="aot_eager", fullgraph=True)
     what = 'torch.compile(fn, fullgraph=True, backend="aot_eager") with fn(t) = numpy_sin(t) * 2 + 1'
-    for x in (c.randn(3, 4, seed=70), c.randn(6, seed=71, dtype=_float32)):
+    for x in (c.randn(3, 4, seed=70),):   # one compile: the first one in a process costs seconds
         y = _op_call(compiled, x, what=what)
         rtol, atol = _sin_tolerance(x.dtype)
         c.require_close(y, 2 * _sin(x.detach()) + 1, f"the compiled function's output ({x.dtype})",

@@ -70,8 +70,8 @@ def _require_loss(loss, logits, target, what: str, rtol=1e-7, atol=1e-9) -> None
     if not bool(torch.isfinite(got)):
         c.fail("overflow",
                f"{what} is {got.item()} (F.cross_entropy gives {expected.item():.6g}): exp overflowed or a "
-               "probability underflowed to 0 before the log. Use the log-sum-exp trick: "
-               "logsumexp(z) = m + log(sum(exp(z - m))) with m the row max, and loss = logsumexp - z[target] "
+               "probability underflowed to 0 before the log. Use the log-sum-exp trick: with m the row max, "
+               "loss_i = log(sum(exp(z_i - m_i))) - (z_i[target_i] - m_i), every exponent <= 0 "
                "(never log(softmax)).")
     if bool(c._allclose(got, expected, rtol=rtol, atol=atol)):
         return

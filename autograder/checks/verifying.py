@@ -166,6 +166,17 @@ def _tanh(x):
     return torch.tanh(x.detach())
 
 
+def guarded(check, *args, what: str, **kwargs):
+    """Run a common check; a crash of the learner's code that is not a RuntimeError becomes plain feedback."""
+    try:
+        return check(*args, what=what, **kwargs)
+    except (c.Mistake, NotImplementedError, RuntimeError):
+        raise
+    except Exception as error:  # TypeError, ValueError, IndexError, ... raised inside forward or backward
+        c.fail("crashed", f"{what}: your code raised {type(error).__name__}: {str(error)[:200]}. "
+                          "Check 0-d inputs and that backward returns a tensor built with torch operations.")
+
+
 def tanh_values(Tanh) -> None:
     """Visible: values, the gradient on a small example, and Tanh's own graph node."""
     c.require_function(Tanh, NAME)
@@ -184,8 +195,8 @@ def tanh_gradcheck(Tanh, seeds=(0, 1, 2)) -> None:
     for seed in seeds:
         for shape in SHAPES:
             x = c.randn(*shape, seed=seed, scale=1.5)
-            c.gradcheck(Tanh.apply, (x,), f"Tanh on shape {shape}",
-                        hint="backward must return grad_output * (1 - y * y), with y the saved output.")
+            guarded(c.gradcheck, Tanh.apply, (x,), what=f"Tanh on shape {shape}",
+                    hint="backward must return grad_output * (1 - y * y), with y the saved output.")
     x = c.randn(3, 4, seed=70)
     grad_output = c.randn(3, 4, seed=71, requires_grad=False)
     y = c.call(Tanh.apply, x, what="Tanh.forward")
@@ -237,7 +248,11 @@ def tanh_gradgradcheck(Tanh, seeds=(0, 1, 2)) -> None:
     for seed in seeds:
         for shape in [(), (4,), (2, 3)]:
             x = c.randn(*shape, seed=seed + 100, scale=1.5)
-            c.gradgradcheck(Tanh.apply, (x,), f"Tanh on shape {shape}", hint=_SECOND_HINT)
+            y = c.call(Tanh.apply, x, what="Tanh.forward")
+            if y.dtype != x.dtype:
+                c.fail("wrong-dtype", f"Tanh.apply returned {y.dtype} for a {x.dtype} input: compute in the "
+                                      "input's dtype (no .float()), or the second derivative loses precision.")
+            guarded(c.gradgradcheck, Tanh.apply, (x,), what=f"Tanh on shape {shape}", hint=_SECOND_HINT)
 
 
 def tanh_saves_output(Tanh) -> None:
@@ -287,5 +302,6 @@ def tanh_extremes(Tanh) -> None:
     if not bool(torch.isfinite(grad).all()):
         c.fail("overflow", "the gradient of Tanh is not finite at large |x|: compute it as 1 - y * y from the saved "
                            "output (a formula such as 1 / cosh(x)**2 built from exp can overflow).")
-    c.require_close(grad, 1 - _tanh(x) ** 2, "the gradient at large |x|", "wrong-derivative", rtol=0, atol=1e-12)
+    c.require_close(grad, 1 - _tanh(x) ** 2, "the gradient at large |x|", "wrong-derivative",
+                    "it should be 1 - y * y, which is 0 where y = +-1.", rtol=0, atol=1e-12)
 

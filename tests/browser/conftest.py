@@ -91,20 +91,6 @@ class LabServer:
         """A path as JupyterLab names it: relative to the server root, with forward slashes."""
         return Path(path).resolve().relative_to(self.root).as_posix()
 
-    def api(self, method: str, path: str):
-        request = urllib.request.Request(self.url + path.lstrip("/"), method=method)
-        with urllib.request.urlopen(request, timeout=30) as response:
-            body = response.read()
-            return json.loads(body) if body else None
-
-    def shutdown_sessions(self) -> None:
-        """Close every notebook session (and its kernel), so finished notebooks stop using CPU/memory."""
-        try:
-            for session in self.api("GET", "api/sessions"):
-                self.api("DELETE", f"api/sessions/{session['id']}")
-        except (urllib.error.URLError, OSError):
-            pass
-
     def lab_url(self, path: str | None = None) -> str:
         """/lab in a fresh, empty workspace (JupyterLab would otherwise reopen the previous test's tabs),
         opening `path` if given."""
@@ -198,6 +184,56 @@ def lab_server():
         shutil.rmtree(home, ignore_errors=True)
 
 
+# Defined in every page: find a notebook panel by path, tell whether its kernel is idle, summarise a
+# notebook without its images, and close every tab (shutting down kernels, discarding changes).
+HELPERS = r"""
+window.__panel = (path) => {
+  const app = window.jupyterapp;
+  if (!app) return null;
+  for (const w of app.shell.widgets('main')) {
+    if (w.context && w.context.path === path && w.content && w.content.model) return w;
+  }
+  return null;
+};
+window.__kernelIdle = (path) => {
+  const panel = window.__panel(path);
+  const kernel = panel && panel.sessionContext.session && panel.sessionContext.session.kernel;
+  return !!(kernel && kernel.status === 'idle' && !panel.sessionContext.pendingInput);
+};
+window.__summary = (path) => {
+  const panel = window.__panel(path);
+  const text = (v) => Array.isArray(v) ? v.join('') : (v == null ? '' : String(v));
+  const cells = [];
+  const model = panel.content.model;
+  for (let i = 0; i < model.cells.length; i++) {
+    const cell = model.cells.get(i);
+    if (cell.type !== 'code') continue;
+    const outputs = cell.outputs.toJSON().map((o) => ({
+      output_type: o.output_type, name: o.name || null, text: text(o.text).slice(0, 4000),
+      ename: o.ename || null, evalue: o.evalue || null,
+      traceback: (o.traceback || []).join('\n').slice(0, 4000),
+      mimes: Object.keys(o.data || {}),
+      plain: text((o.data || {})['text/plain']).slice(0, 2000),
+    }));
+    cells.push({index: i, count: cell.executionCount,
+                source: cell.sharedModel.getSource().split('\n').slice(0, 3).join('\n'), outputs});
+  }
+  return {cells, text: panel.content.node.innerText};
+};
+window.__closeAll = async () => {
+  const app = window.jupyterapp;
+  for (const d of document.querySelectorAll('.jp-Dialog')) d.remove();
+  for (const w of [...app.shell.widgets('main')]) {
+    try {
+      if (w.sessionContext && w.sessionContext.session) await w.sessionContext.shutdown();
+      if (w.context && w.context.model) w.context.model.dirty = false;
+    } catch (e) { /* closing anyway */ }
+    w.dispose();
+  }
+};
+"""
+
+
 @pytest.fixture(scope="session")
 def browser_context():
     """Headless system Chromium (fresh profile) through Playwright."""
@@ -211,6 +247,7 @@ def browser_context():
             str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
             viewport={"width": 1280, "height": 900})
         context.set_default_timeout(30_000)
+        context.add_init_script(HELPERS)
         try:
             yield context
         finally:
@@ -218,12 +255,40 @@ def browser_context():
             shutil.rmtree(profile, ignore_errors=True)
 
 
-@pytest.fixture
-def lab_page(lab_server, browser_context):
-    """A browser tab for one test; its notebook sessions are shut down afterwards."""
+def _load_lab(page, server: LabServer) -> None:
+    page.goto(server.lab_url(), timeout=180_000)
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.commands.hasCommand("
+                           "'nbgrader:open-assignment-list') && window.jupyterapp.commands.hasCommand("
+                           "'notebook:run-all-cells')", timeout=180_000)
+    page.wait_for_selector("#jp-MainMenu .lm-MenuBar-itemLabel", timeout=60_000)
+
+
+@pytest.fixture(scope="session")
+def _lab_session_page(lab_server, browser_context):
     page = browser_context.new_page()
+    _load_lab(page, lab_server)
+    yield page
+    page.close()
+
+
+@pytest.fixture
+def lab(_lab_session_page, lab_server):
+    """The session's JupyterLab tab (loading JupyterLab takes seconds, so tests share one), with no
+    document or panel open; whatever a test opens is closed, and its kernels shut down, afterwards."""
+    page = _lab_session_page
+    try:
+        alive = page.evaluate("() => !!window.jupyterapp")
+    except Exception:
+        alive = False
+    if not alive:
+        _load_lab(page, lab_server)
+    page.keyboard.press("Escape")
+    page.evaluate("() => window.__closeAll()")
     try:
         yield page
     finally:
-        page.close()
-        lab_server.shutdown_sessions()
+        try:
+            page.keyboard.press("Escape")
+            page.evaluate("() => window.__closeAll()")
+        except Exception:
+            pass

@@ -14,7 +14,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,48 +24,6 @@ RUN_ALL_TIMEOUT_MS = 240_000     # one notebook's Run All; generous because CPUs
 WIDGET_TIMEOUT_MS = 60_000       # one control change until its figure is redrawn
 VALIDATE_TIMEOUT_MS = 240_000
 MAX_SCREENSHOT_HEIGHT = 16_000   # Chromium cannot capture much taller pages
-
-# Defined in every page: find a notebook panel by path, and summarise a notebook without its images.
-HELPERS = r"""
-window.__panel = (path) => {
-  const app = window.jupyterapp;
-  if (!app) return null;
-  for (const w of app.shell.widgets('main')) {
-    if (w.context && w.context.path === path && w.content && w.content.model) return w;
-  }
-  return null;
-};
-window.__kernelIdle = (path) => {
-  const panel = window.__panel(path);
-  const kernel = panel && panel.sessionContext.session && panel.sessionContext.session.kernel;
-  return !!(kernel && kernel.status === 'idle' && !panel.sessionContext.pendingInput);
-};
-window.__summary = (path) => {
-  const panel = window.__panel(path);
-  const text = (v) => Array.isArray(v) ? v.join('') : (v == null ? '' : String(v));
-  const cells = [];
-  const model = panel.content.model;
-  for (let i = 0; i < model.cells.length; i++) {
-    const cell = model.cells.get(i);
-    if (cell.type !== 'code') continue;
-    const outputs = cell.outputs.toJSON().map((o) => ({
-      output_type: o.output_type, name: o.name || null, text: text(o.text).slice(0, 4000),
-      ename: o.ename || null, evalue: o.evalue || null,
-      traceback: (o.traceback || []).join('\n').slice(0, 4000),
-      mimes: Object.keys(o.data || {}),
-      plain: text((o.data || {})['text/plain']).slice(0, 2000),
-    }));
-    cells.push({index: i, count: cell.executionCount,
-                source: cell.sharedModel.getSource().split('\n').slice(0, 3).join('\n'), outputs});
-  }
-  return {cells, text: panel.content.node.innerText};
-};
-"""
-
-
-@pytest.fixture(scope="session")
-def helpers(browser_context):
-    browser_context.add_init_script(HELPERS)
 
 
 def strip_ansi(text: str) -> str:
@@ -85,11 +42,13 @@ class Executed:
     problem: str | None = None                 # why it could not be run to the end
 
 
-def open_notebook(page, server, path: str, timeout_ms: int = 120_000) -> None:
-    page.goto(server.lab_url(path))
-    page.wait_for_function("(p) => { const w = window.__panel && window.__panel(p);"
-                           " return !!(w && w.context.isReady); }", arg=path, timeout=timeout_ms)
-    page.wait_for_function("(p) => window.__kernelIdle(p)", arg=path, timeout=timeout_ms)
+def open_notebook(page, path: str, timeout_ms: int = 180_000) -> None:
+    """Open a notebook in the lab tab (as double-clicking it in the file browser does) and wait until
+    its kernel is idle."""
+    page.evaluate("(p) => { window.jupyterapp.commands.execute('docmanager:open', {path: p}); }", path)
+    page.wait_for_function("(p) => { const w = window.__panel(p); return !!(w && w.context.isReady); }",
+                           arg=path, timeout=timeout_ms)
+    page.wait_for_function("(p) => window.__kernelIdle(p)", arg=path, timeout=timeout_ms, polling=250)
 
 
 def screenshot(page, name: str, path: str | None = None) -> Path:
@@ -104,7 +63,11 @@ def screenshot(page, name: str, path: str | None = None) -> Path:
                    + scroller.scrollHeight + 40; }""", path)
         page.set_viewport_size({"width": viewport["width"],
                                 "height": int(min(max(height, viewport["height"]), MAX_SCREENSHOT_HEIGHT))})
-        page.wait_for_timeout(400)
+        page.wait_for_timeout(300)
+        page.evaluate("""(p) => { const panel = window.__panel(p);
+            const scroller = panel.content.node.querySelector('.jp-WindowedPanel-outer') || panel.content.node;
+            scroller.scrollTop = 0; }""", path)
+        page.wait_for_timeout(300)
     try:
         page.screenshot(path=str(target), full_page=True)
     finally:
@@ -114,14 +77,15 @@ def screenshot(page, name: str, path: str | None = None) -> Path:
 
 
 @pytest.fixture(scope="module", params=NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def executed(request, lab_server, browser_context, helpers):
+def executed(request, lab_server, _lab_session_page):
     """The course notebook with the reference answers filled in (as a student who finished it would
     have it), opened in JupyterLab and Run All'd. Module-scoped so that pytest runs the tests of one
     notebook one after the other on the same open notebook."""
     from autograder.samples import student_notebook
 
     source_path: Path = request.param
-    page = browser_context.new_page()
+    page = _lab_session_page
+    page.evaluate("() => window.__closeAll()")
     result = Executed(source_path.stem, "", page)
     try:
         try:
@@ -136,7 +100,7 @@ def executed(request, lab_server, browser_context, helpers):
         result.path = lab_server.rel(target)
         start = time.monotonic()
         try:
-            open_notebook(page, lab_server, result.path)
+            open_notebook(page, result.path)
             page.evaluate("""async (p) => {
                 const app = window.jupyterapp, panel = window.__panel(p);
                 app.shell.activateById(panel.id);
@@ -150,7 +114,7 @@ def executed(request, lab_server, browser_context, helpers):
                                    timeout=RUN_ALL_TIMEOUT_MS, polling=250)
             page.wait_for_timeout(500)   # widget views render their outputs just after the kernel goes idle
         except Exception as error:
-            result.problem = (f"Run All did not finish within {RUN_ALL_TIMEOUT_MS // 1000} s "
+            result.problem = (f"opening it and Run All did not finish within the time allowed "
                               f"({type(error).__name__}: {str(error).splitlines()[0]})")
         result.seconds = time.monotonic() - start
         try:
@@ -159,8 +123,8 @@ def executed(request, lab_server, browser_context, helpers):
             result.problem = result.problem or f"could not read the notebook back: {error}"
         yield result
     finally:
-        page.close()
-        lab_server.shutdown_sessions()
+        page.keyboard.press("Escape")
+        page.evaluate("() => window.__closeAll()")
 
 
 def problems_of(summary: dict) -> list[str]:
@@ -273,13 +237,6 @@ def test_widgets_redraw_figure(executed):
 
 # nbgrader's JupyterLab extension ----------------------------------------------------------------------
 
-def open_lab(page, server) -> None:
-    page.goto(server.lab_url())
-    page.wait_for_selector("#jp-MainMenu .lm-MenuBar-itemLabel", timeout=120_000)
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.commands.hasCommand("
-                           "'nbgrader:open-assignment-list')", timeout=60_000)
-
-
 def open_nbgrader_menu(page):
     page.locator("#jp-MainMenu .lm-MenuBar-itemLabel", has_text=re.compile(r"^Nbgrader$")).click()
     menu = page.locator(".lm-Menu").filter(has_text="Formgrader").last
@@ -292,76 +249,103 @@ def click_nbgrader_item(page, label: str) -> None:
     menu.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{label}$")).click()
 
 
-def test_nbgrader_menu(lab_page, lab_server, helpers):
-    open_lab(lab_page, lab_server)
-    menu = open_nbgrader_menu(lab_page)
+def test_nbgrader_menu(lab):
+    """The Nbgrader menu is in JupyterLab's menu bar, with the assignment list and formgrader."""
+    menu = open_nbgrader_menu(lab)
     labels = [t.strip() for t in menu.locator(".lm-Menu-itemLabel").all_inner_texts()]
-    screenshot(lab_page, "nbgrader-menu")
+    screenshot(lab, "nbgrader-menu")
     for expected in ("Assignment List", "Formgrader"):
         assert expected in labels, f"the Nbgrader menu lacks {expected!r}: {labels}"
 
 
-def test_nbgrader_assignment_list(lab_page, lab_server, helpers):
-    open_lab(lab_page, lab_server)
-    click_nbgrader_item(lab_page, "Assignment List")
-    lab_page.wait_for_selector("#nbgrader-assignment-list", state="visible")
-    lab_page.wait_for_selector("#released_assignments_list_loading", state="hidden", timeout=60_000)
-    text = lab_page.locator("#nbgrader-assignment-list").inner_text()
-    screenshot(lab_page, "nbgrader-assignment-list")
+# What nbgrader's panels show when something is wrong with the course's setup.
+SETUP_ERRORS = ("does not exist", "Unwritable", "contact your instructor", "Error", "Traceback")
+
+
+def test_nbgrader_assignment_list(lab):
+    """Nbgrader > Assignment List renders, without an error about the course's exchange folder."""
+    click_nbgrader_item(lab, "Assignment List")
+    lab.wait_for_selector("#nbgrader-assignment-list", state="visible")
+    lab.wait_for_selector("#released_assignments_list_loading", state="hidden", timeout=60_000)
+    text = lab.locator("#nbgrader-assignment-list").inner_text()
+    screenshot(lab, "nbgrader-assignment-list")
     assert "Released assignments" in text, text[:1000]
-    assert "Traceback" not in text and "error" not in text.lower(), text[:2000]
+    shown = [e for e in SETUP_ERRORS if e in text]
+    assert not shown, f"the assignment list shows an error ({shown}):\n{text[:1500]}"
 
 
 def assignments_in_solutions() -> list[str]:
     return sorted({p.parent.name for p in NOTEBOOKS})
 
 
-def test_formgrader_standalone(lab_page, lab_server):
+def wait_for_assignments(frame_or_page, names: list[str]) -> str:
+    """Formgrader's Manage Assignments table lists every assignment of solutions/ (which shows that the
+    project's nbgrader_config.py is in effect); returns the page text if it does not."""
+    try:
+        frame_or_page.locator("body").filter(has_text=names[-1]).wait_for(timeout=60_000)
+    except Exception:
+        pass
+    return frame_or_page.locator("body").inner_text()
+
+
+def test_formgrader_standalone(browser_context, lab_server):
+    """/formgrader answers 200 with Manage Assignments, listing the course's assignments."""
     status, body = lab_server.get("formgrader")
-    assert status == 200, f"/formgrader answered {status}:\n{body[:1000]}"
+    assert status == 200, f"/formgrader answered {status} (500 means the course root is not inside the " \
+                          f"server's root_dir):\n{body[:1000]}"
     assert "Manage Assignments" in body
-    lab_page.goto(lab_server.url + "formgrader")
-    lab_page.get_by_text("Manage Assignments").first.wait_for()
-    # The project's nbgrader_config.py is in effect: formgrader lists the course's assignments, read
-    # from solutions/ (nbgrader's source folder). (A course root outside the server's root would have
-    # made /formgrader answer 500.)
-    names = assignments_in_solutions()
-    lab_page.wait_for_function("(names) => names.every((n) => document.body.innerText.includes(n))",
-                               arg=names, timeout=60_000)
-    screenshot(lab_page, "formgrader")
+    page = browser_context.new_page()
+    try:
+        page.goto(lab_server.url + "formgrader")
+        page.get_by_text("Manage Assignments").first.wait_for()
+        names = assignments_in_solutions()
+        text = wait_for_assignments(page, names)
+        screenshot(page, "formgrader")
+        missing = [n for n in names if n not in text]
+        assert not missing, (f"formgrader does not list {missing}; it shows:\n{text[:1500]}\n"
+                             f"server log:\n{lab_server.log_tail(15)}")
+    finally:
+        page.close()
 
 
-def test_formgrader_in_lab(lab_page, lab_server, helpers):
-    open_lab(lab_page, lab_server)
-    click_nbgrader_item(lab_page, "Formgrader")
-    frame = lab_page.frame_locator("#formgrader-iframe iframe")
+def test_formgrader_in_lab(lab):
+    """Nbgrader > Formgrader opens formgrader inside JupyterLab."""
+    click_nbgrader_item(lab, "Formgrader")
+    frame = lab.frame_locator("#formgrader-iframe iframe")
     frame.get_by_text("Manage Assignments").first.wait_for(timeout=60_000)
     names = assignments_in_solutions()
-    frame.get_by_text(names[0]).first.wait_for(timeout=60_000)
-    screenshot(lab_page, "nbgrader-formgrader-in-lab")
+    text = wait_for_assignments(frame, names)
+    screenshot(lab, "nbgrader-formgrader-in-lab")
+    missing = [n for n in names if n not in text]
+    assert not missing, f"formgrader in JupyterLab does not list {missing}; it shows:\n{text[:1500]}"
 
 
-def test_validate_button(lab_page, lab_server, helpers):
-    """The notebook toolbar's Validate button runs nbgrader validate; a finished notebook passes."""
+def validate_target() -> Path:
+    """A finished notebook: the first one released in course/, else the first in solutions/."""
+    released = [p for p in NOTEBOOKS if (ROOT / "course" / p.parent.name / p.name).exists()]
+    return (released or NOTEBOOKS)[0]
+
+
+def test_validate_button(lab, lab_server):
+    """A notebook's toolbar has nbgrader's Validate button; on a finished notebook it reports success."""
     from autograder.samples import student_notebook
 
-    first = NOTEBOOKS[0]
-    source, nb = student_notebook(first.parent.name)
+    source, nb = student_notebook(validate_target().parent.name)
     target = lab_server.notebooks / "validate" / source.assignment / f"{source.name}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, target)
     path = lab_server.rel(target)
-    open_notebook(lab_page, lab_server, path)
-    button = lab_page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Toolbar .validate-button")
+    open_notebook(lab, path)
+    panel = lab.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    button = panel.locator(".jp-Toolbar .validate-button")
     button.wait_for(state="visible")
     assert "Validate" in button.inner_text()
+    assert lab.evaluate("() => window.jupyterapp.commands.hasCommand('notebook:run-all-cells')")
     button.click()
-    dialog = lab_page.locator(".jp-Dialog")
-    dialog.wait_for(state="visible", timeout=VALIDATE_TIMEOUT_MS)
-    lab_page.wait_for_function(
-        "() => { const d = document.querySelector('.jp-Dialog'); return d && !/Saving|Validating/.test("
-        "d.innerText) && d.querySelector('.validation-success, .validation-failed, pre, p'); }",
-        timeout=VALIDATE_TIMEOUT_MS)
-    text = dialog.inner_text()
-    screenshot(lab_page, "nbgrader-validate")
+    lab.wait_for_function(
+        "() => { const d = document.querySelector('.jp-Dialog');"
+        " return !!(d && d.querySelector('.validation-success, .validation-failed, pre, p')); }",
+        timeout=VALIDATE_TIMEOUT_MS, polling=500)
+    text = lab.locator(".jp-Dialog").inner_text()
+    screenshot(lab, "nbgrader-validate")
     assert "Success! Your notebook passes all the tests." in text, f"Validate on {source.name}:\n{text[:3000]}"

@@ -1,0 +1,346 @@
+"""Checks for the capstone (notebook 11): `LogSumExp.apply(x, dim, keepdim)`.
+
+Contract: log(sum(exp(x), dim)) like torch.logsumexp(x, dim, keepdim), for an int `dim` (negative allowed) and a
+bool `keepdim`; finite and accurate for inputs of magnitude 1e4 (shift by the max); backward returns
+(grad_x, None, None) with grad_x = grad_output (unsqueezed when keepdim=False) * exp(x - output); written in the
+torch.func style (forward without ctx, setup_context, generate_vmap_rule = True) with a differentiable backward,
+so that gradgradcheck and vmap work; saves x itself plus reduced-size tensors only (no second x-sized tensor).
+The trusted reference is torch.logsumexp, bound when this module is imported.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from autograder.checks import common as c
+from autograder.checks import modern as _modern
+
+_logsumexp = torch.logsumexp
+_softmax = torch.softmax
+_isfinite = torch.isfinite
+_hooks = torch.autograd.graph.saved_tensors_hooks
+_vmap = torch.func.vmap
+_func_grad = torch.func.grad
+_Function = torch.autograd.Function
+_base_setup_context = torch.autograd.Function.setup_context
+_float32 = torch.float32
+_float64 = torch.float64
+
+NAME = "LogSumExp"
+GRAD_HINT = ("d logsumexp(x)/dx = exp(x - logsumexp(x)) = softmax(x) along dim; backward returns grad_output times "
+             "that (with grad_output and the saved output unsqueezed at dim when keepdim=False), then None, None.")
+SHIFT_HINT = ("subtract the max along dim before exp (the log-sum-exp trick of notebook 07): "
+              "m + log(sum(exp(x - m))) never overflows, and in backward use exp(x - output), never exp(x) / exp(output).")
+EXPAND_HINT = ("grad_output has the output's shape: with keepdim=False the reduced dim is missing, so unsqueeze(dim) "
+               "grad_output and the saved output before multiplying by exp(x - output), or they line up with the wrong "
+               "dimension (notebook 03).")
+TWICE_HINT = ("save what backward needs in setup_context with ctx.save_for_backward (x and the output), and build "
+              "backward from torch operations on them, without .detach(), NumPy or torch.no_grad(): a second "
+              "derivative differentiates your backward (notebooks 05 and 10).")
+
+# (shape, dim, keepdim): square shapes make a wrongly aligned broadcast silent instead of an error.
+# Forgetting to unsqueeze is harmless for dim 0 (broadcasting adds leading dims), so most cases reduce elsewhere.
+CASES = [((3, 3), 1, False), ((3, 3), 0, True), ((2, 3, 4), -1, False), ((2, 3, 4), 1, True),
+         ((4, 1, 3), 0, False), ((5,), 0, False), ((4, 4), -1, False), ((2, 2, 2), 1, False)]
+
+
+# ------------------------------------------------------------------------------------------- helpers
+
+def _apply(LSE, x, dim, keepdim, what=None):
+    what = what or f"LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {tuple(x.shape)}"
+    try:
+        return c.call(LSE.apply, x, dim, keepdim, what=what)
+    except c.Mistake:
+        raise
+    except (RuntimeError, TypeError) as error:
+        _modern._explain_func(error, what)
+        _explain_shape(error, what)
+        raise
+
+
+def _explain_shape(error, what):
+    text = str(error)
+    if "must match the size of tensor" in text or "is not broadcastable" in text or "Attempting to broadcast" in text:
+        c.fail("no-unsqueeze", f"{what}: {text.splitlines()[0]}. " + EXPAND_HINT)
+
+
+def _grads(y, x, g, what):
+    try:
+        return c.backward_grads(y, [x], g, what=what)
+    except c.Mistake:
+        raise
+    except (RuntimeError, TypeError) as error:
+        _modern._explain_func(error, what)
+        _explain_shape(error, what)
+        raise
+
+
+def _reference(x, dim, keepdim, g=None):
+    """torch.logsumexp's value and gradient (for grad_output g), computed in float64, returned in x's dtype."""
+    leaf = x.detach().to(_float64).requires_grad_(True)
+    with torch.enable_grad():
+        out = _logsumexp(leaf, dim, keepdim)
+        weight = torch.ones_like(out) if g is None else g.detach().to(_float64)
+        (grad,) = torch.autograd.grad(out, [leaf], weight)
+    return out.detach().to(x.dtype), grad.to(x.dtype)
+
+
+def _tolerance(x):
+    if x.dtype == _float64:
+        return 1e-9, 1e-9
+    eps = torch.finfo(x.dtype).eps
+    return 1e-5, 1e-6 + 16 * eps * float(x.detach().abs().max())
+
+
+def _check_case(LSE, x, dim, keepdim, seed, what_values, code_values, hint_values, code_grad, hint_grad):
+    y = _apply(LSE, x, dim, keepdim)
+    g = c.randn(*_reference(x, dim, keepdim)[0].shape, seed=seed + 500, requires_grad=False, dtype=x.dtype)
+    expected, expected_grad = _reference(x, dim, keepdim, g)
+    if isinstance(y, torch.Tensor) and tuple(y.shape) != tuple(expected.shape):
+        c.fail("wrong-output-shape",
+               f"LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {tuple(x.shape)} has shape {tuple(y.shape)}, "
+               f"but torch.logsumexp gives {tuple(expected.shape)}: with keepdim=False the reduced dim disappears, "
+               "with keepdim=True it stays, with size 1.")
+    rtol, atol = _tolerance(x)
+    c.require_close(y, expected, what_values, code_values, hint_values, rtol=rtol, atol=atol)
+    (grad,) = _grads(y, x, g, what=f"LogSumExp.backward (dim={dim}, keepdim={keepdim}, x of shape {tuple(x.shape)})")
+    if grad is None:
+        c.fail("no-graph", "x received no gradient: is the output connected to x through LogSumExp.apply?")
+    c.require_close(grad, expected_grad,
+                    f"the gradient of LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {tuple(x.shape)}",
+                    code_grad, hint_grad, rtol=rtol, atol=atol)
+
+
+def _require_function(LSE):
+    c.require_function(LSE, NAME)
+
+
+# ------------------------------------------------------------------------------------------------ values
+
+def values(LSE) -> None:
+    """Visible: value and gradient of one small example, against torch.logsumexp."""
+    _require_function(LSE)
+    x = torch.tensor([[0.5, -1.0, 2.0, 0.0], [3.0, 1.0, -2.0, 0.25], [-0.5, -0.5, 1.5, 1.0]],
+                     dtype=_float64, requires_grad=True)
+    y = _apply(LSE, x, 1, False)
+    expected, _ = _reference(x, 1, False)
+    c.require_shape(y, expected.shape, "LogSumExp.apply(x, 1, False) for x of shape (3, 4)", "wrong-output-shape")
+    c.require_close(y, expected, "LogSumExp.apply(x, 1, False)", "wrong-forward",
+                    "the result is log(sum(exp(x), dim)), as torch.logsumexp(x, dim, keepdim).")
+    g = torch.tensor([1.0, 2.0, -1.0], dtype=_float64)
+    _, expected_grad = _reference(x, 1, False, g)
+    (grad,) = _grads(y, x, g, what="LogSumExp.backward")
+    c.require_close(grad, expected_grad, "the gradient of LogSumExp.apply(x, 1, False) with grad_output = [1, 2, -1]",
+                    "wrong-derivative", GRAD_HINT)
+
+
+def values_hidden(LSE, seeds=(0, 1)) -> None:
+    """Hidden: values and gradients over shapes, dims and keepdim, in float64 and float32 (dtype kept)."""
+    _require_function(LSE)
+    for seed in seeds:
+        for k, (shape, dim, keepdim) in enumerate(CASES[:5]):
+            dtype = _float32 if k % 2 else _float64
+            x = c.randn(*shape, seed=seed * 10 + k, dtype=dtype)
+            _check_case(LSE, x, dim, keepdim, seed * 10 + k,
+                        f"LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {shape} ({dtype})", "wrong-forward",
+                        "the result is log(sum(exp(x), dim)), as torch.logsumexp(x, dim, keepdim).",
+                        "wrong-derivative", GRAD_HINT)
+
+
+# --------------------------------------------------------------------------------------------- stability
+
+def stability(LSE, seeds=(0, 1)) -> None:
+    """Hidden: values and gradients stay finite and accurate at magnitudes 1e4 (overflow and underflow)."""
+    _require_function(LSE)
+    for seed in seeds:
+        for label, shift, scale, dtype in (("entries of size 1e4", 0.0, 1e4, _float64),
+                                           ("entries near -1e4", -1e4, 1.0, _float64),
+                                           ("entries near +1e4", 1e4, 1.0, _float64),
+                                           ("float32 entries of size 1e4", 0.0, 1e4, _float32)):
+            base = c.randn(4, 6, seed=100 + seed, requires_grad=False, dtype=_float64) * scale + shift
+            x = base.to(dtype).requires_grad_(True)
+            y = _apply(LSE, x, 1, False)
+            if isinstance(y, torch.Tensor) and not bool(_isfinite(y).all()):
+                c.fail("overflow", f"LogSumExp.apply(x, 1, False) for {label} returned {y.detach().tolist()}: exp "
+                                   "overflowed (or underflowed to log(0)). " + SHIFT_HINT)
+            g = torch.ones(4, dtype=dtype)
+            (grad,) = _grads(y, x, g, what=f"LogSumExp.backward for {label}")
+            if grad is not None and not bool(_isfinite(grad).all()):
+                c.fail("unstable-backward", f"the gradient of LogSumExp for {label} contains inf or nan. " + SHIFT_HINT)
+            expected, expected_grad = _reference(x, 1, False, g)
+            rtol, atol = _tolerance(x)
+            c.require_close(y, expected, f"LogSumExp.apply(x, 1, False) for {label}", "inaccurate-forward",
+                            SHIFT_HINT, rtol=rtol, atol=atol)
+            grad_atol = 1e-9 if dtype == _float64 else 16 * torch.finfo(dtype).eps * float(x.detach().abs().max())
+            c.require_close(grad, expected_grad, f"the gradient of LogSumExp for {label}", "inaccurate-backward",
+                            SHIFT_HINT, rtol=1e-6, atol=grad_atol)
+
+
+# ------------------------------------------------------------------------------------------------ shapes
+
+def shapes(LSE) -> None:
+    """Hidden: output and gradient shapes for every dim (negative too) and both keepdim values, with a random
+    grad_output; square inputs catch a grad_output broadcast along the wrong dimension."""
+    _require_function(LSE)
+    k = 0
+    for shape in ((3, 3), (2, 3, 4), (4, 1, 3), (5,)):
+        for dim in range(-len(shape), len(shape)):
+            for keepdim in (False, True):
+                x = c.randn(*shape, seed=200 + k)
+                _check_case(LSE, x, dim, keepdim, 200 + k,
+                            f"LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {shape}", "wrong-forward",
+                            "the result is log(sum(exp(x), dim)), as torch.logsumexp(x, dim, keepdim).",
+                            "no-unsqueeze" if not keepdim else "wrong-derivative",
+                            EXPAND_HINT if not keepdim else GRAD_HINT)
+                k += 1
+
+
+# ------------------------------------------------------------------------------------------ None for dim
+
+def _direct_backward(LSE, x, dim, keepdim, ctx):
+    """forward/setup_context/backward called directly with a FakeCtx (either style of Function)."""
+    if LSE.setup_context is not _base_setup_context:
+        out = c.call(LSE.forward, x, dim, keepdim, what="LogSumExp.forward(x, dim, keepdim)")
+        c.call(LSE.setup_context, ctx, (x, dim, keepdim), out, what="LogSumExp.setup_context")
+    else:
+        out = c.call(LSE.forward, ctx, x, dim, keepdim, what="LogSumExp.forward(ctx, x, dim, keepdim)")
+    if not isinstance(out, torch.Tensor):
+        c.fail("not-a-tensor", f"LogSumExp.forward should return a tensor, got {type(out).__name__}.")
+    return out, c.call(LSE.backward, ctx, torch.ones_like(out), what="LogSumExp.backward")
+
+
+def none_for_dim_and_keepdim(LSE) -> None:
+    """Hidden: backward called directly returns exactly (grad_x, None, None)."""
+    _require_function(LSE)
+    for dim, keepdim in ((1, False), (0, True)):
+        x = c.randn(3, 4, seed=300 + dim, requires_grad=False)
+        ctx = c.FakeCtx((True, False, False))
+        _, grads = _direct_backward(LSE, x, dim, keepdim, ctx)
+        if isinstance(grads, torch.Tensor) or not isinstance(grads, (tuple, list)):
+            c.fail("missing-none",
+                   "LogSumExp.backward returned a single value, but forward takes three inputs (x, dim, keepdim): "
+                   "return (grad_x, None, None), None for the int dim and for the bool keepdim.")
+        if len(grads) != 3:
+            c.fail("wrong-arity",
+                   f"LogSumExp.backward returned {len(grads)} values, but forward takes three inputs (x, dim, "
+                   "keepdim): return (grad_x, None, None).")
+        if grads[1] is not None or grads[2] is not None:
+            c.fail("missing-none",
+                   "LogSumExp.backward must return None for dim and for keepdim (they are an int and a bool, not "
+                   f"tensors), got {type(grads[1]).__name__} and {type(grads[2]).__name__}.")
+        c.require_shape(grads[0], x.shape, f"the gradient of x returned by backward (dim={dim}, keepdim={keepdim})",
+                        "wrong-grad-shape")
+
+
+# ---------------------------------------------------------------------------------- gradcheck, gradgrad
+
+def gradcheck(LSE, seeds=(0, 1)) -> None:
+    """Hidden: float64 gradcheck over shapes, dims and keepdim."""
+    _require_function(LSE)
+    for seed in seeds:
+        for k, (shape, dim, keepdim) in enumerate(CASES):
+            x = c.randn(*shape, seed=400 + 10 * seed + k)
+            what = f"LogSumExp (x of shape {shape}, dim={dim}, keepdim={keepdim})"
+            try:
+                c.gradcheck(lambda t: LSE.apply(t, dim, keepdim), (x,), what,
+                            hint=EXPAND_HINT if not keepdim else GRAD_HINT)
+            except c.Mistake:
+                raise
+            except (RuntimeError, TypeError) as error:
+                _modern._explain_func(error, what)
+                _explain_shape(error, what)
+                raise
+
+
+def gradgradcheck(LSE, seeds=(0,)) -> None:
+    """Hidden: float64 gradgradcheck (backward differentiable, output saved and used)."""
+    _require_function(LSE)
+    for seed in seeds:
+        for k, (shape, dim, keepdim) in enumerate(CASES[:6]):
+            x = c.randn(*shape, seed=450 + 10 * seed + k)
+            what = f"LogSumExp (x of shape {shape}, dim={dim}, keepdim={keepdim})"
+            try:
+                c.gradgradcheck(lambda t: LSE.apply(t, dim, keepdim), (x,), what, hint=TWICE_HINT)
+            except c.Mistake:
+                raise
+            except (RuntimeError, TypeError) as error:
+                _modern._explain_func(error, what)
+                _explain_shape(error, what)
+                raise
+
+
+# -------------------------------------------------------------------------------------------------- vmap
+
+def vmap(LSE) -> None:
+    """Hidden: torch.func.vmap over LogSumExp (values, other in_dims) and per-sample gradients vmap(grad)."""
+    _require_function(LSE)
+    xb = c.randn(5, 4, 3, seed=500, requires_grad=False)
+    for dim, keepdim in ((0, False), (-1, True)):
+        what = f"torch.func.vmap(lambda t: LogSumExp.apply(t, {dim}, {keepdim}))"
+        out = _modern._run(_vmap(lambda t: LSE.apply(t, dim, keepdim)), xb, what=what)
+        expected = torch.stack([_logsumexp(sample, dim, keepdim) for sample in xb])
+        c.require_close(out, expected, f"{what}(x) for x of shape (5, 4, 3)", "wrong-vmap",
+                        "each sample must get its own log-sum-exp along dim.")
+    what = "torch.func.vmap(..., in_dims=1)"
+    out = _modern._run(_vmap(lambda t: LSE.apply(t, 1, False), in_dims=1), xb, what=what)
+    expected = torch.stack([_logsumexp(xb[:, j], 1) for j in range(xb.shape[1])])
+    c.require_close(out, expected, "torch.func.vmap(lambda t: LogSumExp.apply(t, 1, False), in_dims=1)(x)",
+                    "wrong-vmap")
+    x2 = c.randn(6, 4, seed=501, requires_grad=False)
+    per_sample = _modern._run(_vmap(_func_grad(lambda t: LSE.apply(t, 0, False))), x2,
+                              what="torch.func.vmap(torch.func.grad(lambda t: LogSumExp.apply(t, 0, False)))")
+    c.require_close(per_sample, _softmax(x2, 1), "per-sample gradients vmap(grad(...)) (they are softmax(x))",
+                    "wrong-derivative", GRAD_HINT)
+
+
+# ------------------------------------------------------------------------------------------------ memory
+
+def _storage(t):
+    return t.untyped_storage()
+
+
+def _describe(t, x, out):
+    key = _storage(t).data_ptr()
+    if key == _storage(out).data_ptr():
+        return "the output"
+    if t.shape == x.shape:
+        if bool(c._allclose(t.detach(), x.detach())):
+            return "a copy of x"
+        if bool(c._allclose(t.detach(), _softmax(x.detach(), 1))):
+            return "softmax(x) (that is, exp(x - output))"
+        if bool(c._allclose(t.detach(), torch.exp(x.detach()))):
+            return "exp(x)"
+        return f"an x-sized tensor of shape {tuple(t.shape)}"
+    return f"a tensor of shape {tuple(t.shape)}"
+
+
+def saved_memory(LSE) -> None:
+    """Hidden: besides x itself, LogSumExp keeps only reduced-size tensors (like the output) for backward."""
+    _require_function(LSE)
+    x = c.randn(64, 48, seed=600)
+    saved = []
+
+    def pack(tensor):
+        saved.append(tensor)
+        return tensor
+
+    with _hooks(pack, lambda tensor: tensor):
+        out = _apply(LSE, x, 1, False)
+    c.require_own_node(out, LSE, NAME)
+    attributes = [v for v in vars(out.grad_fn).values() if isinstance(v, torch.Tensor)] \
+        if hasattr(out.grad_fn, "__dict__") else []
+    limit = _storage(out).nbytes()
+    x_key = _storage(x).data_ptr()
+    too_big = {}
+    for t in saved + attributes:
+        storage = _storage(t)
+        if storage.data_ptr() != x_key and storage.nbytes() > limit:
+            too_big[storage.data_ptr()] = t
+    if too_big:
+        kept = sum(_storage(t).nbytes() for t in too_big.values())
+        names = ", ".join(_describe(t, x, out) for t in too_big.values())
+        c.fail("saves-too-much",
+               f"for x of shape (64, 48), LogSumExp keeps {kept} bytes for backward besides x ({names}), while "
+               f"x itself is {_storage(x).nbytes()} bytes and the output {limit} bytes. Save x and the output "
+               "with ctx.save_for_backward(x, output) and recompute exp(x - output) in backward: one exp, no "
+               "second x-sized tensor kept alive (notebook 08). torch.logsumexp keeps exactly these two.")

@@ -1,0 +1,179 @@
+"""Grading a class: parallel, resumable, crash-safe, through Dask; collect, feedback, export, report."""
+
+import csv
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+
+import pytest
+
+from conftest import PY, ROOT, run_cli, write_student
+
+ZOO = ROOT / "tests" / "zoo" / "Square"
+A = "01_square"
+pytestmark = pytest.mark.xdist_group("classroom")
+
+
+def make_class(home, students):
+    """students: name -> answer source for Square (None = correct, "stub" = unfilled release)."""
+    paths = {}
+    for name, answer in students.items():
+        target = home / "submitted" / name / A / f"{A}.ipynb"
+        if answer == "stub":
+            write_student(target, A, fill=False)
+        else:
+            write_student(target, A, None if answer is None else {"Square": answer})
+        paths[name] = target
+    return paths
+
+
+def sha(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def gradebook_scores(db_url=None):
+    from autograder.classroom import GradebookWriter
+
+    return {(r["student"], r["assignment"]): r["score"] for r in GradebookWriter(db_url).scores()
+            if r["assignment"] == A}
+
+
+def test_parallel_autograde_resume_and_regrade(grading_home):
+    from autograder import classroom
+
+    wrong = (ZOO / "ctx_attribute.py").read_text()
+    paths = make_class(grading_home, {"ada": None, "alan": wrong, "grace": "stub"})
+    hashes = {k: sha(p) for k, p in paths.items()}
+
+    first = classroom.autograde(workers=2, assignment=A, progress=False)
+    assert len(first.graded) == 3 and first.skipped == 0
+    scores = gradebook_scores()
+    assert scores == {("ada", A): 3.0, ("alan", A): 2.0, ("grace", A): 0.0}
+    assert {k: sha(p) for k, p in paths.items()} == hashes, "submissions must never be modified"
+
+    again = classroom.autograde(workers=2, assignment=A, progress=False)
+    assert len(again.graded) == 0 and again.skipped == 3, "unchanged submissions are not regraded"
+
+    write_student(paths["grace"], A)  # grace hands in a fixed notebook
+    third = classroom.autograde(workers=2, assignment=A, progress=False)
+    assert [r["student"] for r in third.graded] == ["grace"]
+    assert gradebook_scores()[("grace", A)] == 3.0
+    assert gradebook_scores()[("ada", A)] == 3.0
+
+
+def test_faulty_submissions_are_recorded_and_the_batch_goes_on(grading_home):
+    from autograder import classroom
+    from autograder.sandbox import Limits
+
+    loop = ("class Square(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+            "        while True:\n            pass\n\n    @staticmethod\n    def backward(ctx, g):\n        return g\n")
+    make_class(grading_home, {"ada": None, "looper": loop, "quitter": "import os\nos._exit(0)\n"})
+    corrupt = grading_home / "submitted" / "corrupt" / A / f"{A}.ipynb"
+    corrupt.parent.mkdir(parents=True)
+    corrupt.write_bytes(b"\x00\x01 not json")
+    renamed = grading_home / "submitted" / "renamer" / A / "Copy of my work.ipynb"
+    write_student(renamed, A)
+    (grading_home / "submitted" / "absent" / A).mkdir(parents=True)
+
+    result = classroom.autograde(workers=2, assignment=A, progress=False, limits=Limits(seconds_per_test=4))
+    by_student = {r["student"]: r for r in result.graded}
+    assert by_student["ada"]["score"] == 3
+    assert by_student["renamer"]["score"] == 3, "a renamed file is graded by its content"
+    assert by_student["looper"]["score"] == 0
+    assert {c["status"] for c in by_student["looper"]["cells"]} == {"timeout"}
+    assert by_student["quitter"]["score"] == 0
+    assert "process running your code" in by_student["quitter"]["cells"][0]["feedback"]
+    assert by_student["corrupt"]["score"] == 0
+    assert "not a notebook" in by_student["corrupt"]["cells"][0]["feedback"]
+    assert [p["student"] for p in result.problems] == ["absent"]
+    assert "no notebook" in result.problems[0]["reason"]
+    assert json.loads((grading_home / "problems.json").read_text())[0]["status"] == "missing"
+    assert gradebook_scores()[("ada", A)] == 3.0
+
+
+def test_killed_batch_resumes_without_loss_or_double_counting(grading_home):
+    wrong = (ZOO / "wrong_derivative.py").read_text()
+    students = {f"s{i}": (None if i % 2 == 0 else wrong) for i in range(6)}
+    make_class(grading_home, students)
+    env = dict(os.environ, AUTOGRADER_HOME=str(grading_home))
+    proc = subprocess.Popen([PY, "-m", "autograder", "autograde", "--workers", "1", "--assignment", A,
+                             "--quiet"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 300
+    markers = lambda: list((grading_home / "autograded").glob(f"*/{A}/*.grade.json"))  # noqa: E731
+    while len(markers()) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)  # the grader and its sandbox, mid-batch
+    proc.wait()
+    done_before = len(markers())
+    assert 1 <= done_before < 6
+
+    rerun = run_cli("autograde", "--workers", "2", "--assignment", A, "--quiet", env={"AUTOGRADER_HOME": str(grading_home)})
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{done_before} already up to date" in rerun.stdout
+    assert len(markers()) == 6
+    from nbgrader.api import Gradebook
+
+    from autograder.classroom import GradebookWriter
+
+    with Gradebook(GradebookWriter().db_url) as gb:
+        subs = gb.assignment_submissions(A)
+        assert sorted(s.student_id for s in subs) == sorted(students)
+        assert {s.student_id: s.score for s in subs} == {k: (3.0 if v is None else 1.0) for k, v in students.items()}
+
+
+def test_dask_scheduler_with_two_worker_processes(grading_home):
+    distributed = pytest.importorskip("distributed")
+    from autograder import classroom
+
+    make_class(grading_home, {"ada": None, "alan": (ZOO / "ignores_grad_output.py").read_text()})
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        result = classroom.autograde(scheduler=cluster.scheduler_address, assignment=A, progress=False)
+    assert {r["student"]: r["score"] for r in result.graded} == {"ada": 3.0, "alan": 1.0}
+    assert gradebook_scores() == {("ada", A): 3.0, ("alan", A): 1.0}
+
+
+def test_collect_folder_and_lms_zip(grading_home, tmp_path):
+    from autograder import classroom
+
+    folder = tmp_path / "downloads"
+    write_student(folder / "jdoe_12345_67890_01_square.ipynb", A)
+    write_student(folder / "mroe" / "whatever name.ipynb", A)
+    (folder / "notes.txt").write_text("not a notebook")
+    collected = classroom.collect(folder)
+    assert sorted(s.student for s in collected) == ["jdoe", "mroe"]
+    assert (grading_home / "submitted" / "jdoe" / A / f"{A}.ipynb").exists()
+
+    archive = tmp_path / "lms.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(folder / "jdoe_12345_67890_01_square.ipynb", "kim_1_2_01_square.ipynb")
+    assert [s.student for s in classroom.collect(archive)] == ["kim"]
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(evil, "w") as z:
+        z.writestr("../escape.ipynb", "{}")
+    with pytest.raises(ValueError, match="unsafe path"):
+        classroom.collect(evil)
+
+
+def test_feedback_export_and_report(grading_home):
+    from autograder import class_report, classroom
+
+    make_class(grading_home, {"ada": None, "alan": (ZOO / "ctx_attribute.py").read_text()})
+    classroom.autograde(workers=1, assignment=A, progress=False)
+    pages = classroom.feedback()
+    alan = next(p for p in pages if "alan" in p.parts)
+    text = alan.read_text()
+    assert "save_for_backward" in text, "feedback names the mistake"
+    assert "saves_input(" not in text and "gradcheck(Square)" not in text, "hidden tests never reach students"
+    rows = list(csv.DictReader(open(classroom.export_csv())))
+    scores = {r["student_id"]: float(r["score"]) for r in rows if r["assignment"] == A}
+    assert scores == {"ada": 3.0, "alan": 2.0}
+    report = class_report.write(classroom.reports())
+    html = report.read_text()
+    assert "Score distribution" in html and "not-saved-for-backward" in html and "data:image/png" in html

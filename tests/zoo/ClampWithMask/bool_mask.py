@@ -1,0 +1,14 @@
+# mistake: returns a bool mask instead of a float mask of x's dtype
+# feedback: float tensor of x's dtype
+class ClampWithMask(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        mask = (x >= lo) & (x <= hi)
+        ctx.mark_non_differentiable(mask)
+        ctx.save_for_backward(mask)
+        return x.clamp(lo, hi), mask
+
+    @staticmethod
+    def backward(ctx, grad_output, grad_mask):
+        (mask,) = ctx.saved_tensors
+        return grad_output * mask, None, None

@@ -1,0 +1,13 @@
+# mistake: adds the mask's incoming gradient to x's gradient, as if the mask were differentiable
+# feedback: mark_non_differentiable
+class ClampWithMask(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        mask = ((x >= lo) & (x <= hi)).to(x.dtype)
+        ctx.save_for_backward(mask)
+        return x.clamp(lo, hi), mask
+
+    @staticmethod
+    def backward(ctx, grad_output, grad_mask):
+        (mask,) = ctx.saved_tensors
+        return grad_output * mask + grad_mask, None, None

@@ -1,0 +1,12 @@
+# mistake: the unfilled exercise (still raises NotImplementedError)
+# feedback: not implemented
+class ClampWithMask(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    @staticmethod
+    def backward(ctx, grad_output, grad_mask):
+        # YOUR CODE HERE
+        raise NotImplementedError()

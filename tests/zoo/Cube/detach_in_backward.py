@@ -1,0 +1,18 @@
+# mistake: backward uses x.detach(), so the second derivative is lost (torch.func silently returns 0)
+# feedback: differentiable
+class Cube(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):
+        return x ** 3
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x.detach() ** 2

@@ -1,0 +1,16 @@
+# mistake: split style, but without generate_vmap_rule = True, so vmap cannot batch it
+# feedback: generate_vmap_rule
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return x ** 3
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x ** 2

@@ -1,0 +1,19 @@
+# mistake: backward computes 3x^2 with NumPy, which autograd cannot differentiate nor torch.func run
+# feedback: differentiable
+class Cube(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):
+        return x ** 3
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        local = torch.from_numpy(3 * x.numpy(force=True) ** 2).to(grad_output)
+        return grad_output * local

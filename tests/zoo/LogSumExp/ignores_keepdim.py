@@ -1,0 +1,21 @@
+# mistake: forward always keeps the reduced dimension, whatever keepdim says
+# feedback: keepdim
+class LogSumExp(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x, dim, keepdim):
+        m = x.amax(dim=dim, keepdim=True)
+        return m + torch.log(torch.exp(x - m).sum(dim=dim, keepdim=True))
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, dim, keepdim = inputs
+        ctx.dim = dim
+        ctx.keepdim = keepdim
+        ctx.save_for_backward(x, output)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, out = ctx.saved_tensors
+        return grad_output * torch.exp(x - out), None, None

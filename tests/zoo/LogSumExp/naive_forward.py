@@ -1,0 +1,24 @@
+# mistake: the literal log(sum(exp(x))) without the max shift: overflows to inf at magnitude 1e4
+# feedback: subtract the max
+class LogSumExp(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x, dim, keepdim):
+        out = torch.log(torch.exp(x).sum(dim=dim, keepdim=True))
+        return out if keepdim else out.squeeze(dim)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, dim, keepdim = inputs
+        ctx.dim = dim
+        ctx.keepdim = keepdim
+        ctx.save_for_backward(x, output)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, out = ctx.saved_tensors
+        if not ctx.keepdim:
+            out = out.unsqueeze(ctx.dim)
+            grad_output = grad_output.unsqueeze(ctx.dim)
+        return grad_output * torch.exp(x - out), None, None

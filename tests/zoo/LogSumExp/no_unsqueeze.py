@@ -1,0 +1,22 @@
+# mistake: backward ignores keepdim: grad_output and the output are not unsqueezed when keepdim=False
+# feedback: unsqueeze
+class LogSumExp(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x, dim, keepdim):
+        m = x.amax(dim=dim, keepdim=True)
+        out = m + torch.log(torch.exp(x - m).sum(dim=dim, keepdim=True))
+        return out if keepdim else out.squeeze(dim)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, dim, keepdim = inputs
+        ctx.dim = dim
+        ctx.keepdim = keepdim
+        ctx.save_for_backward(x, output)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, out = ctx.saved_tensors
+        return grad_output * torch.exp(x - out), None, None

@@ -1,0 +1,25 @@
+# mistake: saves the softmax exp(x - output) as well as x and the output: a second x-sized tensor kept alive
+# feedback: save x and the output
+class LogSumExp(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x, dim, keepdim):
+        m = x.amax(dim=dim, keepdim=True)
+        out = m + torch.log(torch.exp(x - m).sum(dim=dim, keepdim=True))
+        return out if keepdim else out.squeeze(dim)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, dim, keepdim = inputs
+        ctx.dim = dim
+        ctx.keepdim = keepdim
+        full = output if keepdim else output.unsqueeze(dim)
+        ctx.save_for_backward(x, output, torch.exp(x - full))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, out, p = ctx.saved_tensors
+        if not ctx.keepdim:
+            grad_output = grad_output.unsqueeze(ctx.dim)
+        return grad_output * p, None, None

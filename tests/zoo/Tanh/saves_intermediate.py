@@ -1,0 +1,13 @@
+# mistake: saves the intermediate 1 - y*y computed in forward: a constant for the second derivative
+# feedback: intermediate
+class Tanh(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.tanh(x)
+        ctx.save_for_backward(1 - y * y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (local,) = ctx.saved_tensors
+        return grad_output * local

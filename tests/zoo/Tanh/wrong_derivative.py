@@ -1,0 +1,13 @@
+# mistake: uses 1 - y instead of 1 - y**2
+# feedback: 1 - y * y
+class Tanh(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.tanh(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return grad_output * (1 - y)

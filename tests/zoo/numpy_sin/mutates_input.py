@@ -1,0 +1,24 @@
+# mistake: the kernel writes sin(x) into x's own NumPy buffer (out=), changing the input the schema promised to leave alone
+# feedback: mutates_args
+@torch.library.custom_op("course::numpy_sin", mutates_args=())
+def numpy_sin(x: torch.Tensor) -> torch.Tensor:
+    data = x.numpy(force=True)
+    return torch.from_numpy(np.asarray(np.sin(data, out=data))).clone().to(x.device)
+
+
+@numpy_sin.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+def numpy_sin_setup_context(ctx, inputs, output):
+    (x,) = inputs
+    ctx.save_for_backward(x)
+
+
+def numpy_sin_backward(ctx, grad_output):
+    (x,) = ctx.saved_tensors
+    return grad_output * torch.cos(x)
+
+
+numpy_sin.register_autograd(numpy_sin_backward, setup_context=numpy_sin_setup_context)

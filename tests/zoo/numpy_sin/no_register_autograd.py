@@ -1,0 +1,21 @@
+# mistake: backward and setup_context are written but never registered, so there is no gradient
+# feedback: register_autograd
+@torch.library.custom_op("course::numpy_sin", mutates_args=())
+def numpy_sin(x: torch.Tensor) -> torch.Tensor:
+    result = np.sin(x.numpy(force=True))
+    return torch.from_numpy(np.asarray(result)).to(x.device)
+
+
+@numpy_sin.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+def numpy_sin_setup_context(ctx, inputs, output):
+    (x,) = inputs
+    ctx.save_for_backward(x)
+
+
+def numpy_sin_backward(ctx, grad_output):
+    (x,) = ctx.saved_tensors
+    return grad_output * torch.cos(x)

@@ -1,0 +1,12 @@
+# mistake: writes an autograd.Function (the notebook-09 way) instead of a custom operator, so export fails
+# feedback: custom_op
+class numpy_sin(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.from_numpy(np.asarray(np.sin(x.numpy(force=True)))).to(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * torch.cos(x)
