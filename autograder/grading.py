@@ -30,7 +30,9 @@ class CellResult:
     status: str           # passed | failed | error | timeout
     feedback: str
     mistake: str = ""
-    seconds: float = 0.0
+    seconds: float = 0.0          # the whole test: fork, setup, answers, check
+    check_seconds: float = 0.0    # the test cell alone
+    memory_mb: float = 0.0        # peak resident memory of a grading process so far
 
 
 @dataclass
@@ -99,7 +101,8 @@ def run_tests(sandbox: Sandbox, before: list, tests: list, seed: int, limits: Li
         earned = points if outcome.status == "passed" else 0.0
         feedback = outcome.feedback if outcome.status != "passed" else "passed"
         results.append(CellResult(grade_id, earned, points, outcome.status, feedback, outcome.mistake,
-                                  outcome.seconds))
+                                  outcome.seconds, outcome.details.get("check_seconds", 0.0),
+                                  outcome.details.get("child_maxrss_mb", 0.0)))
     return results
 
 

@@ -246,7 +246,8 @@ def _run_forked(job: Job, trusted: dict) -> Outcome:
         _reap(pid)
         _rmtree(workdir)
     outcome.seconds = round(time.monotonic() - start, 4)
-    outcome.details["maxrss_mb"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
+    outcome.details["child_maxrss_mb"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
+    outcome.details["zygote_maxrss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return outcome
 
 
@@ -377,8 +378,10 @@ def _child(job: Job, trusted: dict, from_parent: int, to_parent: int, workdir: s
     out.parts.clear()
     guard["test_running"] = True
     message = json.loads(inbox.readline())
+    check_start = time.perf_counter()
     outcome = _run_cell(message["source"], f"<test:{job.test_id}>", dict(namespace), job.test_id,
                         is_test=True)
+    check_seconds = time.perf_counter() - check_start
     if outcome is None:
         outcome = Outcome("passed")
     if failure is not None and outcome.status != "passed" and outcome.mistake in ("not-defined", "name-error"):
@@ -386,6 +389,7 @@ def _child(job: Job, trusted: dict, from_parent: int, to_parent: int, workdir: s
     tampered = changed(trusted, snapshot())
     if tampered:
         outcome = _tamper(tampered)
+    outcome.details["check_seconds"] = round(check_seconds, 4)
     channel.write(json.dumps({"nonce": message["nonce"], "outcome": asdict(outcome)}) + "\n")
     channel.flush()
     os._exit(0)  # skip interpreter teardown: no atexit handler or finaliser of student code runs

@@ -1,0 +1,151 @@
+"""make bench: grade one synthetic class with plain serial `nbgrader autograde` and with ours.
+
+    python -m autograder.bench [--students 24] [--workers 2] [--assignments 01_square,03_shapes]
+
+Prints wall time of both, the ratio, seconds per notebook, where our time goes (the checks themselves
+versus overhead), peak memory per worker, and whether the two agree on every score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+from autograder import notebooks, paths, samples
+
+
+def synthetic_class(students: int, assignments: list[str]) -> dict:
+    """student -> assignment -> notebook: a deterministic mix of right answers and zoo mistakes."""
+    by_exercise: dict[str, list] = {}
+    for entry in samples.zoo():
+        by_exercise.setdefault(entry.exercise, []).append(entry)
+    out: dict = {}
+    for i in range(students):
+        student = f"student{i:02d}"
+        out[student] = {}
+        for assignment in assignments:
+            answers = {}
+            for j, exercise in enumerate(samples.exercises_of(assignment)):
+                entries = by_exercise.get(exercise, [])
+                pick = (i * 7 + j * 3) % (len(entries) + 2)  # two in every len+2 are right answers
+                if pick < len(entries):
+                    answers[exercise] = entries[pick].source
+            out[student][assignment] = samples.student_notebook(assignment, answers)
+    return out
+
+
+def write_submissions(klass: dict, submitted: Path) -> int:
+    count = 0
+    for student, by_assignment in klass.items():
+        for assignment, (source, nb) in by_assignment.items():
+            target = submitted / student / assignment / f"{source.name}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, target)
+            count += 1
+    return count
+
+
+def run_plain_nbgrader(root: Path, assignments: list[str]) -> tuple[float, dict]:
+    """nbgrader as it comes: its default config, serial autograde, hidden tests in the student kernel."""
+    bin_dir = Path(sys.executable).parent
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    (root / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        "c.CourseDirectory.root = %r\n"
+        "c.CourseDirectory.source_directory = 'source'\n"
+        "c.CourseDirectory.db_url = 'sqlite:///%s/gradebook.db'\n" % (str(root), str(root)))
+    for assignment in assignments:
+        subprocess.run([str(bin_dir / "nbgrader"), "generate_assignment", assignment, "--force"], cwd=root,
+                       env=env, check=True, capture_output=True)
+    start = time.monotonic()
+    for assignment in assignments:
+        subprocess.run([str(bin_dir / "nbgrader"), "autograde", assignment, "--force"], cwd=root, env=env,
+                       capture_output=True)  # exits 1 when a student needs manual grading: not our concern
+    seconds = time.monotonic() - start
+    from nbgrader.api import Gradebook
+
+    scores = {}
+    with Gradebook(f"sqlite:///{root}/gradebook.db") as gb:
+        for assignment in assignments:
+            for sub in gb.assignment_submissions(assignment):
+                scores[(sub.student_id, assignment)] = float(sub.score)
+    return seconds, scores
+
+
+def run_ours(home: Path, workers: int) -> tuple[float, dict, list[dict]]:
+    env = dict(os.environ, AUTOGRADER_HOME=str(home))
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-m", "autograder", "autograde", "--workers", str(workers), "--force",
+                    "--quiet"], env=env, check=True, capture_output=True)
+    seconds = time.monotonic() - start
+    reports = [json.loads(p.read_text()) for p in sorted((home / "autograded").glob("*/*/*.grade.json"))]
+    scores = {(r["student"], r["assignment"]): float(r["score"]) for r in reports}
+    return seconds, scores, reports
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--students", type=int, default=24)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--assignments", help="comma-separated (default: every course notebook)")
+    parser.add_argument("--skip-nbgrader", action="store_true", help="time only our grader")
+    args = parser.parse_args(argv)
+
+    all_assignments = [s.assignment for s in notebooks.sources()]
+    assignments = args.assignments.split(",") if args.assignments else all_assignments
+    unknown = set(assignments) - set(all_assignments)
+    if unknown:
+        parser.error(f"unknown assignments: {', '.join(sorted(unknown))}")
+    klass = synthetic_class(args.students, assignments)
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        tmp = Path(tmp)
+        plain_root, our_home = tmp / "plain", tmp / "ours"
+        shutil.copytree(paths.SOLUTIONS, plain_root / "source",
+                        ignore=lambda d, names: [n for n in names if n not in assignments and Path(d) == paths.SOLUTIONS])
+        n = write_submissions(klass, plain_root / "submitted")
+        write_submissions(klass, our_home / "submitted")
+        print(f"synthetic class: {args.students} students x {len(assignments)} notebooks = {n} submissions")
+
+        ours_s, ours_scores, reports = run_ours(our_home, args.workers)
+        cells = [c for r in reports for c in r["cells"]]
+        checks = sum(c.get("check_seconds", 0.0) for c in cells)
+        test_seconds = sum(c["seconds"] for c in cells)
+        peak = max((c.get("memory_mb", 0.0) for c in cells), default=0.0)
+        print(f"\nours (--workers {args.workers}): {ours_s:8.1f} s wall   {ours_s / n:6.3f} s per notebook")
+        print(f"  time in the checks themselves: {checks:7.1f} s  ({checks / n:.3f} s per notebook)")
+        print(f"  per-test overhead (fork, setup, answers, channel): {test_seconds - checks:7.1f} s "
+              f"({(test_seconds - checks) / n:.3f} s per notebook)")
+        overhead = max(ours_s * args.workers - checks, 0.0)
+        print(f"  all overhead incl. start-up and gradebook (worker-seconds minus checks): {overhead:7.1f} s "
+              f"({overhead / n:.3f} s per notebook; checks are {100 * checks / (ours_s * args.workers):.0f}% "
+              "of worker time)")
+        print(f"  peak memory of a grading process: {peak:.0f} MB")
+
+        if args.skip_nbgrader:
+            return 0
+        plain_s, plain_scores = run_plain_nbgrader(plain_root, assignments)
+        print(f"\nplain nbgrader (serial): {plain_s:8.1f} s wall   {plain_s / n:6.3f} s per notebook")
+        print(f"\nspeed-up: {plain_s / ours_s:.1f}x")
+        differ = {k: (plain_scores.get(k), v) for k, v in ours_scores.items() if plain_scores.get(k) != v}
+        if differ:
+            print(f"scores differ on {len(differ)} of {len(ours_scores)} notebooks (nbgrader, ours):")
+            for key, pair in sorted(differ.items())[:20]:
+                print(f"  {key}: {pair}")
+            return 1
+        print(f"scores agree on all {len(ours_scores)} notebooks "
+              f"(class mean {sum(ours_scores.values()) / len(ours_scores):.2f} points per notebook)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""Validity: every realistic wrong answer in tests/zoo loses points, with feedback that names its mistake;
+the reference answers score full marks, whatever the random inputs."""
+
+import pytest
+
+from autograder import grading, notebooks, samples
+from autograder.sandbox import Limits
+
+ENTRIES = samples.zoo()
+SOURCES = {s.assignment: s for s in notebooks.sources()}
+EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for g in s.grade_ids("answer")}
+
+
+def tests_of(source, exercise):
+    """The test cells about one exercise (test_<Exercise>_...), or all of the notebook's if none is named."""
+    _, tests = grading.plan(source, None)
+    own = [t for t in tests if t[0].startswith(f"test_{exercise}_")]
+    return own or tests
+
+
+def test_zoo_is_big_enough():
+    per_exercise = {}
+    for e in ENTRIES:
+        per_exercise[e.exercise] = per_exercise.get(e.exercise, 0) + 1
+    assert len(ENTRIES) >= 40
+    assert set(per_exercise) <= set(EXERCISE_TO_SOURCE), "a zoo folder names no exercise"
+    thin = {k: v for k, v in per_exercise.items() if v < 3}
+    assert not thin, f"fewer than three wrong answers: {thin}"
+    assert all(e.mistake and e.feedback for e in ENTRIES), "each entry says its mistake and expected feedback"
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[f"{e.exercise}/{e.name}" for e in ENTRIES])
+def test_wrong_answer_loses_points_with_named_feedback(entry, sandbox):
+    source = EXERCISE_TO_SOURCE[entry.exercise]
+    _, nb = samples.student_notebook(source.assignment, {entry.exercise: entry.source})
+    before, _ = grading.plan(source, nb)
+    tests = tests_of(source, entry.exercise)
+    results = grading.run_tests(sandbox, before, tests, seed=7, limits=Limits(seconds_per_test=90))
+    lost = [r for r in results if r.status != "passed"]
+    assert lost, f"{entry.path.name} ({entry.mistake}) got full marks"
+    feedback = " | ".join(r.feedback for r in lost)
+    assert entry.feedback.lower() in feedback.lower(), (
+        f"{entry.path.name}: feedback does not name the mistake ({entry.feedback!r}): {feedback}")
+
+
+@pytest.mark.parametrize("assignment", sorted(SOURCES))
+def test_reference_scores_full_marks(assignment, sandbox):
+    report = grading.reference_report(SOURCES[assignment], sandbox, seed=0, limits=Limits(seconds_per_test=90))
+    failing = [(c.grade_id, c.feedback) for c in report.cells if c.status != "passed"]
+    assert not failing and report.max_score > 0
