@@ -23,6 +23,7 @@ import shutil
 import tempfile
 import threading
 import time
+import warnings
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,6 +194,11 @@ def close_sandboxes() -> None:
 
 # ------------------------------------------------------------------------------------------ gradebook
 
+# nbgrader's own session handling emits SQLAlchemy warnings that are not ours to fix.
+warnings.filterwarnings("ignore", module="nbgrader.api")
+warnings.filterwarnings("ignore", message=".*not in session.*")
+
+
 class GradebookWriter:
     """The single writer: nbgrader's own SaveAutoGrades on our autograded notebooks, so the gradebook
     holds exactly the scores nbgrader's autograde would compute from those outputs."""
@@ -263,9 +269,9 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
     sources = notebooks.sources()
     digests = source_digests(sources)
     writer = GradebookWriter(db_url)
-    writer.ensure_assignments(sources)
     subs, problems = discover(sources, assignment)
     todo = [s for s in subs if force or not up_to_date(s, digests)]
+    writer.ensure_assignments([s for s in sources if s.assignment in {t.assignment for t in todo}])
     skipped = len(subs) - len(todo)
     source_texts = {str(s.path): s.path.read_text() for s in sources}
     by_assignment = {a: {p: t for p, t in source_texts.items() if Path(p).parent.name == a}
