@@ -3,25 +3,36 @@
 The zygote is a long-lived process that imports torch, NumPy and the checks once (about 2 s) and warms
 up autograd, and then never runs student code itself. For every test it forks a child that:
 
-1. limits itself (memory, output, file size, no new processes, no network, no reading the instructor's
-   files or the gradebook: a Python audit hook that cannot be removed once installed);
-2. runs the notebook's setup cells and the student's answer cells;
-3. proves that student code left the trusted state untouched (the functions the checks use, builtins,
-   `sys.modules`), receives the test source only now (so student code never sees it), runs it, and
-   proves the state untouched once more;
-4. reports passed / failed / error with plain feedback over a pipe, tagged with a nonce the child only
-   receives after student code ran. The zygote enforces the time limit and notices a child that died.
+1. drops every file descriptor it inherited and confines itself with the kernel's help where available:
+   seccomp (no new processes, no exec, no ptrace, no signal handlers, no network sockets, no signals to
+   other processes), Landlock (no reading the instructor's files, the gradebook or other students' work,
+   no writing outside its own temporary folder, no TCP), rlimits (memory, file size, no core dumps);
+2. installs a Python audit hook that cannot be removed (the same file rules for systems without Landlock,
+   no introspection of the grader's frames, no code objects disguised as library code, no rewriting of
+   functions' code) and runs the notebook's setup cells and the student's answer cells;
+3. proves that student code left the trusted state untouched (an integrity snapshot of the functions and
+   classes the checks use, builtins, `sys.modules`, the import system, PyTorch's thread-local modes and
+   dispatch keys, no tensor subclass or mode with its own `__torch_function__`/`__torch_dispatch__`),
+   only then reads the test source (so student code never sees it) and runs it in a namespace whose
+   builtins and setup names are restored, and proves the state untouched once more;
+4. with no student code able to run any more (gc off, no handlers, no threads), reads a nonce that was
+   never in its memory before, opens the result channel (a FIFO in a folder only this step may open) and
+   reports passed / failed / error with plain feedback, tagged with the nonce.
 
-A fork costs a few milliseconds and shares nothing with other students: every test starts from the
-zygote's pristine memory. The zygote holds no secret: it receives each test's source per request.
+The zygote enforces the time limit, notices a child that died, and accepts nothing but one well-formed,
+nonce-tagged JSON line from the channel (never a pickle). A fork costs a few milliseconds and shares
+nothing with other students: every test starts from the zygote's pristine memory. The zygote holds no
+secret: it receives each test's source per request. See docs/threat-model.md for what this does and
+does not guarantee.
 """
 
 from __future__ import annotations
 
+import builtins
+import gc
 import io
 import json
 import os
-import pickle
 import resource
 import secrets
 import select
@@ -29,27 +40,39 @@ import signal
 import struct
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 import traceback
+import types
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 # --------------------------------------------------------------------------------------------- protocol
+# Length-prefixed JSON both ways. Never pickle: unpickling bytes a child managed to write would be code
+# execution in the instructor's process.
 
 
 def _send(stream, obj) -> None:
-    data = pickle.dumps(obj)
+    data = json.dumps(obj).encode("utf-8")
     stream.write(struct.pack("!I", len(data)) + data)
     stream.flush()
 
 
+def _read_exact(stream, size: int) -> bytes:
+    parts, remaining = [], size
+    while remaining > 0:
+        chunk = stream.read(remaining)
+        if not chunk:
+            raise EOFError("sandbox process closed its channel")
+        parts.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(parts)
+
+
 def _recv(stream):
-    header = stream.read(4)
-    if len(header) < 4:
-        raise EOFError("sandbox process closed its channel")
-    (size,) = struct.unpack("!I", header)
-    return pickle.loads(stream.read(size))
+    (size,) = struct.unpack("!I", _read_exact(stream, 4))
+    return json.loads(_read_exact(stream, size))
 
 
 @dataclass
@@ -80,21 +103,183 @@ class Job:
     protected: list = field(default_factory=list)   # folders the child may not read (solutions, gradebook)
 
 
-# ----------------------------------------------------------------------------------------- the zygote
+STATUSES = ("passed", "failed", "error", "timeout")
+
+
+def _job_to_wire(job: Job) -> dict:
+    return asdict(job)
+
+
+def _job_from_wire(data: dict) -> Job:
+    return Job([tuple(cell) for cell in data["cells"]], data["test_id"], data["test_source"],
+               int(data.get("seed", 0)), Limits(**data.get("limits", {})), list(data.get("protected", [])))
+
+
+def _plain_json(value, depth: int = 0):
+    """`value` if it is made of exact JSON types only (no subclass whose methods could run), else None."""
+    kind = type(value)
+    if value is None or kind in (bool, int, float, str):
+        return value
+    if depth > 5:
+        return None
+    if kind in (list, tuple):
+        return [_plain_json(v, depth + 1) for v in value]
+    if kind is dict:
+        return {k: _plain_json(v, depth + 1) for k, v in value.items() if type(k) is str}
+    return None
+
+
+def _outcome_from_wire(data) -> Outcome:
+    """An Outcome from a decoded message; ValueError unless it is exactly what the sandbox sends."""
+    if type(data) is not dict or data.get("status") not in STATUSES:
+        raise ValueError("malformed outcome")
+
+    def text(key: str) -> str:
+        value = data.get(key, "")
+        return value if type(value) is str else ""
+
+    seconds = data.get("seconds", 0.0)
+    details = _plain_json(data.get("details", {}))
+    return Outcome(data["status"], text("feedback"), text("mistake"), text("output"),
+                   float(seconds) if type(seconds) in (int, float) else 0.0,
+                   details if type(details) is dict else {})
+
+
+# -------------------------------------------------------------------------------- who may do what
 
 TRUSTED_MODULES = [
-    "builtins", "sys", "os", "math", "torch", "torch.autograd", "torch.autograd.function",
-    "torch.autograd.gradcheck", "torch.autograd.graph", "torch.testing", "torch.nn.functional",
-    "torch.func", "torch.library", "torch.utils.checkpoint", "numpy", "numpy.testing",
+    "builtins", "sys", "os", "posix", "math", "json", "json.decoder", "json.encoder", "dataclasses",
+    "traceback", "linecache", "re", "inspect", "types", "functools", "io", "select", "struct", "signal",
+    "_signal", "gc", "marshal", "importlib", "importlib._bootstrap", "importlib._bootstrap_external",
+    "_frozen_importlib", "_frozen_importlib_external", "copy", "operator", "abc", "contextlib", "weakref",
+    "itertools", "collections", "secrets", "resource", "tempfile", "time",
+    "torch", "torch._C", "torch._C._VariableFunctions", "torch._tensor", "torch.functional", "torch.random",
+    "torch.autograd", "torch.autograd.function", "torch.autograd.gradcheck", "torch.autograd.graph",
+    "torch.autograd.grad_mode", "torch.autograd.forward_ad", "torch.autograd.functional", "torch._ops",
+    "torch.overrides", "torch.library", "torch.testing", "torch.testing._comparison", "torch.nn",
+    "torch.nn.functional", "torch.nn.modules.module", "torch.nn.parameter", "torch.func",
+    "torch.utils.checkpoint", "torch.utils._python_dispatch", "torch.utils._pytree", "torch._utils",
+    "numpy", "numpy.testing", "numpy.linalg",
 ]
 TRUSTED_CLASSES = ["torch.Tensor", "torch.autograd.Function", "torch._C.TensorBase"]
+# Registries the checks depend on whose *contents* (not just identity) must not change.
+REGISTRIES = ["gc.callbacks", "sys.meta_path", "sys.path_hooks",
+              "torch.nn.modules.module._global_forward_hooks",
+              "torch.nn.modules.module._global_forward_pre_hooks",
+              "torch.nn.modules.module._global_backward_hooks",
+              "torch.nn.modules.module._global_backward_pre_hooks"]
 STUDENT_FILE_PREFIX = "<answer"
+CHANNEL_PREFIX = "autograder-channel-"
+WORKDIR_PREFIX = "grading-"
+
+
+def _library_dirs() -> list[str]:
+    paths = sysconfig.get_paths()
+    dirs = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)}
+    dirs.add(os.path.dirname(os.path.abspath(__file__)))  # the autograder package itself
+    out = set()
+    for directory in dirs:
+        for form in (os.path.abspath(directory), os.path.realpath(directory)):
+            out.add(form.rstrip(os.sep) + os.sep)
+    return sorted(out)
+
+
+# Code from these places is the grader's or a library's. Everything else (answer cells, files written in
+# the temporary folder, "<string>" code, ...) counts as student code.
+_TRUSTED_PREFIXES = tuple(_library_dirs()) + ("<frozen ", "<test:", "<setup:")
+_STDLIB = sysconfig.get_paths()["stdlib"].rstrip(os.sep) + os.sep
+# Library code that hands frames or their locals back to its caller: never on behalf of student code.
+_FRAME_LEAKERS = tuple(_STDLIB + name for name in (
+    "inspect.py", "traceback.py", "pdb.py", "bdb.py", "cgitb.py", "code.py", "codeop.py", "trace.py",
+    "doctest.py", "pydoc.py", "profile.py", "cProfile.py", "asyncio" + os.sep, "tracemalloc.py"))
+_THIS_FILE = os.path.abspath(__file__)
+_TYPE_DICT = type.__dict__["__dict__"].__get__
+_TYPE_MRO = type.__dict__["__mro__"].__get__
+_TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
+_TYPE_FLAGS = type.__dict__["__flags__"].__get__
+_MODULE_DICT = types.ModuleType.__dict__["__dict__"].__get__
+_EXC_TRACEBACK = BaseException.__traceback__.__get__
+_STACK_ROOT = None  # the code of _child, set below: frames under it are the zygote's
+
+
+def _is_trusted_file(name) -> bool:
+    return type(name) is str and name.startswith(_TRUSTED_PREFIXES)
+
+
+def _untrusted_on_stack(frame) -> bool:
+    """Is any frame from `frame` down to the child's entry point student code?"""
+    while frame is not None:
+        code = frame.f_code
+        if code is _STACK_ROOT:
+            return False
+        if not code.co_filename.startswith(_TRUSTED_PREFIXES):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _plain(text, default: str = "") -> str:
+    """An exact str (a str subclass could run code when used); never calls student code."""
+    if type(text) is str:
+        return text
+    if issubclass(type(text), str):  # a str subclass: copy its characters without calling its methods
+        return str.__str__(text)
+    return default
+
+
+def _type_name(cls) -> str:
+    try:
+        return _plain(_TYPE_QUALNAME(cls), "?")
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+def _class_attr(cls, name: str):
+    """`name` as found on class `cls` (through its MRO), without running any descriptor or metaclass."""
+    for klass in _TYPE_MRO(cls):
+        namespace = _TYPE_DICT(klass)
+        if name in namespace:
+            return namespace[name]
+    return None
+
+
+def _trusted_code_object(obj) -> bool:
+    """obj is (a classmethod/staticmethod of) a function whose code comes from a trusted file."""
+    if type(obj) in (classmethod, staticmethod):
+        obj = obj.__func__
+    if type(obj) is types.MethodType:
+        obj = obj.__func__
+    if type(obj) is types.FunctionType:
+        return _is_trusted_file(obj.__code__.co_filename)
+    return False
+
+
+def _trusted_callable(obj) -> bool:
+    for _ in range(4):
+        if type(obj) in (types.FunctionType, types.MethodType, classmethod, staticmethod):
+            return _trusted_code_object(obj)
+        if type(obj) in (types.BuiltinFunctionType, types.BuiltinMethodType):
+            return False
+        obj = _class_attr(type(obj), "__call__")
+        if obj is None:
+            return False
+    return False
+
+
+# ----------------------------------------------------------------------------------------- the zygote
+
+_ZYGOTE_FDS: tuple = ()
+_CHANNEL_ROOT: str | None = None
+_BASELINE: dict = {}
+_READ_ROOTS: dict = {}
+_LIBC = None
 
 
 def _prepare() -> None:
     """Everything the children share: imported once here, never touched by student code."""
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import ctypes  # noqa: F401  (for seccomp and Landlock, set up in each child before student code)
     import numpy  # noqa: F401
     import torch
 
@@ -113,6 +298,40 @@ def _prepare() -> None:
     x = torch.randn(3, dtype=torch.float64, requires_grad=True)
     torch.autograd.gradcheck(lambda t: (t * t).sin(), (x,))
     torch.autograd.grad((x.exp() * x).sum(), x, create_graph=True)
+    _guard_torch_entry_points()
+
+
+def _guard_torch_entry_points() -> None:
+    """Wrap the few PyTorch entry points that would let student code change what every later PyTorch call
+    computes, or see the grader's frames, without touching any Python attribute the snapshot watches."""
+    import torch
+
+    builtin_namespaces = frozenset(name.split("::")[0] for name in torch._C._dispatch_get_all_op_names())
+    dispatch_library = torch._C._dispatch_library
+
+    def _dispatch_library(kind, ns, *args, **kwargs):
+        if kind != "DEF" and ns in builtin_namespaces and _untrusted_on_stack(sys._getframe(1)):
+            raise PermissionError(f"not allowed while grading: registering kernels for PyTorch's own "
+                                  f"operators (namespace '{ns}'); define your own operator instead")
+        return dispatch_library(kind, ns, *args, **kwargs)
+
+    torch._C._dispatch_library = _dispatch_library
+
+    from torch._C._dynamo import eval_frame
+
+    set_eval_frame = eval_frame.set_eval_frame
+
+    def _set_eval_frame(callback, *args, **kwargs):
+        if not (callback is None or callback is False or callback is True or _trusted_callable(callback)):
+            raise PermissionError("not allowed while grading: a frame-evaluation callback of your own")
+        return set_eval_frame(callback, *args, **kwargs)
+
+    eval_frame.set_eval_frame = _set_eval_frame
+    for name in ("torch._dynamo.eval_frame", "torch._dynamo.decorators"):
+        module = sys.modules.get(name)
+        for attr in ("set_eval_frame", "_maybe_set_eval_frame"):
+            if module is not None and getattr(module, attr, None) is set_eval_frame:
+                setattr(module, attr, _set_eval_frame)
 
 
 def _resolve(dotted: str):
@@ -120,155 +339,341 @@ def _resolve(dotted: str):
     return getattr(sys.modules[module], attr)
 
 
+def _trusted_module_names() -> list[str]:
+    return TRUSTED_MODULES + sorted(n for n in list(sys.modules) if n == "autograder" or n.startswith("autograder."))
+
+
 def snapshot() -> dict:
-    """Identity of everything a verdict depends on: module attributes, key class dicts, sys.modules."""
+    """Identity of everything a verdict depends on: module attributes, the classes and functions those
+    modules define (class dicts, functions' code and defaults), key classes, sys.modules and a few
+    registries. Safe to call after student code ran: it never calls a method of a student object."""
     state = {}
-    for name in TRUSTED_MODULES:
+    for name in _trusted_module_names():
         module = sys.modules.get(name)
         if module is None:
             continue
         state[("sys.modules", name)] = id(module)
-        for attr, value in list(vars(module).items()):
+        try:
+            namespace = _MODULE_DICT(module)
+        except TypeError:  # not a module any more (the id above already differs)
+            continue
+        for attr, value in list(namespace.items()):
             state[(name, attr)] = id(value)
+            kind = type(value)
+            if kind is types.FunctionType:
+                module_name = value.__module__
+                if type(module_name) is str and module_name == name:
+                    state[("function", f"{name}.{attr}")] = (id(value.__code__), id(value.__defaults__),
+                                                             _items_ids(value.__kwdefaults__))
+            elif _TYPE_FLAGS(kind) & (1 << 31):  # a class
+                try:
+                    module_name = _TYPE_DICT(value).get("__module__")
+                except TypeError:
+                    module_name = None
+                defined_here = type(module_name) is str and module_name == name
+                if defined_here:
+                    for key, member in list(_TYPE_DICT(value).items()):
+                        state[("class", f"{name}.{_type_name(value)}", key)] = id(member)
     for dotted in TRUSTED_CLASSES:
         try:
             cls = _resolve(dotted)
         except (KeyError, AttributeError):
             continue
-        for attr, value in list(vars(cls).items()):
-            state[(dotted, attr)] = id(value)
-    for name, module in list(sys.modules.items()):
-        if name.startswith("autograder"):
-            state[("sys.modules", name)] = id(module)
-            for attr, value in list(vars(module).items()):
-                state[(name, attr)] = id(value)
+        for attr, value in list(_TYPE_DICT(cls).items()):
+            state[("class", dotted, attr)] = id(value)
+    for dotted in REGISTRIES:
+        try:
+            container = _resolve(dotted)
+        except (KeyError, AttributeError):
+            continue
+        state[("registry", dotted)] = _items_ids(container)
+    state[("registry", "sys.path_importer_cache")] = _items_ids(sys.path_importer_cache)
     return state
+
+
+def _items_ids(container):
+    if issubclass(type(container), dict):
+        return tuple((k if type(k) is str else id(k), id(v)) for k, v in dict.items(container))
+    if type(container) in (list, tuple):
+        return tuple(id(v) for v in container)
+    return id(container)
 
 
 # Attributes that legitimately change while grading (our own output capture, exception bookkeeping).
 _VOLATILE = {"__warningregistry__", "_base_seed", "stdout", "stderr", "stdin", "last_type", "last_value",
-             "last_traceback", "last_exc", "_cache"}
+             "last_traceback", "last_exc", "_cache", "tempdir", "_once_registry", "filters",
+             "_filters_version", "_is_in_torch_dispatch_mode", "_is_in_non_infra_torch_dispatch_mode",
+             "_is_in_any_mode_without_ignore_compile_internals", "_name_sequence"}
 
 
 def changed(before: dict, after: dict) -> list[str]:
     """Keys whose object was replaced or removed (new attributes, e.g. lazy imports, are fine)."""
     out = []
     for key, ident in before.items():
-        if key[1] in _VOLATILE:
+        if key[0] == "registry" and key[1] == "sys.path_importer_cache":
+            now = dict(after.get(key, ()))
+            if any(now.get(k, v) != v for k, v in ident):  # a cached finder replaced (new entries are fine)
+                out.append("sys.path_importer_cache")
+            continue
+        if len(key) == 2 and key[1] in _VOLATILE:
             continue
         if after.get(key) != ident:
-            out.append(f"{key[0]}.{key[1]}" if key[0] != "sys.modules" else f"sys.modules[{key[1]!r}]")
+            if key[0] == "sys.modules":
+                out.append(f"sys.modules[{key[1]!r}]")
+            elif key[0] == "function":
+                out.append(f"{key[1]} (its code or defaults)")
+            elif key[0] == "class":
+                out.append(f"{key[1]}.{key[2]}")
+            elif key[0] == "registry":
+                out.append(key[1])
+            else:
+                out.append(f"{key[0]}.{key[1]}")
     return out
 
 
+def _torch_state() -> dict:
+    """PyTorch's thread-local and global switches that decide what every later operation computes."""
+    import torch
+
+    C = torch._C
+    state = {
+        "a torch function mode": C._len_torch_function_stack(),
+        "a torch dispatch mode": C._len_torch_dispatch_stack(),
+        "an infra dispatch mode": tuple(C._get_dispatch_mode(k) is not None
+                                        for k in C._TorchDispatchModeKey.__members__.values()),
+        "grad mode": C.is_grad_enabled(),
+        "forward-mode AD": C._is_fwd_grad_enabled(),
+        "inference mode": torch.is_inference_mode_enabled(),
+        "__torch_function__ handling": (C._is_torch_function_enabled(), C._is_torch_function_all_disabled()),
+        "included dispatch keys": str(C._dispatch_tls_local_include_set()),
+        "excluded dispatch keys": str(C._dispatch_tls_local_exclude_set()),
+        "functorch transforms": C._are_functorch_transforms_active(),
+        "autocast": C._is_any_autocast_enabled(),
+        "saved tensor hooks": (C._autograd._saved_tensors_hooks_is_enabled(),
+                               C._autograd._top_saved_tensors_default_hooks(False) is None),
+    }
+    return state
+
+
+def _benign_torch_state() -> dict:
+    import torch
+
+    return {"default dtype": torch.get_default_dtype(), "anomaly": torch.is_anomaly_enabled(),
+            "deterministic": torch.are_deterministic_algorithms_enabled()}
+
+
+def _restore_benign_torch_state(baseline: dict) -> None:
+    """Global settings a student may change harmlessly (set_default_dtype, detect_anomaly): reset them
+    for the test instead of calling them tampering."""
+    import torch
+
+    torch.set_default_dtype(baseline["default dtype"])
+    torch.autograd.set_detect_anomaly(baseline["anomaly"])
+    torch.use_deterministic_algorithms(baseline["deterministic"])
+
+
+def _untrusted_overrides() -> list[str]:
+    """Tensor subclasses and modes defined by student code that override __torch_function__ or
+    __torch_dispatch__: a tensor that lies to the checks' comparisons (allclose -> True)."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    found, seen = [], set()
+    stack = [torch._C.TensorBase, TorchFunctionMode, TorchDispatchMode]
+    while stack:
+        cls = stack.pop()
+        for sub in type.__subclasses__(cls):
+            if id(sub) in seen:
+                continue
+            seen.add(id(sub))
+            stack.append(sub)
+            for name in ("__torch_function__", "__torch_dispatch__"):
+                impl = _class_attr(sub, name)
+                if impl is None or impl is torch._C._disabled_torch_function_impl \
+                        or impl is getattr(torch._C, "_disabled_torch_dispatch_impl", None):
+                    continue
+                if not _trusted_code_object(impl):
+                    found.append(f"{_type_name(sub)}.{name}")
+    return found
+
+
+def _checkpoint(trusted: dict) -> list[str]:
+    """Everything student code may have changed that the verdict depends on. Runs with gc off, and never
+    calls a method of a student object, so no student code runs while it looks."""
+    gc.disable()
+    problems = changed(trusted, snapshot())
+    now = _torch_state()
+    problems += [f"PyTorch's {name}" for name, value in _BASELINE["torch"].items() if now.get(name) != value]
+    problems += [f"{name} (a tensor subclass or mode of your own)" for name in _untrusted_overrides()]
+    return problems
+
+
+def _harden_zygote() -> None:
+    """Children of other zygotes (other graders on this machine) may not read our memory."""
+    try:
+        _LIBC.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+    except Exception:  # noqa: BLE001 - best effort
+        pass
+
+
 def zygote_main() -> None:
+    global _ZYGOTE_FDS, _CHANNEL_ROOT, _LIBC
     # Our channel is the original stdin/stdout; fds 0-2 then point elsewhere so stray prints can't corrupt it.
-    channel_in = os.fdopen(os.dup(0), "rb", buffering=0)
-    channel_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    channel_in = os.fdopen(os.dup(0), "rb")
+    channel_out = os.fdopen(os.dup(1), "wb")
+    _ZYGOTE_FDS = (channel_in.fileno(), channel_out.fileno())
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
+    os.close(devnull)
     _prepare()
+    import ctypes
+
+    _LIBC = ctypes.CDLL(None, use_errno=True)
+    _LIBC.syscall.restype = ctypes.c_long
+    _harden_zygote()
+    _CHANNEL_ROOT = os.path.join(tempfile.gettempdir(), f"{CHANNEL_PREFIX}{os.getuid()}")
+    os.makedirs(_CHANNEL_ROOT, mode=0o700, exist_ok=True)
+    os.chmod(_CHANNEL_ROOT, 0o700)
+    _BASELINE["torch"] = _torch_state()
+    _BASELINE["benign"] = _benign_torch_state()
+    _BASELINE["sys.path"] = list(sys.path)
     trusted = snapshot()
-    _send(channel_out, {"ready": True, "pid": os.getpid()})
+    _send(channel_out, {"ready": True, "pid": os.getpid(), "landlock": _landlock_abi()})
     while True:
         try:
-            job = _recv(channel_in)
+            request = _recv(channel_in)
         except EOFError:
             return
-        if job is None:
+        if request is None:
             return
         try:
-            outcome = _run_forked(job, trusted)
+            outcome = _run_forked(_job_from_wire(request), trusted)
         except Exception as error:  # noqa: BLE001 - the zygote must answer every request
             outcome = Outcome("error", f"the grader failed on this test ({type(error).__name__}: {error})",
                               "grader-error")
-        _send(channel_out, outcome)
+        _send(channel_out, asdict(outcome))
+
+
+def _write_private(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        data = text.encode("utf-8")
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
 
 
 def _run_forked(job: Job, trusted: dict) -> Outcome:
     start = time.monotonic()
-    to_child_r, to_child_w = os.pipe()
-    from_child_r, from_child_w = os.pipe()
-    workdir = tempfile.mkdtemp(prefix="grading-")
+    workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX)
+    channel = tempfile.mkdtemp(prefix="job-", dir=_CHANNEL_ROOT)
+    nonce = secrets.token_hex(16)
+    _write_private(os.path.join(channel, "test"), job.test_source)
+    _write_private(os.path.join(channel, "nonce"), nonce)
+    os.mkfifo(os.path.join(channel, "out"), 0o600)
+    # O_RDWR: opening never blocks, and the child's exit never looks like an end of file.
+    result_fd = os.open(os.path.join(channel, "out"), os.O_RDWR | os.O_NONBLOCK)
+    key = tuple(job.protected)
+    if key not in _READ_ROOTS:
+        temp = os.path.realpath(tempfile.gettempdir())
+        libraries_in_temp = any(p.startswith(temp + os.sep) for p in _TRUSTED_PREFIXES if p.startswith(os.sep))
+        _READ_ROOTS[key] = _readable_roots(list(job.protected) + ([] if libraries_in_temp else [temp]))
+    read_roots = _READ_ROOTS[key]
     pid = os.fork()
     if pid == 0:  # child
         try:
-            os.close(to_child_w)
-            os.close(from_child_r)
-            _child(job, trusted, to_child_r, from_child_w, workdir)
-        except BaseException:  # noqa: BLE001 - report the grader's own failure instead of dying silently
-            try:
-                report = Outcome("error", "the grader failed: " + traceback.format_exc()[-1500:], "grader-error")
-                os.write(from_child_w, (json.dumps({"phase": "answers-failed", "outcome": asdict(report)})
-                                        + "\n").encode())
-            except BaseException:  # noqa: BLE001
-                pass
+            _child(job, trusted, workdir, channel, read_roots, (result_fd, *_ZYGOTE_FDS))
+        except BaseException:  # noqa: BLE001 - a failure before the channel exists: the zygote sees a death
+            pass
         finally:
             os._exit(70)
-    os.close(to_child_r)
-    os.close(from_child_w)
-    nonce = secrets.token_hex(16)
     deadline = start + job.limits.seconds_per_test
-    reader = _LineReader(from_child_r)
-    outcome = None
     try:
-        first = reader.read_message(deadline)
-        if first is None:
-            outcome = _dead_or_late(pid, deadline, "while running your answer cells")
-        elif first.get("phase") == "answers-failed":
-            outcome = Outcome(**first["outcome"])
-        elif first.get("phase") != "answers-done":
-            outcome = Outcome("error", "the grader's channel was tampered with by code in your answer cells.",
-                              "channel-tampered")
+        line, status = _await_result(pid, result_fd, deadline)
+        if line is not None:
+            outcome = _accept(line, nonce)
+        elif status == "timeout":
+            outcome = Outcome("timeout", "time limit exceeded while running your answer cells or the test: is "
+                                         "there an infinite loop, or work far larger than the exercise needs?",
+                              "timeout")
         else:
-            os.write(to_child_w, (json.dumps({"nonce": nonce, "source": job.test_source}) + "\n").encode())
-            result = reader.read_message(deadline)
-            if result is None:
-                outcome = _dead_or_late(pid, deadline, "while the test was running")
-            elif result.get("nonce") != nonce:
-                outcome = Outcome("error", "the grader's channel was tampered with by code in your answer cells.",
-                                  "channel-tampered")
-            else:
-                outcome = Outcome(**result["outcome"])
-                if first.get("output"):
-                    outcome.output = first["output"]
+            outcome = _died(status)
     finally:
-        for fd in (to_child_w, from_child_r):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        os.close(result_fd)
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
         _reap(pid)
         _rmtree(workdir)
+        _rmtree(channel)
     outcome.seconds = round(time.monotonic() - start, 4)
     outcome.details["child_maxrss_mb"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
     outcome.details["zygote_maxrss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return outcome
 
 
-def _dead_or_late(pid: int, deadline: float, when: str) -> Outcome:
-    if time.monotonic() >= deadline:
-        return Outcome("timeout", f"time limit exceeded {when}: is there an infinite loop, or work far larger "
-                                  "than the exercise needs?", "timeout")
+def _await_result(pid: int, fd: int, deadline: float):
+    """(line, None) for a complete line from the child; (None, "timeout") or (None, wait status)."""
+    buffer = b""
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None, "timeout"
+        ready, _, _ = select.select([fd], [], [], min(remaining, 0.05))
+        if ready:
+            try:
+                buffer += os.read(fd, 1 << 16)
+            except BlockingIOError:
+                pass
+            if b"\n" in buffer:
+                return buffer.split(b"\n", 1)[0], None
+            if len(buffer) > 8_000_000:
+                return b"", None
+            continue
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done, status = pid, None
+        if done:
+            try:
+                buffer += os.read(fd, 1 << 20)
+            except BlockingIOError:
+                pass
+            if b"\n" in buffer:
+                return buffer.split(b"\n", 1)[0], None
+            return None, status
+
+
+_TAMPERED_CHANNEL = ("the grader's channel was tampered with by code in your answer cells.", "channel-tampered")
+
+
+def _accept(line: bytes, nonce: str) -> Outcome:
     try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    status = _reap(pid)
+        message = json.loads(line)
+        if type(message) is not dict or not secrets.compare_digest(str(message.get("nonce", "")), nonce):
+            raise ValueError("wrong nonce")
+        outcome = _outcome_from_wire(message.get("outcome"))
+    except (ValueError, TypeError):
+        return Outcome("error", *_TAMPERED_CHANNEL)
+    output = message.get("output", "")
+    outcome.output = output if type(output) is str else ""
+    return outcome
+
+
+def _died(status) -> Outcome:
     if status is None:
         how = "ended"
     elif os.WIFSIGNALED(status):
         how = f"was killed by signal {os.WTERMSIG(status)}"
     else:
         how = f"exited with code {os.WEXITSTATUS(status)}"
-    return Outcome("error", f"the process running your code {how} {when} (os._exit, sys.exit, a crash, or "
-                            "the memory limit). Nothing was graded for this test.", "process-died",
-                   details={"exit": how})
+    return Outcome("error", f"the process running your code {how} while running your answer cells or the "
+                            "test (os._exit, sys.exit, a crash, or the memory limit). Nothing was graded for "
+                            "this test.", "process-died", details={"exit": how})
 
 
 def _reap(pid: int):
@@ -278,37 +683,11 @@ def _reap(pid: int):
         return None
 
 
-class _LineReader:
-    def __init__(self, fd: int):
-        self.fd = fd
-        self.buffer = b""
-
-    def read_message(self, deadline: float):
-        while b"\n" not in self.buffer:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            ready, _, _ = select.select([self.fd], [], [], remaining)
-            if not ready:
-                return None
-            chunk = os.read(self.fd, 1 << 16)
-            if not chunk:
-                return None
-            self.buffer += chunk
-            if len(self.buffer) > 8_000_000:
-                return {"phase": "garbage"}
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        try:
-            message = json.loads(line)
-        except ValueError:
-            return {"phase": "garbage"}
-        return message if isinstance(message, dict) else {"phase": "garbage"}
-
-
-def _rmtree(path: str) -> None:
+def _rmtree(path) -> None:
     import shutil
 
-    shutil.rmtree(path, ignore_errors=True)
+    if path:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 # ------------------------------------------------------------------------------------------ the child
@@ -321,7 +700,7 @@ class _CappedText(io.TextIOBase):
         self.truncated = False
 
     def write(self, text):
-        text = str(text)
+        text = _plain(text) if isinstance(text, str) else _plain(str(text))
         room = self.limit - self.size
         if room > 0:
             self.parts.append(text[:room])
@@ -333,66 +712,154 @@ class _CappedText(io.TextIOBase):
     def flush(self):
         pass
 
+    def clear(self):
+        self.parts.clear()
+        self.size = 0
+        self.truncated = False
+
     def value(self) -> str:
         out = "".join(self.parts)
         return out + ("\n[output truncated]" if self.truncated else "")
 
 
-def _child(job: Job, trusted: dict, from_parent: int, to_parent: int, workdir: str) -> None:
+def _child(job: Job, trusted: dict, workdir: str, channel: str, read_roots: list, inherited: tuple) -> None:
+    for fd in inherited:  # the zygote's channel to the grader and the result FIFO: never student code's
+        try:
+            os.close(fd)
+        except OSError:
+            pass
     os.setsid()  # own process group: nothing it starts outlives it
     os.chdir(workdir)
     os.environ["TMPDIR"] = workdir
     os.environ["HOME"] = workdir
     tempfile.tempdir = workdir
     _limit_resources(job.limits)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    _close_other_fds()
+    isolation = {"landlock": _install_landlock(read_roots, [workdir, channel], [os.devnull]),
+                 "seccomp": _install_seccomp()}
     out = _CappedText(job.limits.output_bytes)
     sys.stdout = sys.stderr = out
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
     import autograder.checks.common as common
 
     common.set_base_seed(job.seed)
-    channel = os.fdopen(to_parent, "w")
-    inbox = os.fdopen(from_parent, "r")
-    guard = _install_audit_hook(job.protected, workdir)
+    sys.path[:] = _BASELINE["sys.path"]
+    gate = _install_audit_hook(job.protected, workdir, channel)
+    try:
+        outcome, answers_output = _grade(job, trusted, gate, channel, out)
+    except BaseException as error:  # noqa: BLE001 - the grader's own failure, reported as such
+        outcome = Outcome("error", f"the grader failed on this test ({_type_name(type(error))}); "
+                                   "tell your instructor.", "grader-error",
+                          details={"traceback": _plain(traceback.format_exc())[-1500:]})
+        answers_output = ""
+    outcome.details["isolation"] = isolation
+    _finish(gate, channel, outcome, answers_output)
 
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__, "get_ipython": _no_ipython}
+
+def _grade(job: Job, trusted: dict, gate, channel: str, out: _CappedText):
+    namespace = {"__name__": "__main__", "__builtins__": builtins.__dict__, "get_ipython": _no_ipython}
+    setup_names: dict = {}
+    touched: set = set()
     failure = None
     for label, source in job.cells:
-        failure = _run_cell(source, f"{STUDENT_FILE_PREFIX}:{label}>" if label.startswith("answer")
-                            else f"<{label}>", namespace, label)
-        if failure is not None and not label.startswith("answer"):
-            break  # a broken setup cell is the course's fault and is reported as such
+        is_answer = label.startswith("answer")
+        before = dict(namespace) if is_answer else None
+        failure = _run_cell(source, f"{STUDENT_FILE_PREFIX}:{label}>" if is_answer else f"<{label}>",
+                            namespace, label)
+        if not is_answer:
+            setup_names.update((k, v) for k, v in namespace.items() if k not in touched)
+            if failure is not None:
+                break  # a broken setup cell is the course's fault and is reported as such
+            continue
+        touched.update(k for k, v in namespace.items() if k not in before or before[k] is not v)
         if failure is not None:
             failure.feedback = f"your answer cell `{label}` raised an error: {failure.feedback}"
             # keep going: one broken answer cell must not sink the tests of the others
-    answers_output = out.value()
-    tampered = changed(trusted, snapshot())
+    answers_output = out.value()[-4000:]
+    tampered = _checkpoint(trusted)
     if tampered:
-        channel.write(json.dumps({"phase": "answers-failed", "outcome": asdict(_tamper(tampered))}) + "\n")
-        channel.flush()
-        return
-    channel.write(json.dumps({"phase": "answers-done", "output": answers_output[-4000:]}) + "\n")
-    channel.flush()
-    out.parts.clear()
-    guard["test_running"] = True
-    message = json.loads(inbox.readline())
+        return _tamper(tampered), answers_output
+    gc.enable()
+    _restore_benign_torch_state(_BASELINE["benign"])
+    sys.path[:] = _BASELINE["sys.path"]
+    # The test sees the setup's names and the real builtins, whatever the answer cells rebound.
+    test_namespace = dict(namespace)
+    test_namespace.update(setup_names)
+    test_namespace.update({"__name__": "__main__", "__builtins__": builtins.__dict__,
+                           "get_ipython": _no_ipython})
+    gate(True)
+    try:
+        source = _read_private(os.path.join(channel, "test"))
+    finally:
+        gate(False)
+    out.clear()
     check_start = time.perf_counter()
-    outcome = _run_cell(message["source"], f"<test:{job.test_id}>", dict(namespace), job.test_id,
-                        is_test=True)
+    outcome = _run_cell(source, f"<test:{job.test_id}>", test_namespace, job.test_id, is_test=True)
     check_seconds = time.perf_counter() - check_start
+    del source
     if outcome is None:
         outcome = Outcome("passed")
     if failure is not None and outcome.status != "passed" and outcome.mistake in ("not-defined", "name-error"):
         outcome = failure  # the real cause: the answer cell that failed to define the name
-    tampered = changed(trusted, snapshot())
+    tampered = _checkpoint(trusted)  # leaves gc off: from here on no student code can run
     if tampered:
         outcome = _tamper(tampered)
     outcome.details["check_seconds"] = round(check_seconds, 4)
-    channel.write(json.dumps({"nonce": message["nonce"], "outcome": asdict(outcome)}) + "\n")
-    channel.flush()
+    return outcome, answers_output
+
+
+def _finish(gate, channel: str, outcome: Outcome, answers_output: str) -> None:
+    """Report through the channel and exit. Student code cannot run any more: gc is off, no signal handler
+    or thread of theirs exists, and nothing here calls a method of one of their objects."""
+    gc.disable()
+    message = {"outcome": _plain_json({
+        "status": outcome.status if outcome.status in STATUSES else "error",
+        "feedback": _plain(outcome.feedback), "mistake": _plain(outcome.mistake),
+        "details": outcome.details if type(outcome.details) is dict else {}}),
+        "output": _plain(answers_output)}
+    gate(True)
+    nonce = _read_private(os.path.join(channel, "nonce"))
+    fd = os.open(os.path.join(channel, "out"), os.O_WRONLY)
+    gate(False)
+    message["nonce"] = nonce
+    data = (json.dumps(message) + "\n").encode("utf-8")
+    while data:
+        data = data[os.write(fd, data):]
     os._exit(0)  # skip interpreter teardown: no atexit handler or finaliser of student code runs
+
+
+def _read_private(path: str) -> str:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        parts = []
+        while chunk := os.read(fd, 1 << 16):
+            parts.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(parts).decode("utf-8")
+
+
+def _close_other_fds() -> None:
+    """Nothing inherited stays open (a pipe to another process would be a channel student code could use)."""
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        fds = list(range(3, 256))
+    for fd in fds:
+        if fd > 2:
+            try:
+                kind = os.fstat(fd).st_mode
+            except OSError:
+                continue
+            if not (kind & 0o170000) in (0o010000, 0o140000):  # keep all but FIFOs/pipes and sockets
+                continue
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 def _tamper(names: list[str]) -> Outcome:
@@ -431,40 +898,68 @@ def _run_cell(source: str, filename: str, namespace: dict, label: str, is_test: 
     try:
         code = compile(_transform(source), filename, "exec")
         exec(code, namespace)
-    except Mistake as mistake:
-        return Outcome("failed", mistake.message, mistake.code)
-    except AssertionError as error:
-        return Outcome("failed", str(error) or "a check failed", "assertion")
-    except NotImplementedError:
-        return Outcome("failed" if is_test else "error",
-                       "not implemented yet (the code still raises NotImplementedError).", "not-implemented")
-    except MemoryError:
-        return Outcome("error", "ran out of memory: the grading limit was exceeded.", "memory-limit")
-    except NameError as error:
-        return Outcome("error", f"{error}: define it in its answer cell (and keep the name exactly).",
-                       "name-error")
-    except SyntaxError as error:
-        return Outcome("error", f"syntax error in {label}, line {error.lineno}: {error.msg}", "syntax-error")
-    except PermissionError as error:
-        return Outcome("error", f"{error}", "sandbox-denied")
-    except SystemExit as error:
-        return Outcome("error", f"the code called exit({error.code}); nothing was graded after it.", "exit")
     except BaseException as error:  # noqa: BLE001 - every student failure is a result, not a crash
-        text = str(error)
-        if "can't allocate memory" in text or "DefaultCPUAllocator" in text:
-            return Outcome("error", "ran out of memory: the grading limit was exceeded.", "memory-limit")
-        where = _student_frame(error)
-        return Outcome("error", f"{type(error).__name__}: {text.splitlines()[0][:50000] if text else ''}{where}",
-                       "exception", details={"exception": type(error).__name__})
+        try:
+            return _describe(error, label, is_test, Mistake)
+        except BaseException:  # noqa: BLE001 - an exception whose description itself raises
+            return Outcome("error", f"your code raised {_type_name(type(error))}, which could not even be "
+                                    "described (its message raised an error).", "exception",
+                           details={"exception": _type_name(type(error))})
     return None
 
 
+def _describe(error: BaseException, label: str, is_test: bool, Mistake) -> Outcome:
+    kind = type(error)  # the real class: issubclass on it runs no student code (unlike isinstance)
+    if issubclass(kind, Mistake):
+        return Outcome("failed", _plain(error.message, "a check failed"), _plain(error.code, "mistake"))
+    if issubclass(kind, AssertionError):
+        return Outcome("failed", _safe_str(error) or "a check failed", "assertion")
+    if issubclass(kind, NotImplementedError):
+        return Outcome("failed" if is_test else "error",
+                       "not implemented yet (the code still raises NotImplementedError).", "not-implemented")
+    if issubclass(kind, MemoryError):
+        return Outcome("error", "ran out of memory: the grading limit was exceeded.", "memory-limit")
+    if issubclass(kind, NameError):
+        return Outcome("error", f"{_safe_str(error)}: define it in its answer cell (and keep the name exactly).",
+                       "name-error")
+    if issubclass(kind, SyntaxError):
+        return Outcome("error", f"syntax error in {label}, line {_plain_int(error.lineno)}: "
+                                f"{_plain(error.msg)}", "syntax-error")
+    if issubclass(kind, PermissionError):
+        return Outcome("error", _safe_str(error), "sandbox-denied")
+    if issubclass(kind, SystemExit):
+        return Outcome("error", "the code called exit(); nothing was graded after it.", "exit")
+    text = _safe_str(error)
+    if "can't allocate memory" in text or "DefaultCPUAllocator" in text:
+        return Outcome("error", "ran out of memory: the grading limit was exceeded.", "memory-limit")
+    where = _student_frame(error)
+    first = text.splitlines()[0][:500] if text else ""
+    return Outcome("error", f"{_type_name(kind)}: {first}{where}", "exception",
+                   details={"exception": _type_name(kind)})
+
+
+def _safe_str(error) -> str:
+    try:
+        return _plain(str(error))
+    except BaseException:  # noqa: BLE001
+        return ""
+
+
+def _plain_int(value) -> int:
+    return value if type(value) is int else 0
+
+
 def _student_frame(error: BaseException) -> str:
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename.startswith(STUDENT_FILE_PREFIX)]
+    try:
+        summary = traceback.extract_tb(_EXC_TRACEBACK(error))
+    except Exception:  # noqa: BLE001
+        return ""
+    frames = [f for f in summary if _plain(f.filename).startswith(STUDENT_FILE_PREFIX)]
     if not frames:
         return ""
     last = frames[-1]
-    return f" (in {last.filename.strip('<>').split(':', 1)[-1]}, line {last.lineno}: {last.line})"
+    return f" (in {_plain(last.filename).strip('<>').split(':', 1)[-1]}, line {_plain_int(last.lineno)}: " \
+           f"{_plain(last.line)})"
 
 
 def _limit_resources(limits: Limits) -> None:
@@ -486,42 +981,276 @@ def _vm_size() -> int:
     return 4 << 30
 
 
+# ------------------------------------------------------------------------------- kernel confinement
+
+def _readable_roots(denied: list) -> list[str]:
+    """Folders and files to grant read access to: everything except the denied trees (and their ancestors,
+    which are split into their other children)."""
+    denied = [os.path.realpath(p) for p in denied]
+
+    def inside(path: str, folder: str) -> bool:
+        return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+    roots: list[str] = []
+
+    def visit(directory: str, depth: int) -> None:
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            real = os.path.realpath(os.path.join(directory, entry.name))
+            if any(inside(real, d) for d in denied):
+                continue
+            if any(inside(d, real) for d in denied):
+                if depth < 12 and os.path.isdir(real):
+                    visit(real, depth + 1)
+                continue
+            roots.append(real)
+
+    visit("/", 0)
+    return sorted(set(roots))
+
+
+def _landlock_abi() -> int:
+    try:
+        abi = _LIBC.syscall(444, None, 0, 1)  # landlock_create_ruleset(NULL, 0, VERSION)
+    except Exception:  # noqa: BLE001
+        return 0
+    return max(int(abi), 0)
+
+
+def _install_landlock(read_roots: list, rw_dirs: list, rw_files: list) -> int:
+    """Kernel-enforced file rules (Linux >= 5.13 with Landlock enabled): read everywhere but the denied
+    trees, write only in our folders; also no TCP (ABI >= 4) and no signals out of the sandbox (>= 6).
+    Returns the ABI version enforced, 0 if unavailable."""
+    import ctypes
+
+    abi = _landlock_abi()
+    if abi < 1:
+        return 0
+    execute, write_file, read_file, read_dir = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+    handled = (1 << 13) - 1
+    if abi >= 2:
+        handled |= 1 << 13          # REFER
+    if abi >= 3:
+        handled |= 1 << 14          # TRUNCATE
+    file_rights = execute | write_file | read_file | (1 << 14 if abi >= 3 else 0)
+    net = 0b11 if abi >= 4 else 0   # BIND_TCP | CONNECT_TCP, with no rule: none allowed
+    scoped = 0b11 if abi >= 6 else 0  # abstract unix sockets and signals stay inside the sandbox
+    attr = struct.pack("=QQQ", handled, net, scoped)
+    size = 8 if abi < 4 else 16 if abi < 6 else 24
+    buffer = ctypes.create_string_buffer(attr[:size], size)
+    ruleset = _LIBC.syscall(444, buffer, ctypes.c_size_t(size), 0)
+    if ruleset < 0:
+        return 0
+    try:
+        def allow(path: str, access: int) -> None:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                return
+            try:
+                if not os.path.isdir(path):
+                    access &= file_rights
+                rule = ctypes.create_string_buffer(struct.pack("=Qi", access & handled, fd), 12)
+                _LIBC.syscall(445, ruleset, 1, rule, 0)  # LANDLOCK_RULE_PATH_BENEATH
+            finally:
+                os.close(fd)
+
+        for path in read_roots:
+            allow(path, execute | read_file | read_dir)
+        for path in rw_dirs:
+            allow(path, handled)
+        for path in rw_files:
+            allow(path, read_file | write_file | (1 << 14 if abi >= 3 else 0))
+        if _LIBC.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+            return 0
+        if _LIBC.syscall(446, ruleset, 0) != 0:  # landlock_restrict_self
+            return 0
+    finally:
+        os.close(ruleset)
+    return abi
+
+
+_AUDIT_ARCH_X86_64 = 0xC000003E
+# x86_64 system calls no grading process needs: new programs, debugging other processes, kernel and
+# mount manipulation, opening files by handle, io_uring (which would bypass seccomp on file access).
+_DENIED_SYSCALLS = [57, 58, 59, 322,  # fork vfork execve execveat
+                    101, 310, 311, 312, 440,  # ptrace process_vm_readv/writev kcmp process_madvise
+                    165, 166, 155, 161, 272, 308, 428, 429, 430, 431, 432, 433, 442,  # mounts, namespaces
+                    246, 320, 175, 313, 176, 169, 167, 168, 163, 103, 172, 173,  # kernel, reboot, io ports
+                    321, 298, 323, 250, 248, 249,  # bpf perf_event_open userfaultfd keyrings
+                    303, 304, 133, 259,  # name_to_handle_at open_by_handle_at mknod mknodat
+                    424, 434, 438, 425, 426, 427, 300]  # pidfd_*, io_uring_*, fanotify_init
+
+
+def _seccomp_program(pid: int) -> list:
+    LD, JEQ, JGE, RET = 0x20, 0x15, 0x35, 0x06
+    ALLOW, EPERM, ENOSYS = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
+    program: list = []  # (code, jt, jf, k) with jt/jf as labels (str) or 0
+
+    def op(code, k=0, jt=0, jf=0):
+        program.append([code, jt, jf, k])
+
+    def label(name):
+        program.append(name)
+
+    op(LD, 4)                                      # arch
+    op(JEQ, _AUDIT_ARCH_X86_64, 0, "allow")
+    op(LD, 0)                                      # syscall number
+    op(JGE, 0x40000000, "deny", 0)                 # the x32 ABI: not for us
+    for number in _DENIED_SYSCALLS:
+        op(JEQ, number, "deny", 0)
+    op(JEQ, 56, "clone", 0)
+    op(JEQ, 435, "enosys", 0)                      # clone3: let libc fall back to clone, refused below
+    op(JEQ, 62, "kill", 0)
+    op(JEQ, 200, "own_pid", 0)                     # tkill
+    op(JEQ, 234, "own_pid", 0)                     # tgkill
+    op(JEQ, 129, "own_pid", 0)                     # rt_sigqueueinfo
+    op(JEQ, 297, "own_pid", 0)                     # rt_tgsigqueueinfo
+    op(JEQ, 13, "sigaction", 0)
+    op(JEQ, 41, "socket", 0)
+    op(RET, ALLOW)
+    label("clone")                                 # no processes, and no threads either: a thread of
+    op(RET, EPERM)                                 # student code could run while the grader reports
+    label("kill")
+    op(LD, 16)
+    op(JEQ, 0, "allow", 0)                         # our own process group (setsid: just us)
+    label("own_pid")
+    op(LD, 16)
+    op(JEQ, pid, "allow", "deny")
+    label("sigaction")
+    op(LD, 24)                                     # the new action (low and high halves): NULL = a query
+    op(JEQ, 0, 0, "deny")
+    op(LD, 28)
+    op(JEQ, 0, "allow", "deny")
+    label("socket")
+    op(LD, 16)
+    op(JEQ, 1, "allow", "deny")                    # AF_UNIX only
+    label("allow")
+    op(RET, ALLOW)
+    label("deny")
+    op(RET, EPERM)
+    label("enosys")
+    op(RET, ENOSYS)
+
+    positions, index = {}, 0
+    for item in program:
+        if isinstance(item, str):
+            positions[item] = index
+        else:
+            index += 1
+    out, index = [], 0
+    for item in program:
+        if isinstance(item, str):
+            continue
+        code, jt, jf, k = item
+        jt = positions[jt] - index - 1 if isinstance(jt, str) else jt
+        jf = positions[jf] - index - 1 if isinstance(jf, str) else jf
+        out.append((code, jt, jf, k))
+        index += 1
+    return out
+
+
+def _install_seccomp() -> bool:
+    import ctypes
+
+    if os.uname().machine != "x86_64" or _LIBC is None:
+        return False
+    program = _seccomp_program(os.getpid())
+    raw = b"".join(struct.pack("=HBBI", code, jt, jf, k) for code, jt, jf, k in program)
+    filters = ctypes.create_string_buffer(raw, len(raw))
+    fprog = ctypes.create_string_buffer(struct.pack("=HxxxxxxQ", len(program), ctypes.addressof(filters)), 16)
+    if _LIBC.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        return False
+    return _LIBC.prctl(22, 2, fprog, 0, 0) == 0  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+
+
+# --------------------------------------------------------------------------------------- audit hook
+
 # Events student code may never cause: new processes, network, native memory access, introspection of
-# other frames and objects (where the grader's nonce and the test live).
+# other objects (where the grader's state lives), links (which would let a path mean two things).
 _DENIED = {
     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
     "os.kill", "os.killpg", "signal.pthread_kill", "pty.spawn", "socket.connect", "socket.bind",
     "socket.getaddrinfo", "socket.sendto", "ctypes.dlopen", "ctypes.dlsym", "ctypes.addressof",
     "ctypes.string_at", "ctypes.wstring_at", "ctypes.cdata", "ctypes.call_function", "ctypes.PyObj_FromPtr",
+    "ctypes.cdata/buffer", "ctypes.create_string_buffer", "ctypes.create_unicode_buffer",
     "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "sys.settrace",
     "sys.setprofile", "sys._current_exceptions", "_thread.start_new_thread", "os.chroot", "os.setuid",
-    "mmap.__new__", "os.truncate", "winreg.OpenKey", "sys.addaudithook",
+    "mmap.__new__", "winreg.OpenKey", "sys.addaudithook", "os.link", "os.symlink", "os.fchdir",
+    "sys.monitoring.register_callback", "os.startfile",
 }
 _FRAME_EVENTS = {"sys._getframe", "sys._getframemodulename"}
-_FRAME_ATTRS = {"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "__globals__", "f_locals",
-                "f_globals", "gi_code", "__closure__"}
+_FRAME_ATTRS = {"tb_frame", "gi_frame", "cr_frame", "ag_frame", "gi_code", "cr_code", "ag_code", "f_back",
+                "f_locals", "f_globals", "__globals__", "__closure__"}
+_READ_EVENTS = {"os.listdir", "os.scandir", "os.getxattr", "os.listxattr"}
+_CHANGE_EVENTS = {"os.remove", "os.rename", "os.rmdir", "os.chmod", "os.mkdir", "os.utime", "os.chown",
+                  "os.truncate", "os.setxattr", "os.removexattr", "os.chflags", "os.lchflags",
+                  "shutil.rmtree", "shutil.copyfile", "shutil.copymode", "shutil.copystat",
+                  "shutil.copytree", "shutil.move", "shutil.chown", "shutil.unpack_archive",
+                  "shutil.make_archive"}
+_DIR_FD_ARGS = {"os.remove": (1,), "os.rmdir": (1,), "os.mkdir": (2,), "os.rename": (2, 3), "os.chmod": (2,),
+                "os.chown": (3,), "os.utime": (3,), "shutil.rmtree": (1,)}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 
 
-def _install_audit_hook(protected: list, workdir: str) -> dict:
+def _install_audit_hook(protected: list, workdir: str, channel: str):
+    """Install the hook; return the gate that lets this module's own code (and only it, with no student
+    frame on the stack) open the channel folder for a moment."""
+    temp_root = os.path.dirname(os.path.realpath(workdir))
+    own_file = _read_private.__code__.co_filename
     protected = [os.path.realpath(p) for p in protected]
     workdir = os.path.realpath(workdir)
-    allowed_callers = tuple(os.path.dirname(os.path.realpath(m.__file__)) + os.sep
-                            if m.__file__.endswith("__init__.py") else os.path.realpath(m.__file__)
-                            for m in _trusted_packages())
-    state = {"busy": False, "test_running": False}
+    channel = os.path.realpath(channel)
+    torch_dir = os.path.dirname(os.path.realpath(sys.modules["torch"].__file__)) + os.sep
+    code_makers = (torch_dir + "_dynamo" + os.sep, torch_dir + "fx" + os.sep)
+    own_pid = str(os.getpid())
+    import importlib._bootstrap_external as external
 
-    def student_on_stack(depth: int = 2) -> tuple[bool, str]:
-        frame = sys._getframe(depth)
-        caller = frame.f_code.co_filename
-        while frame is not None:
-            if frame.f_code.co_filename.startswith(STUDENT_FILE_PREFIX):
-                return True, caller
-            frame = frame.f_back
-        return False, caller
+    loaders = (external.SourceFileLoader, external.SourcelessFileLoader)
+    state = {"busy": False, "gate": False}
+
+    def gate(open_: bool) -> None:
+        state["gate"] = bool(open_)
+
+    def inside(real: str, folder: str) -> bool:
+        return real == folder or real.startswith(folder + os.sep)
 
     def denied(what: str) -> PermissionError:
         return PermissionError(f"not allowed while grading: {what}")
+
+    def check_path(path, writing: bool, frame, opening: bool = False) -> None:
+        if path is None or isinstance(path, int):
+            return
+        try:
+            name = os.fsdecode(path)
+        except TypeError:
+            return
+        if not os.path.isabs(name) and ".." in name.split(os.sep):
+            raise denied(f"the relative path {name!r} (paths may not climb out of the working folder)")
+        real = os.path.realpath(name)
+        if inside(real, channel):
+            if state["gate"] and frame.f_code.co_filename == own_file and not _untrusted_on_stack(frame):
+                return
+            raise denied(f"opening {name} (the grader's channel)")
+        if any(inside(real, p) for p in protected):
+            raise denied(f"reading {name} (instructor files and the gradebook are off limits)")
+        if inside(real, temp_root) and real != temp_root and not inside(real, workdir):
+            first = real[len(temp_root) + 1:].split(os.sep, 1)[0]
+            if first.startswith((CHANNEL_PREFIX, WORKDIR_PREFIX)):
+                raise denied(f"opening {name} (another test's files)")
+        if real.startswith("/proc/"):
+            parts = real.split(os.sep)
+            if len(parts) > 2 and parts[2].isdigit() and parts[2] != own_pid:
+                raise denied(f"reading {name} (other processes)")
+            if "mem" in parts[3:]:
+                raise denied(f"reading {name} (process memory)")
+        if writing and not (inside(real, workdir) or real == os.devnull):
+            raise denied(f"writing {name} (only the temporary folder is writable)")
+        if opening and os.path.isdir(real) and not inside(real, workdir):
+            raise denied(f"opening the folder {name} as a file (list it with os.listdir instead)")
 
     def hook(event, args):
         if state["busy"]:
@@ -529,59 +1258,106 @@ def _install_audit_hook(protected: list, workdir: str) -> dict:
         state["busy"] = True
         try:
             if event == "open":
-                path, mode, flags = args
-                if isinstance(path, int) or path is None:
-                    return
-                real = os.path.realpath(os.fsdecode(path))
-                if any(real == p or real.startswith(p + os.sep) for p in protected):
-                    raise denied(f"reading {path}")
-                writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (flags & _WRITE_FLAGS)
-                if writing and not (real.startswith(workdir + os.sep) or real == os.devnull):
-                    raise denied(f"writing {path} (only the temporary folder is writable)")
-            elif event in ("os.listdir", "os.scandir", "os.remove", "os.rename", "os.rmdir", "shutil.rmtree",
-                           "os.chmod", "os.symlink", "os.link", "os.mkdir", "os.utime", "os.chown"):
+                path, mode, flags = (tuple(args) + (None, None, 0))[:3]
+                writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
+                          (isinstance(flags, int) and bool(flags & _WRITE_FLAGS))
+                check_path(path, writing, sys._getframe(1), opening=True)
+            elif event in _READ_EVENTS or event in _CHANGE_EVENTS:
+                changing = event in _CHANGE_EVENTS
+                for arg in args:
+                    if isinstance(arg, (str, bytes, os.PathLike)):
+                        check_path(arg, False, sys._getframe(1))
+                        if changing and not event.startswith("shutil.copy") and event != "shutil.make_archive":
+                            real = os.path.realpath(os.fsdecode(arg))
+                            if not inside(real, workdir):
+                                raise denied(f"{event} outside the temporary folder")
+                if any(i < len(args) and args[i] is not None for i in _DIR_FD_ARGS.get(event, ())):
+                    raise denied(f"{event} relative to a folder descriptor")
+            elif event == "os.chdir":
                 path = args[0] if args else None
-                if isinstance(path, (str, bytes, os.PathLike)):
-                    real = os.path.realpath(os.fsdecode(path))
-                    if any(real == p or real.startswith(p + os.sep) for p in protected):
-                        raise denied(f"{event} on {path}")
-                    if event != "os.listdir" and event != "os.scandir" and not real.startswith(workdir):
-                        raise denied(f"{event} outside the temporary folder")
-            elif event in _DENIED or event.startswith(("os.exec", "os.spawn")):
+                if isinstance(path, int) or not inside(os.path.realpath(os.fsdecode(path)), workdir):
+                    raise denied("leaving the temporary folder with os.chdir")
+            elif event in _DENIED or event.startswith(("os.exec", "os.spawn", "os.posix_spawn")):
                 raise denied(event)
             elif event in _FRAME_EVENTS or (event == "object.__getattr__" and len(args) > 1
                                              and args[1] in _FRAME_ATTRS):
-                on_stack, caller = student_on_stack(2)
-                if on_stack and not caller.startswith(allowed_callers):
-                    raise denied(f"inspecting the grader's frames {event} {args[1:2] if event == 'object.__getattr__' else ''} {caller}")
-            elif event in ("compile", "code.__new__", "function.__new__") :
-                on_stack, caller = student_on_stack(2)
-                if on_stack and caller.startswith(STUDENT_FILE_PREFIX):
-                    if event != "compile" or not str(args[1]).startswith(STUDENT_FILE_PREFIX):
-                        raise denied("compiling code under another name")
+                frame = sys._getframe(1)
+                caller = frame.f_code.co_filename
+                if _untrusted_on_stack(frame) and (not _is_trusted_file(caller) or caller.startswith(_FRAME_LEAKERS)):
+                    raise denied("inspecting the grader's frames")
+            elif event == "object.__setattr__" and len(args) > 2 and args[1] in ("__code__", "__defaults__",
+                                                                                   "__kwdefaults__"):
+                target = args[0]
+                if type(target) is types.FunctionType and _untrusted_on_stack(sys._getframe(1)):
+                    if args[1] == "__code__" or _is_trusted_file(target.__code__.co_filename):
+                        raise denied(f"replacing the {args[1]} of a function")
+            elif event == "compile":
+                source, filename = (tuple(args) + (None, None))[:2]
+                name = _path_name(filename)
+                if name is not None and _is_trusted_file(name) and _untrusted_on_stack(sys._getframe(1)):
+                    if not _same_as_file(source, name):
+                        raise denied("compiling code under the name of a library or grader file")
+            elif event == "code.__new__":
+                name = _path_name(args[1] if len(args) > 1 else None)
+                frame = sys._getframe(1)
+                if name is not None and _is_trusted_file(name) and _untrusted_on_stack(frame) \
+                        and not frame.f_code.co_filename.startswith(code_makers):
+                    raise denied("making code objects under the name of a library or grader file")
+            elif event == "function.__new__":
+                code = args[0] if args else None
+                frame = sys._getframe(1)
+                if type(code) is types.CodeType and _is_trusted_file(code.co_filename) \
+                        and _untrusted_on_stack(frame) and not frame.f_code.co_filename.startswith(code_makers):
+                    raise denied("making functions from the code of a library or the grader")
+            elif event in ("marshal.loads", "marshal.load"):
+                frame = sys._getframe(1)
+                if _untrusted_on_stack(frame) and not _loading_library_bytecode(frame, loaders):
+                    raise denied("loading code objects with marshal")
         finally:
             state["busy"] = False
 
     sys.addaudithook(hook)
-    return state
+    return gate
 
 
-def _trusted_packages():
-    """Code allowed to look at frames while student code is on the stack: libraries that do so for
-    their own bookkeeping (torch.library records where an operator was defined, namedtuple its module)."""
-    import collections
-    import dataclasses
-    import enum
-    import functools
-    import typing
-    import warnings
+_STACK_ROOT = _child.__code__
 
-    import numpy
-    import torch
 
-    import autograder
+def _path_name(filename):
+    if isinstance(filename, (str, bytes, os.PathLike)):
+        try:
+            return os.fsdecode(filename)
+        except TypeError:
+            return None
+    return None
 
-    return [torch, numpy, autograder, collections, dataclasses, enum, functools, typing, warnings]
+
+def _same_as_file(source, filename: str) -> bool:
+    """Lazy imports compile library files while student code is on the stack: fine if it really is the
+    file's text."""
+    if not isinstance(source, (bytes, str)) or not os.path.isfile(filename):
+        return False
+    try:
+        with open(filename, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False
+    return data == (source if isinstance(source, bytes) else source.encode("utf-8"))
+
+
+def _loading_library_bytecode(frame, loaders) -> bool:
+    """marshal.loads called by importlib's own loader, on the cached bytecode of a library file."""
+    if frame.f_code.co_name != "_compile_bytecode" or not frame.f_code.co_filename.startswith("<frozen importlib"):
+        return False
+    caller = frame.f_back
+    if caller is None or caller.f_code.co_name != "get_code" \
+            or not caller.f_code.co_filename.startswith("<frozen importlib"):
+        return False
+    loader = caller.f_locals.get("self")
+    if type(loader) not in loaders:
+        return False
+    path = getattr(loader, "path", None)
+    return _is_trusted_file(path)
 
 
 # ------------------------------------------------------------------------------------ parent's handle
@@ -593,15 +1369,20 @@ class Sandbox:
         self.protected = [str(p) for p in (protected or [])]
         self.process = None
         self.jobs_run = 0
+        self.landlock = 0
 
     def start(self) -> "Sandbox":
         env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", MPLBACKEND="Agg",
                    PYTHONDONTWRITEBYTECODE="1")
         self.process = subprocess.Popen([sys.executable, "-c", "from autograder.sandbox import zygote_main; zygote_main()"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=env, cwd=tempfile.gettempdir())
-        hello = _recv(self.process.stdout)
-        if not hello.get("ready"):
+        try:
+            hello = _recv(self.process.stdout)
+        except (EOFError, ValueError):
+            hello = {}
+        if type(hello) is not dict or not hello.get("ready"):
             raise RuntimeError("the grading sandbox failed to start")
+        self.landlock = int(hello.get("landlock", 0) or 0)
         return self
 
     def run(self, job: Job) -> Outcome:
@@ -609,11 +1390,11 @@ class Sandbox:
             self.start()
         job.protected = list(job.protected) + self.protected
         try:
-            _send(self.process.stdin, job)
-            outcome = _recv(self.process.stdout)
-        except (EOFError, BrokenPipeError, OSError):
+            _send(self.process.stdin, _job_to_wire(job))
+            outcome = _outcome_from_wire(_recv(self.process.stdout))
+        except (EOFError, BrokenPipeError, OSError, ValueError, TypeError):
             # The zygote itself died (it never runs student code, so this is a machine problem such as
-            # the OOM killer). Restart it for the next job and report this one as an error.
+            # the OOM killer) or answered nonsense. Restart it for the next job; report this one as an error.
             self.close()
             return Outcome("error", "the grading process died while running this test; it was restarted.",
                            "grader-died")
@@ -634,4 +1415,3 @@ class Sandbox:
 
     def __exit__(self, *exc):
         self.close()
-

@@ -34,9 +34,9 @@ SHIFT_HINT = ("subtract the max along dim before exp (the log-sum-exp trick of n
 EXPAND_HINT = ("grad_output has the output's shape: with keepdim=False the reduced dim is missing, so unsqueeze(dim) "
                "grad_output and the saved output before multiplying by exp(x - output), or they line up with the wrong "
                "dimension (notebook 03).")
-TWICE_HINT = ("save what backward needs in setup_context with ctx.save_for_backward (x and the output), and build "
-              "backward from torch operations on them, without .detach(), NumPy or torch.no_grad(): a second "
-              "derivative differentiates your backward (notebooks 05 and 10).")
+TWICE_HINT = ("Save what backward needs in setup_context with ctx.save_for_backward (x and the output), and build "
+              "backward from differentiable torch operations on them, without .detach(), NumPy or torch.no_grad(): "
+              "a second derivative differentiates your backward (notebooks 05 and 10).")
 
 # (shape, dim, keepdim): square shapes make a wrongly aligned broadcast silent instead of an error.
 # Forgetting to unsqueeze is harmless for dim 0 (broadcasting adds leading dims), so most cases reduce elsewhere.

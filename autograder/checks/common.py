@@ -39,6 +39,10 @@ class Mistake(AssertionError):
     def __str__(self) -> str:
         return self.message
 
+    def _render_traceback_(self):
+        """How IPython shows a failed visible test: the advice, not a page of traceback."""
+        return [f"\x1b[1;31mNot yet:\x1b[0m {self.message}", f"\x1b[2m(mistake id: {self.code})\x1b[0m"]
+
 
 def fail(code: str, message: str) -> None:
     raise Mistake(code, message)

@@ -47,7 +47,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 LAB_SETTINGS = {
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings":
         {"fetchNews": "false", "checkForUpdates": False},
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none",
+                                                                    "recordTiming": True},
 }
 
 
@@ -184,8 +185,9 @@ def lab_server():
         shutil.rmtree(home, ignore_errors=True)
 
 
-# Defined in every page: find a notebook panel by path, tell whether its kernel is idle, summarise a
-# notebook without its images, and close every tab (shutting down kernels, discarding changes).
+# Defined in every page: find a notebook panel by path, tell whether its kernel is idle, open a notebook
+# and Run All in it (in the background: __runs[path] tells how far it got), summarise a notebook without
+# its images, and close one or every tab (shutting down kernels, discarding changes).
 HELPERS = r"""
 window.__panel = (path) => {
   const app = window.jupyterapp;
@@ -215,21 +217,62 @@ window.__summary = (path) => {
       mimes: Object.keys(o.data || {}),
       plain: text((o.data || {})['text/plain']).slice(0, 2000),
     }));
-    cells.push({index: i, count: cell.executionCount,
+    const ex = cell.getMetadata('execution') || {};
+    const seconds = ex['shell.execute_reply'] && ex['iopub.execute_input']
+      ? (Date.parse(ex['shell.execute_reply']) - Date.parse(ex['iopub.execute_input'])) / 1000 : null;
+    cells.push({index: i, count: cell.executionCount, seconds,
                 source: cell.sharedModel.getSource().split('\n').slice(0, 3).join('\n'), outputs});
   }
   return {cells, text: panel.content.node.innerText};
 };
+window.__runs = {};
+window.__activate = async (panel) => {
+  window.jupyterapp.shell.activateById(panel.id);
+  for (let i = 0; i < 50 && window.jupyterapp.shell.currentWidget !== panel; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+window.__startRun = async (path) => {
+  const app = window.jupyterapp;
+  const run = window.__runs[path] = {stage: 'opening', done: false, ok: null, error: null,
+                                     t0: Date.now(), t1: null, panel: null};
+  try {
+    const panel = await app.commands.execute('docmanager:open', {path});
+    run.panel = panel.id;
+    await panel.context.ready;
+    await panel.sessionContext.ready;
+    run.stage = 'starting kernel';
+    while (!window.__kernelIdle(path)) {
+      if (panel.isDisposed) throw new Error('the notebook was closed');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await window.__activate(panel);
+    await app.commands.execute('notebook:clear-all-cell-outputs');
+    run.stage = 'running';
+    run.ok = await app.commands.execute('notebook:run-all-cells');
+  } catch (e) {
+    run.error = String((e && e.stack) || e);
+  }
+  run.t1 = Date.now();
+  run.done = true;
+};
+window.__close = async (w) => {
+  try {
+    if (w.sessionContext && w.sessionContext.session) await w.sessionContext.shutdown();
+    if (w.context && w.context.model) w.context.model.dirty = false;
+  } catch (e) { /* closing anyway */ }
+  w.dispose();
+};
+window.__closePath = async (path) => {
+  const panel = window.__panel(path);
+  if (panel) await window.__close(panel);
+  delete window.__runs[path];
+};
 window.__closeAll = async () => {
   const app = window.jupyterapp;
   for (const d of document.querySelectorAll('.jp-Dialog')) d.remove();
-  for (const w of [...app.shell.widgets('main')]) {
-    try {
-      if (w.sessionContext && w.sessionContext.session) await w.sessionContext.shutdown();
-      if (w.context && w.context.model) w.context.model.dirty = false;
-    } catch (e) { /* closing anyway */ }
-    w.dispose();
-  }
+  for (const w of [...app.shell.widgets('main')]) await window.__close(w);
+  window.__runs = {};
 };
 """
 

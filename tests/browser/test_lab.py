@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"    # conftest.py's lab_server fixture creates it
 
 NOTEBOOKS = sorted(p for p in (ROOT / "solutions").glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-RUN_ALL_TIMEOUT_MS = 240_000     # one notebook's Run All; generous because CPUs are shared
+OPEN_TIMEOUT_MS = 180_000        # opening a notebook until its kernel is idle
+RUN_ALL_TIMEOUT_MS = 300_000     # one notebook's Run All; generous because CPUs may be shared
 WIDGET_TIMEOUT_MS = 60_000       # one control change until its figure is redrawn
 VALIDATE_TIMEOUT_MS = 240_000
 MAX_SCREENSHOT_HEIGHT = 16_000   # Chromium cannot capture much taller pages
@@ -35,96 +36,126 @@ class Executed:
     """A course notebook opened in JupyterLab and Run All'd (or how that went wrong)."""
 
     name: str
-    path: str                                  # as JupyterLab names it
-    page: object
-    seconds: float = 0.0
+    path: str = ""                             # as JupyterLab names it
+    page: object = None
+    panel_id: str = ""
+    seconds: float = 0.0                       # from opening to the end of Run All
     summary: dict = field(default_factory=dict)
     problem: str | None = None                 # why it could not be run to the end
 
+    def activate(self) -> None:
+        self.page.evaluate("(p) => window.__activate(window.__panel(p))", self.path)
 
-def open_notebook(page, path: str, timeout_ms: int = 180_000) -> None:
-    """Open a notebook in the lab tab (as double-clicking it in the file browser does) and wait until
-    its kernel is idle."""
-    page.evaluate("(p) => { window.jupyterapp.commands.execute('docmanager:open', {path: p}); }", path)
-    page.wait_for_function("(p) => { const w = window.__panel(p); return !!(w && w.context.isReady); }",
-                           arg=path, timeout=timeout_ms)
-    page.wait_for_function("(p) => window.__kernelIdle(p)", arg=path, timeout=timeout_ms, polling=250)
+    def panel(self):
+        return self.page.locator(f'[id="{self.panel_id}"]')
 
 
-def screenshot(page, name: str, path: str | None = None) -> Path:
-    """A full-page screenshot; with a notebook `path`, the window is first made tall enough to show the
-    whole notebook (JupyterLab scrolls inside a fixed-size page, so full_page alone shows one screen)."""
-    target = SCREENSHOTS / f"{name}.png"
-    viewport = page.viewport_size
-    if path is not None:
-        height = page.evaluate("""(p) => { const panel = window.__panel(p);
-            const scroller = panel.content.node.querySelector('.jp-WindowedPanel-outer') || panel.content.node;
-            return panel.node.getBoundingClientRect().top + panel.toolbar.node.offsetHeight
-                   + scroller.scrollHeight + 40; }""", path)
-        page.set_viewport_size({"width": viewport["width"],
-                                "height": int(min(max(height, viewport["height"]), MAX_SCREENSHOT_HEIGHT))})
-        page.wait_for_timeout(300)
-        page.evaluate("""(p) => { const panel = window.__panel(p);
-            const scroller = panel.content.node.querySelector('.jp-WindowedPanel-outer') || panel.content.node;
-            scroller.scrollTop = 0; }""", path)
-        page.wait_for_timeout(300)
-    try:
-        page.screenshot(path=str(target), full_page=True)
-    finally:
-        if page.viewport_size != viewport:
-            page.set_viewport_size(viewport)
-    return target
+class Runner:
+    """Runs the course notebooks in the session's JupyterLab tab, two at a time: while the tests of one
+    notebook look at it, the next one is already opened and running (each notebook has its own kernel;
+    the grading self-check at its end takes a while and mostly waits on another process)."""
 
+    def __init__(self, page, server):
+        self.page, self.server = page, server
+        self.paths: dict[Path, str] = {}           # source notebook -> path in JupyterLab
+        self.problems: dict[Path, str] = {}        # source notebook -> why it could not be started
 
-@pytest.fixture(scope="module", params=NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def executed(request, lab_server, _lab_session_page):
-    """The course notebook with the reference answers filled in (as a student who finished it would
-    have it), opened in JupyterLab and Run All'd. Module-scoped so that pytest runs the tests of one
-    notebook one after the other on the same open notebook."""
-    from autograder.samples import student_notebook
+    def start(self, source_path: Path) -> None:
+        if source_path in self.problems:
+            return
+        if source_path in self.paths and self.page.evaluate(
+                "(p) => !!(window.__runs[p] && window.__panel(p))", self.paths[source_path]):
+            return
+        from autograder.samples import student_notebook
 
-    source_path: Path = request.param
-    page = _lab_session_page
-    page.evaluate("() => window.__closeAll()")
-    result = Executed(source_path.stem, "", page)
-    try:
         try:
             source, nb = student_notebook(source_path.parent.name)
         except Exception as error:  # an unfinished notebook may not even build
-            result.problem = f"could not build the student notebook: {type(error).__name__}: {error}"
-            yield result
+            self.problems[source_path] = f"could not build the student notebook: {type(error).__name__}: {error}"
             return
-        target = lab_server.notebooks / source.assignment / f"{source.name}.ipynb"
+        target = self.server.notebooks / source.assignment / f"{source.name}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, target)
-        result.path = lab_server.rel(target)
-        start = time.monotonic()
+        path = self.paths[source_path] = self.server.rel(target)
+        self.page.evaluate("(p) => { window.__startRun(p); }", path)
+        # Wait until Run All has started (it activates the notebook) so that nothing else switches tabs
+        # meanwhile.
         try:
-            open_notebook(page, result.path)
-            page.evaluate("""async (p) => {
-                const app = window.jupyterapp, panel = window.__panel(p);
-                app.shell.activateById(panel.id);
-                await app.commands.execute('notebook:clear-all-cell-outputs');
-                window.__runAll = {done: false, ok: null, error: null};
-                app.commands.execute('notebook:run-all-cells').then(
-                    (ok) => { window.__runAll.done = true; window.__runAll.ok = ok; },
-                    (e) => { window.__runAll.done = true; window.__runAll.error = String(e); });
-            }""", result.path)
-            page.wait_for_function("(p) => window.__runAll.done && window.__kernelIdle(p)", arg=result.path,
-                                   timeout=RUN_ALL_TIMEOUT_MS, polling=250)
-            page.wait_for_timeout(500)   # widget views render their outputs just after the kernel goes idle
+            self.page.wait_for_function("(p) => { const r = window.__runs[p];"
+                                        " return !r || r.done || r.stage === 'running'; }",
+                                        arg=path, timeout=OPEN_TIMEOUT_MS, polling=250)
         except Exception as error:
-            result.problem = (f"opening it and Run All did not finish within the time allowed "
-                              f"({type(error).__name__}: {str(error).splitlines()[0]})")
-        result.seconds = time.monotonic() - start
+            self.problems[source_path] = f"did not open with an idle kernel in time: {_first_line(error)}"
+
+    def finish(self, source_path: Path) -> Executed:
+        self.start(source_path)
+        result = Executed(source_path.stem, self.paths.get(source_path, ""), self.page)
+        if source_path in self.problems:
+            result.problem = self.problems[source_path]
+            return result
         try:
-            result.summary = page.evaluate("(p) => window.__summary(p)", result.path)
+            self.page.wait_for_function("(p) => { const r = window.__runs[p];"
+                                        " return r && r.done && window.__kernelIdle(p); }",
+                                        arg=result.path, timeout=RUN_ALL_TIMEOUT_MS, polling=250)
+            run = self.page.evaluate("(p) => window.__runs[p]", result.path)
+            result.seconds = (run["t1"] - run["t0"]) / 1000
+            result.panel_id = run["panel"]
+            if run["error"]:
+                result.problem = f"JupyterLab could not open it or Run All: {run['error'][:1500]}"
+            result.activate()
+            self.page.wait_for_timeout(500)   # widget views render their outputs just after the kernel is idle
         except Exception as error:
-            result.problem = result.problem or f"could not read the notebook back: {error}"
+            run = self.page.evaluate("(p) => window.__runs[p] || {}", result.path)
+            result.panel_id = run.get("panel") or ""
+            result.problem = (f"Run All did not finish within {RUN_ALL_TIMEOUT_MS // 1000} s "
+                              f"(stage: {run.get('stage')}; {_first_line(error)})")
+        try:
+            result.summary = self.page.evaluate("(p) => window.__summary(p)", result.path)
+        except Exception as error:
+            result.problem = result.problem or f"could not read the notebook back: {_first_line(error)}"
+        return result
+
+    def close(self, source_path: Path) -> None:
+        if source_path in self.paths:
+            self.page.keyboard.press("Escape")
+            self.page.evaluate("(p) => window.__closePath(p)", self.paths[source_path])
+
+
+def _first_line(error: Exception) -> str:
+    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}"
+
+
+@pytest.fixture(scope="session")
+def runner(_lab_session_page, lab_server):
+    _lab_session_page.evaluate("() => window.__closeAll()")
+    return Runner(_lab_session_page, lab_server)
+
+
+def selected_notebooks(session) -> list[Path]:
+    """The notebooks of this session's selected tests, in the order pytest runs them."""
+    order = []
+    for item in session.items:
+        callspec = getattr(item, "callspec", None)
+        if callspec and "executed" in callspec.params and callspec.params["executed"] not in order:
+            order.append(callspec.params["executed"])
+    return order
+
+
+@pytest.fixture(scope="module", params=NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def executed(request, runner):
+    """The course notebook with the reference answers filled in (as a student who finished it would
+    have it), opened in JupyterLab and Run All'd. Module-scoped so that pytest runs the tests of one
+    notebook one after the other on the same open notebook; the next notebook starts meanwhile."""
+    this = request.param
+    runner.start(this)
+    order = selected_notebooks(request.session)
+    if this in order and order.index(this) + 1 < len(order):
+        runner.start(order[order.index(this) + 1])
+    result = runner.finish(this)
+    try:
         yield result
     finally:
-        page.keyboard.press("Escape")
-        page.evaluate("() => window.__closeAll()")
+        runner.close(this)
 
 
 def problems_of(summary: dict) -> list[str]:
@@ -153,11 +184,47 @@ def stderr_of(summary: dict) -> list[str]:
             for o in c["outputs"] if o["name"] == "stderr" and o["text"].strip()]
 
 
+def screenshot(page, name: str, path: str | None = None) -> Path:
+    """A full-page screenshot; with a notebook `path`, the window is first made tall enough to show the
+    whole notebook (JupyterLab scrolls inside a fixed-size page, so full_page alone shows one screen)."""
+    target = SCREENSHOTS / f"{name}.png"
+    viewport = page.viewport_size
+    if path is not None:
+        height = page.evaluate(f"""(p) => {{ const panel = window.__panel(p);
+            const scroller = panel.content.node.querySelector('{SCROLLER}') || panel.content.node;
+            return panel.node.getBoundingClientRect().top + panel.toolbar.node.offsetHeight
+                   + scroller.scrollHeight + 40; }}""", path)
+        page.set_viewport_size({"width": viewport["width"],
+                                "height": int(min(max(height, viewport["height"]), MAX_SCREENSHOT_HEIGHT))})
+        page.wait_for_timeout(300)
+        page.evaluate(f"""(p) => {{ const panel = window.__panel(p);
+            const scroller = panel.content.node.querySelector('{SCROLLER}') || panel.content.node;
+            scroller.scrollTop = 0; }}""", path)
+        page.wait_for_timeout(300)
+    try:
+        page.screenshot(path=str(target), full_page=True)
+    finally:
+        if page.viewport_size != viewport:
+            page.set_viewport_size(viewport)
+    return target
+
+
+SCROLLER = ".jp-WindowedPanel-outer"   # the element a notebook scrolls in (JupyterLab 4)
+
+
+def slowest_cells(summary: dict, n: int = 3) -> str:
+    timed = sorted((c for c in summary.get("cells", []) if c.get("seconds") is not None),
+                   key=lambda c: -c["seconds"])[:n]
+    return ", ".join(f"cell {c['index']} {c['seconds']:.1f} s" for c in timed)
+
+
 def test_notebook_runs_clean(executed):
     """Run All in JupyterLab: every code cell gets an execution count and nothing raises."""
-    if executed.path:
+    if executed.panel_id:
+        executed.activate()
         shot = screenshot(executed.page, executed.name, executed.path)
-        print(f"{executed.name}: Run All took {executed.seconds:.1f} s; screenshot {shot.relative_to(ROOT)}")
+        print(f"\n{executed.name}: open + Run All {executed.seconds or float('nan'):.1f} s (slowest: "
+              f"{slowest_cells(executed.summary)}); screenshot {shot.relative_to(ROOT)}")
     for line in stderr_of(executed.summary):
         print(f"{executed.name} stderr (not an error): {line}")
     assert executed.problem is None, f"{executed.name}: {executed.problem}\n" + "\n".join(
@@ -167,71 +234,97 @@ def test_notebook_runs_clean(executed):
     assert executed.summary["cells"], f"{executed.name} has no code cells"
 
 
+# Controls of ipywidgets: a slider's handle, a dropdown's <select>.
 CONTROLS = ".widget-slider .noUi-handle, .jupyter-widgets select"
 
+# Number the notebook's cells in the DOM, and return those with a control in their output.
+MARK_CELLS = """([id, sel]) => {
+    const out = [];
+    document.querySelectorAll(`[id="${id}"] .jp-Cell`).forEach((cell, i) => {
+        cell.dataset.browserTestCell = i;
+        if (cell.classList.contains('jp-CodeCell') && cell.querySelector(`.jp-Cell-outputArea :is(${sel})`)) {
+            out.push(i);
+        }
+    });
+    return out;
+}"""
 
-def output_images(cell) -> list[str]:
-    return cell.locator(".jp-Cell-outputArea img").evaluate_all("(imgs) => imgs.map((i) => i.src)")
+# What a cell shows below its controls: its images (figures) and its rendered text.
+CELL_OUTPUT = """([id, i]) => {
+    const area = document.querySelector(`[id="${id}"] [data-browser-test-cell="${i}"] .jp-Cell-outputArea`);
+    return {imgs: [...area.querySelectorAll('img')].map((e) => e.src),
+            text: [...area.querySelectorAll('.jp-RenderedText, .jp-RenderedHTMLCommon')]
+                      .map((e) => e.innerText).join('\\n')};
+}"""
+
+# After a control moved: the kernel is idle again and the figure (or, without a figure, the text) changed.
+CHANGED = """([p, id, i, before]) => {
+    if (!window.__kernelIdle(p)) return false;
+    const area = document.querySelector(`[id="${id}"] [data-browser-test-cell="${i}"] .jp-Cell-outputArea`);
+    if (before.imgs.length) {
+        const imgs = [...area.querySelectorAll('img')].map((e) => e.src);
+        return imgs.length > 0 && JSON.stringify(imgs) !== JSON.stringify(before.imgs);
+    }
+    const text = [...area.querySelectorAll('.jp-RenderedText, .jp-RenderedHTMLCommon')]
+                     .map((e) => e.innerText).join('\\n');
+    return text.trim() !== '' && text !== before.text;
+}"""
 
 
 def change_control(page, control) -> str:
     """Move a slider one step (right, or left at its maximum) or pick the next option of a dropdown."""
-    tag = control.evaluate("(e) => e.tagName.toLowerCase()")
-    if tag == "select":
+    control.scroll_into_view_if_needed()
+    if control.evaluate("(e) => e.tagName.toLowerCase()") == "select":
         options = control.evaluate("(e) => ({n: e.options.length, i: e.selectedIndex})")
         if options["n"] < 2:
             return ""
-        index = (options["i"] + 1) % options["n"]
+        # No selection (-1) shows when the widget's value is None, which the first option may also mean.
+        index = 1 if options["i"] < 0 else (options["i"] + 1) % options["n"]
         control.select_option(index=index)
-        return f"dropdown -> option {index}"
-    now = control.get_attribute("aria-valuenow")
-    top = control.get_attribute("aria-valuemax")
+        return f"dropdown: option {options['i']} -> {index}"
+    now, top = control.get_attribute("aria-valuenow"), control.get_attribute("aria-valuemax")
     key = "ArrowLeft" if now is not None and top is not None and float(now) >= float(top) else "ArrowRight"
     control.click()
     page.keyboard.press(key)
-    return f"slider {now} -> {key}"
+    return f"slider at {now}: {key}"
 
 
 def test_widgets_redraw_figure(executed):
-    """Every slider or dropdown of the notebook's interactive figures redraws its figure when moved."""
-    if executed.problem or not executed.path:
+    """Each slider or dropdown of the notebook's interactive demonstrations, moved, makes its cell's
+    figure change (or, in a cell without a figure, its printed output)."""
+    if executed.problem or not executed.panel_id:
         pytest.skip(f"{executed.name} did not run (see test_notebook_runs_clean)")
     page = executed.page
-    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-    cells = panel.locator(".jp-CodeCell").filter(has=page.locator(CONTROLS))
-    if cells.count() == 0:
+    executed.activate()
+    cells = page.evaluate(MARK_CELLS, [executed.panel_id, CONTROLS])
+    if not cells:
         pytest.skip(f"{executed.name} has no slider or dropdown")
-    moved = 0
-    for c in range(cells.count()):
-        cell = cells.nth(c)
-        cell.scroll_into_view_if_needed()
-        for k in range(cell.locator(CONTROLS).count()):
-            control = cell.locator(CONTROLS).nth(k)
-            before = output_images(cell)
-            assert before, f"{executed.name}: widget cell {c} shows no figure before its control is moved"
-            what = change_control(page, control)
+    moved = []
+    for i in cells:
+        cell = executed.panel().locator(f'[data-browser-test-cell="{i}"]')
+        controls = cell.locator(".jp-Cell-outputArea").locator(CONTROLS)
+        for k in range(controls.count()):
+            before = page.evaluate(CELL_OUTPUT, [executed.panel_id, i])
+            assert before["imgs"] or before["text"].strip(), (
+                f"{executed.name}: cell {i} shows nothing (no figure, no text) under its controls")
+            what = change_control(page, controls.nth(k))
             if not what:
                 continue
+            kind = "figure" if before["imgs"] else "printed output"
             try:
-                page.wait_for_function(
-                    """([p, before, sel, c]) => {
-                        const cells = [...document.querySelectorAll(
-                            '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell')].filter(
-                            (e) => e.querySelector(sel));
-                        const imgs = [...cells[c].querySelectorAll('.jp-Cell-outputArea img')].map((i) => i.src);
-                        return window.__kernelIdle(p) && imgs.length > 0
-                               && JSON.stringify(imgs) !== JSON.stringify(before);
-                    }""", arg=[executed.path, before, CONTROLS, c], timeout=WIDGET_TIMEOUT_MS, polling=250)
+                page.wait_for_function(CHANGED, arg=[executed.path, executed.panel_id, i, before],
+                                       timeout=WIDGET_TIMEOUT_MS, polling=250)
             except Exception:
-                text = cell.inner_text()
-                pytest.fail(f"{executed.name}: widget cell {c}, control {k} ({what}): the figure did not "
-                            f"change within {WIDGET_TIMEOUT_MS // 1000} s. Cell output:\n{text[-1500:]}")
-            page.wait_for_timeout(300)
+                pytest.fail(f"{executed.name}: cell {i}, control {k} ({what}): its {kind} did not change "
+                            f"within {WIDGET_TIMEOUT_MS // 1000} s. The cell shows:\n"
+                            f"{cell.locator('.jp-Cell-outputArea').inner_text()[-1500:]}", pytrace=False)
+            page.wait_for_timeout(500)
             text = cell.locator(".jp-Cell-outputArea").inner_text()
-            assert "Traceback" not in text and "Error" not in text.split("\n")[0], (
-                f"{executed.name}: widget cell {c}, control {k} ({what}) raised:\n{text[-1500:]}")
-            moved += 1
-    screenshot(page, f"{executed.name}-widgets", executed.path)
+            assert "Traceback" not in text and "Error displaying widget" not in text, (
+                f"{executed.name}: cell {i}, control {k} ({what}) raised:\n{text[-1500:]}")
+            moved.append(f"cell {i} control {k} ({what}): {kind} changed")
+    shot = screenshot(page, f"{executed.name}-widgets", executed.path)
+    print(f"\n{executed.name}: " + "; ".join(moved) + f"; screenshot {shot.relative_to(ROOT)}")
     assert moved, f"{executed.name}: no control could be moved"
 
 
