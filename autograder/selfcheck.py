@@ -15,15 +15,19 @@ import sys
 from pathlib import Path
 
 
-def grade_this_notebook(path: str, show: bool = True) -> dict:
+def grade_this_notebook(path: str, show: bool = True, timeout: float = 900) -> dict:
     if os.environ.get("NBGRADER_EXECUTION"):  # nbgrader is grading or validating this notebook itself
         print("(self-check skipped: nbgrader is running this notebook)")
         return {}
     path = Path(path).resolve()
     if not path.exists():
         raise FileNotFoundError(f"{path} not found: pass this notebook's file name, e.g. '01_square.ipynb'")
-    run = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--json"],
-                         capture_output=True, text=True)
+    try:
+        run = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--json"],
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"grading took longer than {timeout} s; try `python -m autograder grade {path.name}` "
+                           "in a terminal to see its progress") from None
     if run.returncode != 0:
         raise RuntimeError(run.stderr.strip() or "grading failed")
     report = json.loads(run.stdout)

@@ -24,6 +24,23 @@ _grad = torch.autograd.grad
 _float32 = torch.float32
 _float64 = torch.float64
 
+
+
+def _warm_up_checkpoint() -> None:
+    """Run torch.utils.checkpoint once (both variants) at import: its first call fills lazy module state
+    (DefaultDeviceType._default_device_type), which must not look like a change made by the learner's code
+    to a grader that snapshots PyTorch after importing the checks."""
+    from torch.utils.checkpoint import checkpoint
+
+    x = torch.ones(2, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for reentrant in (False, True):
+            checkpoint(torch.sin, x, use_reentrant=reentrant).sum().backward()
+
+
+_warm_up_checkpoint()
+
 SILU = "RecomputeSiLU"
 MLP = "checkpointed_mlp"
 SHAPES = [(), (3,), (2, 3), (2, 3, 4)]

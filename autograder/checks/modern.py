@@ -21,9 +21,16 @@ import torch.func
 
 from autograder.checks import common as c
 
-# Importing torch._dynamo replaces torch.manual_seed by a wrapped version. The grader imports every checks
-# module before it records which objects are trusted, so importing it here (not lazily, in the middle of a
-# test, through torch.compile or torch.func) keeps that replacement from looking like tampering.
+# Importing torch._dynamo replaces torch.manual_seed by a wrapped version, and the first torch.compile in a
+# process patches torch.nn.Module.__init__ and __setstate__ (Dynamo tags modules created during tracing). The
+# grader imports every checks module before it records which objects are trusted, so doing both here (not
+# lazily, in the middle of a test) keeps PyTorch's own patches from looking like tampering.
+try:
+    from torch._dynamo.mutation_guard import install_generation_tagging_init as _install_tagging
+
+    _install_tagging()
+except ImportError:  # a private helper: if a later PyTorch moves it, the first compile installs the patch
+    pass
 
 _vmap = torch.func.vmap
 _func_grad = torch.func.grad

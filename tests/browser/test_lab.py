@@ -6,6 +6,7 @@ Screenshots go to artifacts/screenshots/. Run with `make test-browser`; see conf
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -184,28 +185,48 @@ def stderr_of(summary: dict) -> list[str]:
             for o in c["outputs"] if o["name"] == "stderr" and o["text"].strip()]
 
 
+def open_notebook(page, path: str) -> None:
+    """Open a notebook (as double-clicking it in the file browser does); wait until its kernel is idle."""
+    page.evaluate("(p) => { window.jupyterapp.commands.execute('docmanager:open', {path: p}); }", path)
+    page.wait_for_function("(p) => { const w = window.__panel(p); return !!(w && w.context.isReady); }",
+                           arg=path, timeout=OPEN_TIMEOUT_MS)
+    page.wait_for_function("(p) => window.__kernelIdle(p)", arg=path, timeout=OPEN_TIMEOUT_MS, polling=250)
+
+
 def screenshot(page, name: str, path: str | None = None) -> Path:
-    """A full-page screenshot; with a notebook `path`, the window is first made tall enough to show the
-    whole notebook (JupyterLab scrolls inside a fixed-size page, so full_page alone shows one screen)."""
+    """A full-page screenshot to artifacts/screenshots/<name>.png. With a notebook `path`, the window is
+    first made tall enough to show the whole notebook (JupyterLab scrolls inside a fixed-size page, so
+    full_page alone shows one screen); a notebook taller than MAX_SCREENSHOT_HEIGHT continues in
+    <name>-part2.png, <name>-part3.png, ..."""
     target = SCREENSHOTS / f"{name}.png"
+    for old in SCREENSHOTS.glob(f"{name}-part*.png"):
+        old.unlink()
     viewport = page.viewport_size
-    if path is not None:
-        height = page.evaluate(f"""(p) => {{ const panel = window.__panel(p);
-            const scroller = panel.content.node.querySelector('{SCROLLER}') || panel.content.node;
-            return panel.node.getBoundingClientRect().top + panel.toolbar.node.offsetHeight
-                   + scroller.scrollHeight + 40; }}""", path)
-        page.set_viewport_size({"width": viewport["width"],
-                                "height": int(min(max(height, viewport["height"]), MAX_SCREENSHOT_HEIGHT))})
-        page.wait_for_timeout(300)
-        page.evaluate(f"""(p) => {{ const panel = window.__panel(p);
-            const scroller = panel.content.node.querySelector('{SCROLLER}') || panel.content.node;
-            scroller.scrollTop = 0; }}""", path)
-        page.wait_for_timeout(300)
-    try:
+    if path is None:
         page.screenshot(path=str(target), full_page=True)
+        return target
+    geometry = page.evaluate(f"""(p) => {{ const panel = window.__panel(p);
+        const scroller = panel.content.node.querySelector('{SCROLLER}') || panel.content.node;
+        return {{top: scroller.getBoundingClientRect().top, height: scroller.scrollHeight}}; }}""", path)
+    chrome = int(geometry["top"]) + 60            # menu, tabs and toolbar above, status bar below
+    height = min(max(geometry["height"] + chrome, viewport["height"]), MAX_SCREENSHOT_HEIGHT)
+    step = height - chrome - 40                   # 40 px overlap between parts
+    try:
+        page.set_viewport_size({"width": viewport["width"], "height": int(height)})
+        part, offset = 1, 0
+        while True:
+            page.evaluate(f"""([p, y]) => {{ const panel = window.__panel(p);
+                const scroller = panel.content.node.querySelector('{SCROLLER}') || panel.content.node;
+                scroller.scrollTop = y; }}""", [path, offset])
+            page.wait_for_timeout(400)
+            page.screenshot(path=str(target if part == 1 else SCREENSHOTS / f"{name}-part{part}.png"),
+                            full_page=True)
+            if offset + (height - chrome) >= geometry["height"]:
+                break
+            offset += step
+            part += 1
     finally:
-        if page.viewport_size != viewport:
-            page.set_viewport_size(viewport)
+        page.set_viewport_size(viewport)
     return target
 
 
@@ -331,9 +352,18 @@ def test_widgets_redraw_figure(executed):
 # nbgrader's JupyterLab extension ----------------------------------------------------------------------
 
 def open_nbgrader_menu(page):
-    page.locator("#jp-MainMenu .lm-MenuBar-itemLabel", has_text=re.compile(r"^Nbgrader$")).click()
+    """Click Nbgrader in the menu bar. (A click right after a menu was closed with Escape can toggle the
+    menu bar instead of opening the menu: try again.)"""
+    item = page.locator("#jp-MainMenu .lm-MenuBar-itemLabel", has_text=re.compile(r"^Nbgrader$"))
     menu = page.locator(".lm-Menu").filter(has_text="Formgrader").last
-    menu.wait_for(state="visible")
+    for attempt in range(3):
+        item.click()
+        try:
+            menu.wait_for(state="visible", timeout=5_000)
+            return menu
+        except Exception:
+            page.keyboard.press("Escape")
+    menu.wait_for(state="visible", timeout=5_000)
     return menu
 
 
@@ -351,54 +381,62 @@ def test_nbgrader_menu(lab):
         assert expected in labels, f"the Nbgrader menu lacks {expected!r}: {labels}"
 
 
-# What nbgrader's panels show when something is wrong with the course's setup.
-SETUP_ERRORS = ("does not exist", "Unwritable", "contact your instructor", "Error", "Traceback")
+def open_assignment_list(page) -> str:
+    click_nbgrader_item(page, "Assignment List")
+    page.wait_for_selector("#nbgrader-assignment-list", state="visible")
+    page.wait_for_selector("#released_assignments_list_loading", state="hidden", timeout=60_000)
+    return page.locator("#nbgrader-assignment-list").inner_text()
 
 
 def test_nbgrader_assignment_list(lab):
-    """Nbgrader > Assignment List renders, without an error about the course's exchange folder."""
-    click_nbgrader_item(lab, "Assignment List")
-    lab.wait_for_selector("#nbgrader-assignment-list", state="visible")
-    lab.wait_for_selector("#released_assignments_list_loading", state="hidden", timeout=60_000)
-    text = lab.locator("#nbgrader-assignment-list").inner_text()
+    """Nbgrader > Assignment List opens and renders its three lists."""
+    text = open_assignment_list(lab)
     screenshot(lab, "nbgrader-assignment-list")
-    assert "Released assignments" in text, text[:1000]
+    for heading in ("Released assignments", "Downloaded assignments", "Submitted assignments"):
+        assert heading in text, text[:1500]
+
+
+# What nbgrader's panels show when the course's folders are not set up.
+SETUP_ERRORS = ("does not exist", "Unwritable", "contact your instructor", "Error", "Traceback")
+
+
+def test_nbgrader_assignment_list_has_no_setup_error(lab):
+    """On a fresh clone (no .grading/ yet: the server runs with an empty AUTOGRADER_HOME), the
+    assignment list shows no error about the exchange folder that nbgrader_config.py names."""
+    text = open_assignment_list(lab)
     shown = [e for e in SETUP_ERRORS if e in text]
-    assert not shown, f"the assignment list shows an error ({shown}):\n{text[:1500]}"
+    assert not shown, f"the assignment list shows an error ({shown}):\n{text[:800]}"
 
 
 def assignments_in_solutions() -> list[str]:
     return sorted({p.parent.name for p in NOTEBOOKS})
 
 
-def wait_for_assignments(frame_or_page, names: list[str]) -> str:
-    """Formgrader's Manage Assignments table lists every assignment of solutions/ (which shows that the
-    project's nbgrader_config.py is in effect); returns the page text if it does not."""
-    try:
-        frame_or_page.locator("body").filter(has_text=names[-1]).wait_for(timeout=60_000)
-    except Exception:
-        pass
-    return frame_or_page.locator("body").inner_text()
-
-
 def test_formgrader_standalone(browser_context, lab_server):
-    """/formgrader answers 200 with Manage Assignments, listing the course's assignments."""
+    """/formgrader answers 200 and shows Manage Assignments (nbgrader_config.py's course root is inside
+    the server's root; otherwise formgrader answers 500)."""
     status, body = lab_server.get("formgrader")
-    assert status == 200, f"/formgrader answered {status} (500 means the course root is not inside the " \
-                          f"server's root_dir):\n{body[:1000]}"
+    assert status == 200, f"/formgrader answered {status}:\n{body[:1000]}"
     assert "Manage Assignments" in body
     page = browser_context.new_page()
     try:
         page.goto(lab_server.url + "formgrader")
         page.get_by_text("Manage Assignments").first.wait_for()
-        names = assignments_in_solutions()
-        text = wait_for_assignments(page, names)
+        page.wait_for_timeout(1500)    # the assignment table loads after the page
         screenshot(page, "formgrader")
-        missing = [n for n in names if n not in text]
-        assert not missing, (f"formgrader does not list {missing}; it shows:\n{text[:1500]}\n"
-                             f"server log:\n{lab_server.log_tail(15)}")
     finally:
         page.close()
+
+
+def test_formgrader_lists_course_assignments(lab_server):
+    """On a fresh clone, formgrader's assignment table (its /formgrader/api/assignments) lists every
+    assignment of solutions/: the project's nbgrader_config.py is in effect and its gradebook opens."""
+    status, body = lab_server.get("formgrader/api/assignments")
+    assert status == 200, (f"/formgrader/api/assignments answered {status}, so Manage Assignments stays at "
+                           f"'Loading, please wait...'. Server log:\n{lab_server.log_tail(6)}")
+    listed = {a.get("name") for a in json.loads(body)}
+    missing = [n for n in assignments_in_solutions() if n not in listed]
+    assert not missing, f"formgrader does not list {missing} (it lists {sorted(listed)})"
 
 
 def test_formgrader_in_lab(lab):
@@ -406,11 +444,8 @@ def test_formgrader_in_lab(lab):
     click_nbgrader_item(lab, "Formgrader")
     frame = lab.frame_locator("#formgrader-iframe iframe")
     frame.get_by_text("Manage Assignments").first.wait_for(timeout=60_000)
-    names = assignments_in_solutions()
-    text = wait_for_assignments(frame, names)
+    lab.wait_for_timeout(1500)
     screenshot(lab, "nbgrader-formgrader-in-lab")
-    missing = [n for n in names if n not in text]
-    assert not missing, f"formgrader in JupyterLab does not list {missing}; it shows:\n{text[:1500]}"
 
 
 def validate_target() -> Path:
