@@ -30,7 +30,7 @@ test: $(STAMP)
 
 test-browser: $(STAMP)
 	bash tests/browser/install-chromium.sh
-	$(PY) -m pytest tests/browser -q -m browser -p no:xdist
+	BROWSER_TESTS=1 $(PY) -m pytest tests/browser -q -m browser -p no:xdist
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab --notebook-dir=course

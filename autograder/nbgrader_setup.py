@@ -25,6 +25,8 @@ CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 
 def configure(c: Config, db_url: str | None = None) -> Config:
     home = paths.grading_home()
+    # formgrader and the assignment list fail on a fresh clone (or Binder) without these folders.
+    (home / "exchange").mkdir(parents=True, exist_ok=True)
     c.CourseDirectory.root = str(paths.ROOT)
     c.CourseDirectory.source_directory = paths.SOLUTIONS.name
     c.CourseDirectory.release_directory = paths.COURSE.name

@@ -9,7 +9,10 @@ One JupyterLab server and one Chromium serve the whole session:
     Binder; the notebooks under test are written to a fresh temporary folder under artifacts/browser/;
   * HOME, Jupyter's config/data/runtime folders and AUTOGRADER_HOME (the gradebook) are fresh temporary
     folders, so the developer's own Jupyter state and .grading/ are neither used nor touched;
-  * Chromium is the system one (/usr/bin/chromium, see install-chromium.sh), never `playwright install`.
+  * Chromium is the system one (/usr/bin/chromium, see install-chromium.sh), never `playwright install`;
+  * JupyterLab is loaded once, in one tab that the tests share (`lab`): each test starts with no
+    document open and closes what it opened (shutting its kernels down).
+The server's log is kept in artifacts/browser/jupyter-lab.log.
 """
 
 from __future__ import annotations
@@ -223,7 +226,8 @@ window.__summary = (path) => {
     cells.push({index: i, count: cell.executionCount, seconds,
                 source: cell.sharedModel.getSource().split('\n').slice(0, 3).join('\n'), outputs});
   }
-  return {cells, text: panel.content.node.innerText};
+  const rendered = [...panel.content.node.querySelectorAll('.jp-Cell-outputArea')].map((e) => e.innerText);
+  return {cells, text: rendered.join('\n')};
 };
 window.__runs = {};
 window.__activate = async (panel) => {
