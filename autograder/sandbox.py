@@ -14,7 +14,9 @@ up autograd, and then never runs student code itself. For every test it forks a 
    classes the checks use, builtins, `sys.modules`, the import system, PyTorch's thread-local modes and
    dispatch keys, no tensor subclass or mode with its own `__torch_function__`/`__torch_dispatch__`),
    only then reads the test source (so student code never sees it) and runs it in a namespace whose
-   builtins and setup names are restored, and proves the state untouched once more;
+   builtins and setup names are restored, and proves the state untouched once more. While the test runs,
+   a watchdog (for answers that use reflection, finalizers or global state; Limits.watchdog) checks at
+   every entry into and exit from student code that nothing the checks use has changed, even briefly;
 4. with no student code able to run any more (gc off, no handlers, no threads), reads a nonce that was
    never in its memory before, opens the result channel (a FIFO in a folder only this step may open) and
    reports passed / failed / error with plain feedback, tagged with the nonce.
@@ -450,7 +452,7 @@ _VOLATILE = frozenset({"__warningregistry__", "_base_seed", "stdout", "stderr", 
              "last_traceback", "last_exc", "_cache", "tempdir", "_once_registry", "filters",
              "_filters_version", "_is_in_torch_dispatch_mode", "_is_in_non_infra_torch_dispatch_mode",
              "_is_in_any_mode_without_ignore_compile_internals", "_name_sequence",
-                       "_dirty", "_registered_with_atexit"})
+                       "_dirty", "_registered_with_atexit", "Storage"})  # torch.Storage follows the dtype
 
 
 def changed(before: dict, after: dict) -> list[str]:
@@ -759,6 +761,9 @@ def zygote_main() -> None:
     _harden_zygote()
     _CHANNEL_ROOT = os.path.join(tempfile.gettempdir(), f"{CHANNEL_PREFIX}{os.getuid()}")
     os.makedirs(_CHANNEL_ROOT, mode=0o700, exist_ok=True)
+    info = os.lstat(_CHANNEL_ROOT)
+    if not (os.path.isdir(_CHANNEL_ROOT) and not os.path.islink(_CHANNEL_ROOT) and info.st_uid == os.getuid()):
+        _CHANNEL_ROOT = tempfile.mkdtemp(prefix=CHANNEL_PREFIX)  # someone else's: never write tests there
     os.chmod(_CHANNEL_ROOT, 0o700)
     global _BASELINE
     _BASELINE = types.MappingProxyType({
@@ -1128,6 +1133,9 @@ def _no_ipython():
         run_cell_magic = system = run_line_magic
 
         def __getattr__(self, name):
+            raise AttributeError(f"get_ipython().{name} is not available while grading")
+
+        def __setattr__(self, name, value):
             raise AttributeError(f"get_ipython().{name} is not available while grading")
 
     return _Shell()

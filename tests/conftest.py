@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-PY = sys.executable
+from helpers import PY, ROOT  # noqa: F401  (tests import helpers directly: conftest names collide)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -39,21 +38,3 @@ def grading_home(tmp_path, monkeypatch):
     home.mkdir()
     monkeypatch.setenv("AUTOGRADER_HOME", str(home))
     return home
-
-
-def run_cli(*args, cwd=None, env=None, timeout=600):
-    """Run `python -m autograder ...` as a user would."""
-    full_env = dict(os.environ, **(env or {}))
-    return subprocess.run([PY, "-m", "autograder", *args], capture_output=True, text=True, cwd=cwd,
-                          env=full_env, timeout=timeout)
-
-
-def write_student(path: Path, assignment: str, answers: dict | None = None, fill: bool = True) -> Path:
-    import nbformat
-
-    from autograder.samples import student_notebook
-
-    _, nb = student_notebook(assignment, answers, fill=fill)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, path)
-    return path

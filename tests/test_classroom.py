@@ -12,7 +12,7 @@ import zipfile
 
 import pytest
 
-from conftest import PY, ROOT, run_cli, write_student
+from helpers import PY, ROOT, run_cli, write_student
 
 ZOO = ROOT / "tests" / "zoo" / "Square"
 A = "01_square"

@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, run_cli, write_student
+from helpers import ROOT, run_cli, write_student
 
 CELL_KEYS = {"grade_id", "points", "max_points", "status", "feedback"}
 

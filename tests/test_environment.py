@@ -5,7 +5,7 @@ import tomllib
 
 import yaml
 
-from conftest import ROOT
+from helpers import ROOT
 
 
 def pins(lines):

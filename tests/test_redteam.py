@@ -254,7 +254,7 @@ Square.backward = staticmethod(lambda ctx, g: _b(ctx, g).as_subclass(_T))
            "dtype=torch.bool), 'CPU')", says=DENIED),
     Attack("override-aten-via-library-impl", "@torch.library.impl('aten::isclose', 'cpu')\n"
            "def _isclose(a, b, *r, **k):\n    return torch.ones_like(a, dtype=torch.bool)", says=DENIED),
-    Attack("python-dispatcher", "torch._C._EnablePythonDispatcher().__enter__()", says=REPLACED),
+    Attack("python-dispatcher", "_guard = torch._C._EnablePythonDispatcher()\n_guard.__enter__()", says=REPLACED),
     Attack("eval-frame-callback", "from torch._C._dynamo import eval_frame\n"
            "eval_frame.set_eval_frame(lambda *a: None)", says=DENIED),
     Attack("sys-path-shadow-package", "import os, sys\nos.makedirs('autograder/checks', exist_ok=True)\n"

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from autograder import grading, notebooks, paths, release
-from conftest import ROOT
+from helpers import ROOT
 
 
 def test_course_is_in_sync_with_solutions(grading_home, tmp_path):

@@ -11,7 +11,7 @@ SOURCES = {s.assignment: s for s in notebooks.sources()}
 EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for g in s.grade_ids("answer")}
 
 
-def tests_of(source, exercise):
+def cells_about(source, exercise):
     """The test cells about one exercise (test_<Exercise>_...), or all of the notebook's if none is named."""
     _, tests = grading.plan(source, None)
     own = [t for t in tests if t[0].startswith(f"test_{exercise}_")]
@@ -34,7 +34,7 @@ def test_wrong_answer_loses_points_with_named_feedback(entry, sandbox):
     source = EXERCISE_TO_SOURCE[entry.exercise]
     _, nb = samples.student_notebook(source.assignment, {entry.exercise: entry.source})
     before, _ = grading.plan(source, nb)
-    tests = tests_of(source, entry.exercise)
+    tests = cells_about(source, entry.exercise)
     results = grading.run_tests(sandbox, before, tests, seed=7, limits=Limits(seconds_per_test=90))
     lost = [r for r in results if r.status != "passed"]
     assert lost, f"{entry.path.name} ({entry.mistake}) got full marks"
