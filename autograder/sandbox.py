@@ -345,7 +345,6 @@ def _guard_finalize() -> None:
     state from a finalizer, with no student frame on the stack for the watchdog to see. Student code may
     register only functions of its own (which run as student frames). This replaces finalize.__init__ by
     an equivalent that keeps no reference to the original, so there is nothing to fish out of it."""
-    import itertools
     import weakref
 
     finalize = weakref.finalize
@@ -372,7 +371,6 @@ def _guard_finalize() -> None:
 
     __init__.__qualname__ = "finalize.__init__"
     finalize.__init__ = __init__
-    del itertools
 
 
 def _trusted_callable_or_builtin(func) -> bool:
