@@ -744,8 +744,9 @@ def _harden_zygote() -> None:
 def zygote_main() -> None:
     global _ZYGOTE_FDS, _CHANNEL_ROOT, _LIBC
     # Our channel is the original stdin/stdout; fds 0-2 then point elsewhere so stray prints can't corrupt it.
-    channel_in = os.fdopen(os.dup(0), "rb")
+    channel_in = os.fdopen(os.dup(0), "rb", buffering=0)  # unbuffered: select() below sees all input
     channel_out = os.fdopen(os.dup(1), "wb")
+    parent = os.getppid()
     _ZYGOTE_FDS = (channel_in.fileno(), channel_out.fileno())
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
@@ -771,6 +772,11 @@ def zygote_main() -> None:
     trusted = types.MappingProxyType(snapshot())  # read-only: code that reached it could not edit it
     _send(channel_out, {"ready": True, "pid": os.getpid(), "landlock": _landlock_abi()})
     while True:
+        # A grader killed while one of its forks still holds our stdin would leave us waiting forever:
+        # leave when the process that started us is gone.
+        while not select.select([channel_in], [], [], 5.0)[0]:
+            if os.getppid() != parent:
+                return
         try:
             request = _recv(channel_in)
         except EOFError:

@@ -203,3 +203,45 @@ def test_duplicated_answer_cells_take_the_first(faults_sandbox):
     report, _ = grading.grade_text(nbformat.writes(nb), "01_square.ipynb", faults_sandbox,
                                    limits=Limits(seconds_per_test=90))
     assert report.score == 3
+
+
+@pytest.mark.slow
+def test_zygote_leaves_when_its_grader_dies(tmp_path):
+    """A grader killed while a fork of it still holds the zygote's stdin (a batch worker's child, say)
+    must not leave the zygote behind."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    script = tmp_path / "grader.py"
+    script.write_text(
+        "import os, sys, time\n"
+        "from autograder.sandbox import Sandbox\n"
+        "box = Sandbox().start()\n"
+        "holder = os.fork()\n"
+        "if holder == 0:\n"
+        "    os.close(1)\n"
+        "    os.close(2)\n"
+        "    time.sleep(120)\n"
+        "    os._exit(0)\n"
+        "print(box.process.pid, holder, flush=True)\n"
+        "os._exit(0)\n")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    zygote, holder = map(int, run.stdout.split())
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                os.kill(zygote, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail("the zygote outlived its grader")
+    finally:
+        for pid in (holder, zygote):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass

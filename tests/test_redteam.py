@@ -579,6 +579,7 @@ def test_correct_answer_with_harmless_code_keeps_full_marks(answer, redteam_sand
     assert report.score == report.max_score == 3, [(c.grade_id, c.feedback) for c in report.cells]
 
 
+@pytest.mark.slow
 def test_custom_op_and_compile_inside_a_test(redteam_sandbox):
     """The sandbox lets a test (not just an answer) run custom_op, register_fake, register_autograd,
     torch.compile(aot_eager, fullgraph), vmap and checkpoint on student code, even with the watchdog on."""
