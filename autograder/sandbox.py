@@ -1783,10 +1783,15 @@ class Sandbox:
         self.landlock = 0
 
     def start(self) -> "Sandbox":
+        # The zygote must import this very package (not another install of it): its checks and its
+        # idea of what is protected have to match the grader's.
+        package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        python_path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)
         env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", MPLBACKEND="Agg",
-                   PYTHONDONTWRITEBYTECODE="1")
-        self.process = subprocess.Popen([sys.executable, "-c", "from autograder.sandbox import zygote_main; zygote_main()"], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, env=env, cwd=tempfile.gettempdir())
+                   PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=python_path)
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "from autograder.sandbox import zygote_main; zygote_main()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=tempfile.gettempdir())
         try:
             hello = _recv(self.process.stdout)
         except (EOFError, ValueError):

@@ -117,7 +117,7 @@ READ_PROTECTED = """
 import os, glob, shutil
 _found = []
 _targets = [
-    "/work/main/solutions/01_square/01_square.ipynb",
+    "{solutions}/../solutions/01_square/01_square.ipynb",
     "{solutions}/01_square/01_square.ipynb",
     "{zoo}/Square/wrong_derivative.py",
     "{home}/gradebook.db",
@@ -411,16 +411,17 @@ Square.forward = staticmethod(forward)
            "    raise RuntimeError('LEAK ' + repr([fs.locals for fs in s]))\n"
            "Square.forward = staticmethod(forward)", says=("frames",)),
     Attack("code-disguised-as-library", "import marshal\n"
-           "_c = compile('x = 1', '/work/main/autograder/checks/common.py', 'exec')", says=DENIED),
+           "_c = compile('x = 1', %r, 'exec')" % str(paths.ROOT / "autograder" / "checks" / "common.py"),
+           says=DENIED),
     Attack("code-from-marshal", "import marshal\n_c = marshal.loads(marshal.dumps((lambda: 1).__code__))",
            says=DENIED),
     # --- files, processes, memory ----------------------------------------------------------------------------
     Attack("read-protected-files", READ_PROTECTED.format(
         solutions=paths.SOLUTIONS, zoo=paths.ZOO, home=paths.grading_home(), WRONG="{WRONG}")),
     Attack("write-gradebook-and-course", "import os\nfor _p in ['{home}/gradebook.db', '{home}/x.txt', "
-           "'/work/main/solutions/x.txt', '/work/main/autograder/checks/common.py']:\n"
-           "    open(_p, 'a').write('pwned')".format(home=paths.grading_home()), says=DENIED),
-    Attack("new-processes", "import subprocess\nsubprocess.run(['cp', '-r', '/work/main/solutions', '.'])",
+           "'{root}/solutions/x.txt', '{root}/autograder/checks/common.py']:\n"
+           "    open(_p, 'a').write('pwned')".format(home=paths.grading_home(), root=paths.ROOT), says=DENIED),
+    Attack("new-processes", "import subprocess\nsubprocess.run(['cp', '-r', %r, '.'])" % str(paths.SOLUTIONS),
            says=DENIED),
     Attack("new-processes-below-the-audit-hook", "import _posixsubprocess, os\nr, w = os.pipe()\n"
            "_posixsubprocess.fork_exec([b'/bin/true'], [b'/bin/true'], True, (w,), None, None, -1, -1, -1, -1,"
