@@ -203,6 +203,9 @@ _TYPE_MRO = type.__dict__["__mro__"].__get__
 _TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
 _TYPE_FLAGS = type.__dict__["__flags__"].__get__
 _MODULE_DICT = types.ModuleType.__dict__["__dict__"].__get__
+# An object's identity, as id() gives it but without id()'s audit event (a hook call per object would
+# make the integrity check several times slower): the address, rotated.
+_IDENT = object.__hash__
 _EXC_TRACEBACK = BaseException.__traceback__.__get__
 _STACK_ROOT = None  # the code of _child, set below: frames under it are the zygote's
 
@@ -291,6 +294,7 @@ def _prepare() -> None:
     torch.set_num_threads(1)  # one thread per grading process; also keeps fork() safe with OpenMP
     import matplotlib  # noqa: F401  (answer or setup cells may import pyplot; ~0.3 s saved per test)
     import matplotlib.pyplot  # noqa: F401
+    import IPython.core.inputtransformer2  # noqa: F401  (cells may hold magics; ~0.1 s saved per test)
     import torch.func  # noqa: F401
     import torch.library  # noqa: F401
     import torch.utils.checkpoint  # noqa: F401
@@ -392,41 +396,29 @@ def _trusted_module_names() -> list[str]:
 def snapshot() -> dict:
     """Identity of everything a verdict depends on: module attributes, the classes and functions those
     modules define (class dicts, functions' code and defaults), key classes, sys.modules and a few
-    registries. Safe to call after student code ran: it never calls a method of a student object."""
+    registries. Safe to call after student code ran: it never calls a method of a student object.
+    Namespaces are recorded whole, as (names, identities) taken at C speed, and `changed` looks at single
+    names only where a namespace differs; the functions and classes to watch are found once, by the first
+    call (the zygote's, before any student code), so a check costs milliseconds per test, not tenths."""
+    global _WATCHED
+    if _WATCHED is None:
+        _WATCHED = _definitions()
     state = {}
     for name in _trusted_module_names():
         module = sys.modules.get(name)
         if module is None:
             continue
-        state[("sys.modules", name)] = id(module)
+        state[("sys.modules", name)] = _IDENT(module)
         try:
-            namespace = _MODULE_DICT(module)
-        except TypeError:  # not a module any more (the id above already differs)
+            state[("module", name)] = _namespace_ids(_MODULE_DICT(module))
+        except TypeError:  # not a module any more (the identity above already differs)
             continue
-        for attr, value in list(namespace.items()):
-            state[(name, attr)] = id(value)
-            kind = type(value)
-            if kind is types.FunctionType:
-                module_name = value.__module__
-                if type(module_name) is str and module_name == name:
-                    state[("function", f"{name}.{attr}")] = (id(value.__code__), id(value.__defaults__),
-                                                             _items_ids(value.__kwdefaults__))
-            elif _TYPE_FLAGS(kind) & (1 << 31):  # a class
-                try:
-                    module_name = _TYPE_DICT(value).get("__module__")
-                except TypeError:
-                    module_name = None
-                defined_here = type(module_name) is str and module_name == name
-                if defined_here:
-                    for key, member in list(_TYPE_DICT(value).items()):
-                        state[("class", f"{name}.{_type_name(value)}", key)] = id(member)
-    for dotted in TRUSTED_CLASSES:
-        try:
-            cls = _resolve(dotted)
-        except (KeyError, AttributeError):
-            continue
-        for attr, value in list(_TYPE_DICT(cls).items()):
-            state[("class", dotted, attr)] = id(value)
+    functions, classes = _WATCHED
+    for label, function in functions:
+        state[("function", label)] = (_IDENT(function.__code__), _IDENT(function.__defaults__),
+                                      _items_ids(function.__kwdefaults__))
+    for label, cls in classes:
+        state[("class", label)] = _namespace_ids(_TYPE_DICT(cls))
     for dotted in REGISTRIES:
         try:
             container = _resolve(dotted)
@@ -437,12 +429,51 @@ def snapshot() -> dict:
     return state
 
 
+_WATCHED = None  # (functions, classes) the trusted modules define: found by the first snapshot
+
+
+def _definitions() -> tuple:
+    """The functions and classes each trusted module defines itself, plus TRUSTED_CLASSES."""
+    functions, classes = [], []
+    for name in _trusted_module_names():
+        module = sys.modules.get(name)
+        if module is None:
+            continue
+        for attr, value in list(_MODULE_DICT(module).items()):
+            kind = type(value)
+            if kind is types.FunctionType:
+                module_name = value.__module__
+                if type(module_name) is str and module_name == name:
+                    functions.append((f"{name}.{attr}", value))
+            elif _TYPE_FLAGS(kind) & (1 << 31):  # a class
+                try:
+                    module_name = _TYPE_DICT(value).get("__module__")
+                except TypeError:
+                    continue
+                if type(module_name) is str and module_name == name:
+                    classes.append((f"{name}.{_type_name(value)}", value))
+    for dotted in TRUSTED_CLASSES:
+        try:
+            classes.append((dotted, _resolve(dotted)))
+        except (KeyError, AttributeError):
+            continue
+    return tuple(functions), tuple(classes)
+
+
+def _namespace_ids(namespace) -> tuple:
+    """(names, identities of their values) of a module's or class's namespace, without running any method
+    of the values (dict.keys/values of the real dict, never the mapping's own methods)."""
+    if type(namespace) is types.MappingProxyType:
+        namespace = dict(namespace)  # a class's namespace: copying a mappingproxy of a real dict runs no code
+    return tuple(dict.keys(namespace)), tuple(map(_IDENT, dict.values(namespace)))
+
+
 def _items_ids(container):
     if issubclass(type(container), dict):
-        return tuple((k if type(k) is str else id(k), id(v)) for k, v in dict.items(container))
+        return tuple((k if type(k) is str else _IDENT(k), _IDENT(v)) for k, v in dict.items(container))
     if type(container) in (list, tuple):
-        return tuple(id(v) for v in container)
-    return id(container)
+        return tuple(_IDENT(v) for v in container)
+    return _IDENT(container)
 
 
 # Attributes that legitimately change while grading (our own output capture, exception bookkeeping).
@@ -454,27 +485,29 @@ _VOLATILE = frozenset({"__warningregistry__", "_base_seed", "stdout", "stderr", 
 
 
 def changed(before: dict, after: dict) -> list[str]:
-    """Keys whose object was replaced or removed (new attributes, e.g. lazy imports, are fine)."""
+    """Names whose object was replaced or removed (new attributes, e.g. lazy imports, are fine)."""
     out = []
     for key, ident in before.items():
-        if key[0] == "registry" and key[1] == "sys.path_importer_cache":
-            now = dict(after.get(key, ()))
-            if any(now.get(k, v) != v for k, v in ident):  # a cached finder replaced (new entries are fine)
+        now = after.get(key)
+        if now == ident:  # tuples of ints and strings: comparing them runs no student code
+            continue
+        kind = key[0]
+        if kind == "registry" and key[1] == "sys.path_importer_cache":
+            current = dict(now or ())
+            if any(current.get(k, v) != v for k, v in ident):  # a cached finder replaced (new ones are fine)
                 out.append("sys.path_importer_cache")
-            continue
-        if len(key) == 2 and key[1] in _VOLATILE:
-            continue
-        if after.get(key) != ident:
-            if key[0] == "sys.modules":
-                out.append(f"sys.modules[{key[1]!r}]")
-            elif key[0] == "function":
-                out.append(f"{key[1]} (its code or defaults)")
-            elif key[0] == "class":
-                out.append(f"{key[1]}.{key[2]}")
-            elif key[0] == "registry":
-                out.append(key[1])
-            else:
-                out.append(f"{key[0]}.{key[1]}")
+        elif kind in ("module", "class"):
+            old_names, old_ids = ident
+            current = dict(zip(*now)) if now is not None else {}
+            for attr, old in zip(old_names, old_ids):
+                if current.get(attr) != old and not (kind == "module" and attr in _VOLATILE):
+                    out.append(f"{key[1]}.{attr}")
+        elif kind == "sys.modules":
+            out.append(f"sys.modules[{key[1]!r}]")
+        elif kind == "function":
+            out.append(f"{key[1]} (its code or defaults)")
+        else:
+            out.append(key[1])
     return out
 
 
@@ -726,7 +759,10 @@ def _checkpoint(trusted) -> list[str]:
     calls a method of a student object, so no student code runs while it looks."""
     gc.disable()
     sys.setrecursionlimit(_BASELINE["recursion limit"])
-    problems = changed(trusted, snapshot())
+    snap = snapshot()
+    _mark("snapshot")
+    problems = changed(trusted, snap)
+    _mark("changed")
     now = _torch_state()
     problems += [f"PyTorch's {name}" for name, value in _BASELINE["torch"].items() if now.get(name) != value]
     problems += [f"{name} (a tensor subclass or mode of your own)" for name in _untrusted_overrides()]
@@ -821,6 +857,7 @@ def _run_forked(job: Job, trusted: dict) -> Outcome:
         libraries_in_temp = any(p.startswith(temp + os.sep) for p in _TRUSTED_PREFIXES if p.startswith(os.sep))
         _READ_ROOTS[key] = _readable_roots(list(job.protected) + ([] if libraries_in_temp else [temp]))
     read_roots = _READ_ROOTS[key]
+    forked = time.monotonic()
     pid = os.fork()
     if pid == 0:  # child
         try:
@@ -850,6 +887,7 @@ def _run_forked(job: Job, trusted: dict) -> Outcome:
         _rmtree(workdir)
         _rmtree(channel)
     outcome.seconds = round(time.monotonic() - start, 4)
+    outcome.details["before_fork_seconds"] = round(forked - start, 4)
     outcome.details["child_maxrss_mb"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
     outcome.details["zygote_maxrss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return outcome
@@ -976,7 +1014,22 @@ class _CappedText(io.TextIOBase):
         return out + ("\n[output truncated]" if self.truncated else "")
 
 
+_MARKS: list = []  # (phase, perf_counter at its end) in the current child: where a test's time goes
+
+
+def _mark(phase: str) -> None:
+    _MARKS.append((phase, time.perf_counter()))
+
+
+def _phases() -> dict:
+    phases: dict = {}
+    for (_, start), (name, end) in zip(_MARKS, _MARKS[1:]):
+        phases[name] = round(phases.get(name, 0.0) + end - start, 4)
+    return phases
+
+
 def _child(job: Job, trusted: dict, workdir: str, channel: str, read_roots: list, inherited: tuple) -> None:
+    _MARKS[:] = [("fork", time.perf_counter())]
     for fd in inherited:  # the zygote's channel to the grader and the result FIFO: never student code's
         try:
             os.close(fd)
@@ -993,8 +1046,11 @@ def _child(job: Job, trusted: dict, workdir: str, channel: str, read_roots: list
         os.dup2(devnull, fd)
     os.close(devnull)
     _close_other_fds()
-    isolation = {"landlock": _install_landlock(read_roots, [workdir, channel], [os.devnull]),
-                 "seccomp": _install_seccomp()}
+    _mark("child setup")
+    isolation = {"landlock": _install_landlock(read_roots, [workdir, channel], [os.devnull])}
+    _mark("landlock")
+    isolation["seccomp"] = _install_seccomp()
+    _mark("seccomp")
     out = _CappedText(job.limits.output_bytes)
     sys.stdout = sys.stderr = out
     import autograder.checks.common as common
@@ -1002,6 +1058,7 @@ def _child(job: Job, trusted: dict, workdir: str, channel: str, read_roots: list
     common.set_base_seed(job.seed)
     sys.path[:] = _BASELINE["sys.path"]
     gate = _install_audit_hook(job.protected, workdir, channel)
+    _mark("audit hook")
     try:
         outcome, answers_output = _grade(job, trusted, gate, channel, out)
     except BaseException as error:  # noqa: BLE001 - the grader's own failure, reported as such
@@ -1010,6 +1067,7 @@ def _child(job: Job, trusted: dict, workdir: str, channel: str, read_roots: list
                           details={"traceback": _format_traceback(error)[-1500:]})
         answers_output = ""
     outcome.details["isolation"] = isolation
+    outcome.details["phases"] = _phases()
     _finish(gate, channel, outcome, answers_output)
 
 
@@ -1018,11 +1076,14 @@ def _grade(job: Job, trusted: dict, gate, channel: str, out: _CappedText):
     setup_names: dict = {}
     touched: set = set()
     failure = None
-    for label, source in job.cells:
+    # Every cell is compiled before any runs: answer code could otherwise replace the IPython transformer
+    # that turns later cells (the setup's, the test's) into Python.
+    compiled = [(label, _compile_cell(source, f"{STUDENT_FILE_PREFIX}:{label}>" if label.startswith("answer")
+                                      else f"<{label}>", label)) for label, source in job.cells]
+    for label, code in compiled:
         is_answer = label.startswith("answer")
         before = dict(namespace) if is_answer else None
-        failure = _run_cell(source, f"{STUDENT_FILE_PREFIX}:{label}>" if is_answer else f"<{label}>",
-                            namespace, label)
+        failure = _run_cell(code, "", namespace, label)
         if not is_answer:
             setup_names.update((k, v) for k, v in namespace.items() if k not in touched)
             if failure is not None:
@@ -1033,7 +1094,9 @@ def _grade(job: Job, trusted: dict, gate, channel: str, out: _CappedText):
             failure.feedback = f"your answer cell `{label}` raised an error: {failure.feedback}"
             # keep going: one broken answer cell must not sink the tests of the others
     answers_output = out.value()[-4000:]
+    _mark("cells")
     tampered = _checkpoint(trusted)
+    _mark("integrity after cells")
     if tampered:
         return _tamper(tampered), answers_output
     gc.enable()
@@ -1048,12 +1111,13 @@ def _grade(job: Job, trusted: dict, gate, channel: str, out: _CappedText):
         source = _read_private(os.path.join(channel, "test"))
     finally:
         gate(False)
-    test = _compile_cell(source, f"<test:{job.test_id}>", job.test_id)
+    test = _compile_cell(source, f"<test:{job.test_id}>", job.test_id, ipython=False)  # tests are plain Python
     del source  # from here on no frame of ours holds the test's text (only its code object)
     out.clear()
     mode = job.limits.watchdog
     answers = [source for label, source in job.cells if label.startswith("answer")]
     watchdog = _make_watchdog() if mode == "always" or (mode == "auto" and _needs_watchdog(answers)) else None
+    _mark("test setup")
     check_start = time.perf_counter()
     sys.setprofile(watchdog)
     outcome = _run_cell(test, "", test_namespace, job.test_id, is_test=True)
@@ -1064,7 +1128,9 @@ def _grade(job: Job, trusted: dict, gate, channel: str, out: _CappedText):
     if failure is not None and outcome.status != "passed" and outcome.mistake in ("not-defined", "name-error"):
         outcome = failure  # the real cause: the answer cell that failed to define the name
     sys.setprofile(None)
+    _mark("test")
     tampered = _checkpoint(trusted)  # leaves gc off: from here on no student code can run
+    _mark("integrity after test")
     if tampered:
         outcome = _tamper(tampered)
     outcome.details["check_seconds"] = round(check_seconds, 4)
@@ -1155,10 +1221,10 @@ def _transform(source: str) -> str:
         return source
 
 
-def _compile_cell(source: str, filename: str, label: str):
+def _compile_cell(source: str, filename: str, label: str, ipython: bool = True):
     """The cell's code object, or an Outcome if it does not compile."""
     try:
-        return compile(_transform(source), filename, "exec")
+        return compile(_transform(source) if ipython else source, filename, "exec")
     except SyntaxError as error:
         return Outcome("error", f"syntax error in {label}, line {_plain_int(error.lineno)}: {_plain(error.msg)}",
                        "syntax-error")

@@ -413,6 +413,8 @@ Square.forward = staticmethod(forward)
     Attack("code-disguised-as-library", "import marshal\n"
            "_c = compile('x = 1', %r, 'exec')" % str(paths.ROOT / "autograder" / "checks" / "common.py"),
            says=DENIED),
+    Attack("replace-the-cell-transformer", "from IPython.core import inputtransformer2 as _it\n"
+           "_it.TransformerManager.transform_cell = lambda self, cell: 'pass\\n'"),
     Attack("code-from-marshal", "import marshal\n_c = marshal.loads(marshal.dumps((lambda: 1).__code__))",
            says=DENIED),
     # --- files, processes, memory ----------------------------------------------------------------------------
