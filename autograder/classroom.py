@@ -204,8 +204,9 @@ class GradebookWriter:
     holds exactly the scores nbgrader's autograde would compute from those outputs."""
 
     def __init__(self, db_url: str | None = None):
-        from autograder.nbgrader_setup import config
+        from autograder.nbgrader_setup import config, use_in_process_alembic
 
+        use_in_process_alembic()
         self.config = config(db_url)
         self.db_url = self.config.CourseDirectory.db_url
 
@@ -271,7 +272,6 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
     writer = GradebookWriter(db_url)
     subs, problems = discover(sources, assignment)
     todo = [s for s in subs if force or not up_to_date(s, digests)]
-    writer.ensure_assignments([s for s in sources if s.assignment in {t.assignment for t in todo}])
     skipped = len(subs) - len(todo)
     source_texts = {str(s.path): s.path.read_text() for s in sources}
     by_assignment = {a: {p: t for p, t in source_texts.items() if Path(p).parent.name == a}
@@ -303,12 +303,21 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
         # The file name given to the grader is the course notebook's: a renamed file is graded as what it is.
         return (text, f"{sub.notebook}.ipynb", by_assignment[sub.assignment], seed, limits)
 
+    def prepare_gradebook() -> None:  # runs while the first submissions are graded
+        writer.ensure_assignments([s for s in sources if s.assignment in {t.assignment for t in todo}])
+
     try:
         if scheduler:
-            _run_dask(scheduler, todo, payload_for, finish)
+            _run_dask(scheduler, todo, payload_for, finish, prepare_gradebook)
         else:
             with futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
                 pending = {pool.submit(grade_payload, *payload_for(s)): s for s in todo}
+                try:
+                    prepare_gradebook()
+                except BaseException:  # no gradebook, no batch: do not grade the rest first
+                    for future in pending:
+                        future.cancel()
+                    raise
                 for done in futures.as_completed(pending):
                     finish(pending[done], done.result())
     finally:
@@ -322,12 +331,17 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
     return BatchResult(graded, skipped, problems, time.monotonic() - start)
 
 
-def _run_dask(address: str, todo: list[Submission], payload_for, finish) -> None:
+def _run_dask(address: str, todo: list[Submission], payload_for, finish, prepare_gradebook) -> None:
     from distributed import Client, as_completed
 
     with Client(address, timeout="30s") as client:
         pending = {client.submit(grade_payload, *payload_for(s), pure=False, key=f"grade-{s.key}-{time.time()}"): s
                    for s in todo}
+        try:
+            prepare_gradebook()
+        except BaseException:
+            client.cancel(list(pending))
+            raise
         for future in as_completed(pending):
             finish(pending[future], future.result())
 

@@ -50,3 +50,19 @@ def test_torch_is_pinned_to_the_verified_cpu_build():
 def test_binder_installs_the_course_package():
     post = (ROOT / "postBuild").read_text()
     assert "pip install --no-deps -e ." in post
+
+
+def test_gradebook_schema_version_read_in_process_matches_alembic_cli():
+    """New gradebooks are stamped with the version nbgrader's `alembic heads` subprocess would give."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from nbgrader.dbutil import _temp_alembic_ini
+
+    from autograder.nbgrader_setup import alembic_head
+
+    alembic = Path(sys.executable).parent / "alembic"
+    with _temp_alembic_ini("sqlite:////tmp/unused-gradebook.db") as ini:
+        output = subprocess.run([str(alembic), "-c", ini, "heads"], capture_output=True, text=True, check=True)
+    assert alembic_head() == output.stdout.split()[0]

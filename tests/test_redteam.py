@@ -10,8 +10,8 @@ source, zoo, gradebook) appears anywhere in the report. Where the attack is refu
 
 The last tests are the other side of the bargain: a correct Square with harmless extra code (prints,
 helpers, numpy, namedtuple, dataclass, a magic, logging, custom_op + torch.compile, vmap, checkpoint,
-finalizers, generators...) keeps full marks. Two xfail(strict) tests record holes that are still open
-(docs/threat-model.md): they start failing, loudly, the day someone closes them.
+finalizers, generators...) keeps full marks. An xfail(strict) test records the hole that is still open
+(docs/threat-model.md): it starts failing, loudly, the day someone closes it.
 """
 
 from __future__ import annotations
@@ -653,11 +653,16 @@ if _at > 0:
     assert report.score <= baselines["wrong"]
 
 
-@pytest.mark.xfail(strict=True, reason="open, in the checks: they compute expected values from the inputs "
-                   "after calling student code, so an answer that changes its input in place "
-                   "(x.data.zero_()) makes every comparison 0 == 0 (fix: compare against clones taken "
-                   "before the call, and fail when an input changed)")
-def test_answer_that_zeroes_its_input_gains_nothing(redteam_sandbox, baselines):
-    answer = WRONG + "\n_f = Square.forward\ndef forward(ctx, x):\n    x.data.zero_()\n    return _f(ctx, x)\n" \
-                     "Square.forward = staticmethod(forward)\n"
-    assert grade(redteam_sandbox, answer).score <= baselines["wrong"]
+@pytest.mark.parametrize("where", ["forward", "backward"])
+def test_answer_that_zeroes_its_input_gains_nothing(redteam_sandbox, baselines, where):
+    """Expected values are computed from the inputs after the learner's code ran: an answer that zeroes
+    its input would make every comparison 0 == 0. The checks compare against copies and say so."""
+    if where == "forward":
+        answer = WRONG + "\n_f = Square.forward\ndef forward(ctx, x):\n    x.data.zero_()\n    return _f(ctx, x)\n" \
+                         "Square.forward = staticmethod(forward)\n"
+    else:
+        answer = WRONG + "\n_b = Square.backward\ndef backward(ctx, g):\n    r = _b(ctx, g)\n" \
+                         "    ctx.saved_tensors[0].data.zero_()\n    return r * 0\nSquare.backward = staticmethod(backward)\n"
+    report = grade(redteam_sandbox, answer)
+    assert report.score <= baselines["wrong"]
+    assert "changed one of its inputs in place" in feedback_of(report)

@@ -97,10 +97,36 @@ def require_function(obj, name: str) -> None:
                  "with `ctx` as the first argument, never on an instance.")
 
 
+def _snapshot_inputs(values) -> list:
+    """(tensor, copy of its values) for every tensor among `values` (and in tuples or lists among them)."""
+    found = []
+    for value in values:
+        if isinstance(value, (tuple, list)):
+            found += _snapshot_inputs(value)
+        elif isinstance(value, torch.Tensor):
+            found.append((value, value.detach().clone()))
+    return found
+
+
+def _require_inputs_unchanged(snapshots: list, what: str) -> None:
+    """Every expected value is computed from the inputs after the call: an input the learner's code
+    changed in place (x.data.zero_(), x.mul_() under no_grad) would make wrong answers look right."""
+    for tensor, before in snapshots:
+        now = tensor.detach()
+        same = now.shape == before.shape and now.dtype == before.dtype and bool(
+            ((now == before) | (now.isnan() & before.isnan())).all())
+        if not same:
+            fail("modifies-input",
+                 f"{what} changed one of its inputs in place (for example with x.data.zero_() or "
+                 "x.mul_(...)). A Function must leave its inputs as they were (unless it declares the change "
+                 "with ctx.mark_dirty): work on new tensors (x * 2, x.clone()) instead.")
+
+
 def call(fn: Callable, *args, what: str):
     """Call learner code, turning 'not implemented yet' and crashes into plain feedback."""
+    inputs = _snapshot_inputs(args)
     try:
-        return fn(*args)
+        result = fn(*args)
     except NotImplementedError:
         fail("not-implemented", f"{what} is not implemented yet (it still raises NotImplementedError).")
     except Mistake:
@@ -108,6 +134,8 @@ def call(fn: Callable, *args, what: str):
     except RuntimeError as error:
         _explain_runtime_error(error, what)
         raise
+    _require_inputs_unchanged(inputs, what)
+    return result
 
 
 _ARITY = re.compile(r"returned an incorrect number of gradients \(expected (\d+), got (\d+)\)")
@@ -215,13 +243,16 @@ def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, wha
     """Gradients of `output` (weighted by `grad_output`) with respect to `inputs`, via autograd."""
     if grad_output is None:
         grad_output = torch.ones_like(output)
+    snapshots = _snapshot_inputs(inputs)
     try:
-        return torch.autograd.grad(output, inputs, grad_output, allow_unused=True)
+        grads = torch.autograd.grad(output, inputs, grad_output, allow_unused=True)
     except NotImplementedError:
         fail("not-implemented", f"{what} is not implemented yet (it still raises NotImplementedError).")
     except RuntimeError as error:
         _explain_runtime_error(error, what)
         raise
+    _require_inputs_unchanged(snapshots, what)
+    return grads
 
 
 class FakeCtx:
