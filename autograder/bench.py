@@ -92,6 +92,32 @@ def run_ours(home: Path, workers: int) -> tuple[float, dict, list[dict]]:
     return seconds, scores, reports
 
 
+# Steps the sandbox times inside each test's process (Outcome.details["phases"]), grouped for reading.
+PHASE_GROUPS = {
+    "isolation (fds, Landlock, seccomp, audit hook)": ("child setup", "landlock", "seccomp", "audit hook"),
+    "setup and answer cells": ("cells",),
+    "integrity checks (before and after the test)": ("snapshot", "changed", "integrity after cells",
+                                                     "integrity after test"),
+    "the test cell (the checks themselves)": ("test setup", "test"),
+}
+
+
+def test_breakdown(cells: list[dict]) -> dict[str, float]:
+    """Mean seconds per test in each group of steps; the rest of a test's time is fork, exit, channel."""
+    if not cells:
+        return {}
+    totals = {label: 0.0 for label in PHASE_GROUPS}
+    for cell in cells:
+        phases = cell.get("phases") or {}
+        for label, names in PHASE_GROUPS.items():
+            totals[label] += sum(phases.get(name, 0.0) for name in names)
+    out = {label: total / len(cells) for label, total in totals.items()}
+    whole = sum(c.get("seconds", 0.0) for c in cells) / len(cells)
+    out["fork, exit, result channel, clean-up"] = max(whole - sum(out.values()), 0.0)
+    out["whole test"] = whole
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -130,6 +156,9 @@ def main(argv=None) -> int:
               f"({overhead / n:.3f} s per notebook; checks are {100 * checks / (ours_s * args.workers):.0f}% "
               "of worker time)")
         print(f"  peak memory of a grading process: {peak:.0f} MB")
+        print(f"  one test, on average over {len(cells)} (milliseconds):")
+        for label, share in test_breakdown(cells).items():
+            print(f"    {label:<44} {share * 1000:7.1f}")
 
         if args.skip_nbgrader:
             return 0

@@ -33,6 +33,7 @@ class CellResult:
     seconds: float = 0.0          # the whole test: fork, setup, answers, check
     check_seconds: float = 0.0    # the test cell alone
     memory_mb: float = 0.0        # peak resident memory of a grading process so far
+    phases: dict = field(default_factory=dict)  # seconds per step inside the test's process (benchmarks)
 
 
 @dataclass
@@ -60,7 +61,8 @@ class Report:
 
     @classmethod
     def from_json(cls, data: dict) -> "Report":
-        cells = [CellResult(**c) for c in data["cells"]]
+        known = set(CellResult.__dataclass_fields__)
+        cells = [CellResult(**{k: v for k, v in c.items() if k in known}) for c in data["cells"]]
         return cls(data["notebook"], data.get("assignment", ""), data["score"], data["max_score"], cells,
                    data.get("seconds", 0.0), data.get("sha256", ""))
 
@@ -102,8 +104,16 @@ def run_tests(sandbox: Sandbox, before: list, tests: list, seed: int, limits: Li
         feedback = outcome.feedback if outcome.status != "passed" else "passed"
         results.append(CellResult(grade_id, earned, points, outcome.status, feedback, outcome.mistake,
                                   outcome.seconds, outcome.details.get("check_seconds", 0.0),
-                                  outcome.details.get("child_maxrss_mb", 0.0)))
+                                  outcome.details.get("child_maxrss_mb", 0.0),
+                                  _phases(outcome)))
     return results
+
+
+def _phases(outcome: Outcome) -> dict:
+    phases = outcome.details.get("phases")
+    if type(phases) is not dict:
+        return {}
+    return {str(k): round(float(v), 4) for k, v in phases.items() if isinstance(v, (int, float))}
 
 
 def autograded_notebook(source: Source, submission, results: list[CellResult]):
