@@ -393,7 +393,7 @@ def _trusted_module_names() -> list[str]:
     return list(TRUSTED_MODULES) + sorted(n for n in list(sys.modules) if n == "autograder" or n.startswith("autograder."))
 
 
-def snapshot() -> dict:
+def snapshot(previous: dict | None = None) -> dict:
     """Identity of everything a verdict depends on: module attributes, the classes and functions those
     modules define (class dicts, functions' code and defaults), key classes, sys.modules and a few
     registries. Safe to call after student code ran: it never calls a method of a student object.
@@ -404,21 +404,35 @@ def snapshot() -> dict:
     if _WATCHED is None:
         _WATCHED = _definitions()
     state = {}
+    tags = previous.get(("tags",), {}) if previous is not None and _TAGS_WORK else {}
+    new_tags = {}
+
+    def record(key, namespace) -> None:
+        # An unchanged version tag on the same dict means an unchanged dict: reuse the old entry.
+        tag = (_IDENT(namespace), _dict_tag(namespace)) if _TAGS_WORK else None
+        if tag is not None and tags.get(key) == tag and key in previous:
+            state[key] = previous[key]
+        else:
+            state[key] = _namespace_ids(namespace)
+        if tag is not None:
+            new_tags[key] = tag
+
     for name in _trusted_module_names():
         module = sys.modules.get(name)
         if module is None:
             continue
         state[("sys.modules", name)] = _IDENT(module)
         try:
-            state[("module", name)] = _namespace_ids(_MODULE_DICT(module))
+            namespace = _MODULE_DICT(module)
         except TypeError:  # not a module any more (the identity above already differs)
             continue
+        record(("module", name), namespace)
     functions, classes = _WATCHED
     for label, function in functions:
         state[("function", label)] = (_IDENT(function.__code__), _IDENT(function.__defaults__),
                                       _items_ids(function.__kwdefaults__))
-    for label, cls in classes:
-        state[("class", label)] = _namespace_ids(_TYPE_DICT(cls))
+    for label, namespace in classes:
+        record(("class", label), namespace)
     for dotted in REGISTRIES:
         try:
             container = _resolve(dotted)
@@ -426,9 +440,51 @@ def snapshot() -> dict:
             continue
         state[("registry", dotted)] = _items_ids(container)
     state[("registry", "sys.path_importer_cache")] = _items_ids(sys.path_importer_cache)
+    if _TAGS_WORK:
+        state[("tags",)] = new_tags
     return state
 
 
+# CPython (3.11 to 3.13) gives every dict a version tag, changed by every insertion, replacement and
+# deletion (PEP 509): reading it tells whether a namespace changed without touching its values, each of
+# which would cost a copy-on-write page fault in a forked process. PyDictObject: refcount, type, ma_used,
+# then ma_version_tag.
+_TAG_OFFSET = 3 * struct.calcsize("P")
+
+
+def _dict_tag(namespace: dict) -> int | None:
+    """The version tag of a real dict. The child's audit hook lets this function, and no other code, make
+    a ctypes view: all it can read is the tag of a dict, which is no secret."""
+    import ctypes
+
+    if type(namespace) is not dict:
+        return None
+    return ctypes.c_uint64.from_address(id(namespace) + _TAG_OFFSET).value
+
+
+def _type_namespace(cls) -> dict:
+    """The real dict behind a class's mappingproxy (found in the zygote: gc.get_referents runs no Python
+    code, but is not allowed while student code may run). A class keeps its dict for life."""
+    inner = gc.get_referents(_TYPE_DICT(cls))
+    return inner[0] if len(inner) == 1 and type(inner[0]) is dict else dict(_TYPE_DICT(cls))
+
+
+def _tags_work() -> bool:
+    if sys.implementation.name != "cpython" or not (3, 11) <= sys.version_info[:2] <= (3, 13):
+        return False
+    probe: dict = {}
+    seen = [_dict_tag(probe)]
+    probe["a"] = 1
+    seen.append(_dict_tag(probe))
+    probe["a"] = 2
+    seen.append(_dict_tag(probe))
+    del probe["a"]
+    seen.append(_dict_tag(probe))
+    return None not in seen and len(set(seen)) == 4
+
+
+_TAGS_WORK = _tags_work()
+_DICT_TAG_CODE = _dict_tag.__code__
 _WATCHED = None  # (functions, classes) the trusted modules define: found by the first snapshot
 
 
@@ -451,10 +507,10 @@ def _definitions() -> tuple:
                 except TypeError:
                     continue
                 if type(module_name) is str and module_name == name:
-                    classes.append((f"{name}.{_type_name(value)}", value))
+                    classes.append((f"{name}.{_type_name(value)}", _type_namespace(value)))
     for dotted in TRUSTED_CLASSES:
         try:
-            classes.append((dotted, _resolve(dotted)))
+            classes.append((dotted, _type_namespace(_resolve(dotted))))
         except (KeyError, AttributeError):
             continue
     return tuple(functions), tuple(classes)
@@ -484,10 +540,16 @@ _VOLATILE = frozenset({"__warningregistry__", "_base_seed", "stdout", "stderr", 
                        "_dirty", "_registered_with_atexit", "Storage"})  # torch.Storage follows the dtype
 
 
+# Names the standard library caches on classes (copyreg: pickle and copy), harmless to add.
+_CLASS_CACHES = frozenset({"__slotnames__"})
+
+
 def changed(before: dict, after: dict) -> list[str]:
     """Names whose object was replaced or removed (new attributes, e.g. lazy imports, are fine)."""
     out = []
     for key, ident in before.items():
+        if key == ("tags",):
+            continue
         now = after.get(key)
         if now == ident:  # tuples of ints and strings: comparing them runs no student code
             continue
@@ -502,6 +564,9 @@ def changed(before: dict, after: dict) -> list[str]:
             for attr, old in zip(old_names, old_ids):
                 if current.get(attr) != old and not (kind == "module" and attr in _VOLATILE):
                     out.append(f"{key[1]}.{attr}")
+            if kind == "class":  # a name added to a class shadows its bases' (Tensor.add over TensorBase.add)
+                known = set(old_names) | _CLASS_CACHES
+                out += [f"{key[1]}.{attr}" for attr in current if attr not in known]
         elif kind == "sys.modules":
             out.append(f"sys.modules[{key[1]!r}]")
         elif kind == "function":
@@ -759,7 +824,7 @@ def _checkpoint(trusted) -> list[str]:
     calls a method of a student object, so no student code runs while it looks."""
     gc.disable()
     sys.setrecursionlimit(_BASELINE["recursion limit"])
-    snap = snapshot()
+    snap = snapshot(trusted)
     _mark("snapshot")
     problems = changed(trusted, snap)
     _mark("changed")
@@ -1679,6 +1744,11 @@ def _install_audit_hook(protected: list, workdir: str, channel: str):
             raise denied(f"opening the folder {name} as a file (list it with os.listdir instead)")
 
     def hook(event, args):
+        # The two commonest events, and harmless ones: answered first (the integrity check alone raises
+        # thousands of them per test).
+        if event == "builtins.id" or (event == "object.__getattr__" and len(args) > 1
+                                      and args[1] not in _FRAME_ATTRS):
+            return
         if state["busy"]:
             return
         state["busy"] = True
@@ -1703,6 +1773,8 @@ def _install_audit_hook(protected: list, workdir: str, channel: str):
                     raise denied("leaving the temporary folder with os.chdir")
             elif event == "sys.setprofile" and _legit_grader_stack(sys._getframe(1), (_grade.__code__,)):
                 return  # the watchdog, switched on and off by the grader itself
+            elif event == "ctypes.cdata" and sys._getframe(1).f_code is _DICT_TAG_CODE:
+                return  # the integrity check reading a dict's version tag (see _dict_tag)
             elif event in _DENIED or event.startswith(("os.exec", "os.spawn", "os.posix_spawn")):
                 raise denied(event)
             elif event in _FRAME_EVENTS or (event == "object.__getattr__" and len(args) > 1
