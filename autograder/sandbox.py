@@ -242,6 +242,31 @@ def _type_name(cls) -> str:
         return "?"
 
 
+_PATH_CLASSES = (__import__("pathlib").PurePosixPath, __import__("pathlib").PosixPath)
+
+
+def _path_text(arg):
+    """The text of a path argument, without running any code of the argument's own class: a student's
+    str subclass or __fspath__ would run inside the audit hook, where nothing is checked. None if `arg`
+    is not a path (a file descriptor, None); PermissionError for a path object of an untrusted class."""
+    kind = type(arg)
+    if kind is str:
+        return arg
+    if kind is bytes:
+        return os.fsdecode(arg)
+    if kind in _PATH_CLASSES:
+        return str.__str__(arg.__fspath__())
+    mro = _TYPE_MRO(kind)
+    if any(k is str for k in mro):
+        return str.__str__(arg)  # an exact copy, made in C
+    if any(k is bytes for k in mro):
+        return os.fsdecode(bytes.__getitem__(arg, slice(None)))
+    if _class_attr(kind, "__fspath__") is not None:
+        raise PermissionError("not allowed while grading: a path given as an object of your own class "
+                              "(pass a str or a pathlib.Path)")
+    return None
+
+
 def _class_attr(cls, name: str):
     """`name` as found on class `cls` (through its MRO), without running any descriptor or metaclass."""
     for klass in _TYPE_MRO(cls):
@@ -875,7 +900,8 @@ def zygote_main() -> None:
     while True:
         # A grader killed while one of its forks still holds our stdin would leave us waiting forever:
         # leave when the process that started us is gone.
-        while not select.select([channel_in], [], [], 5.0)[0]:
+        while not select.select([channel_in], [], [], 0.5 if _UNREAPED else 5.0)[0]:
+            _reap_finished()
             if os.getppid() != parent:
                 return
         try:
@@ -948,7 +974,10 @@ def _run_forked(job: Job, trusted: dict) -> Outcome:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        _reap(pid)
+        # The kernel takes ~20 ms to tear down a killed child's copy of the address space: let it, and
+        # reap the child later rather than wait for it here.
+        _UNREAPED.append(pid)
+        _reap_finished()
         _rmtree(workdir)
         _rmtree(channel)
     outcome.seconds = round(time.monotonic() - start, 4)
@@ -1033,11 +1062,17 @@ def _died(status, workdir: str = "") -> Outcome:
                             "this test.", "process-died", details={"exit": how})
 
 
-def _reap(pid: int):
-    try:
-        return os.waitpid(pid, 0)[1]
-    except ChildProcessError:
-        return None
+_UNREAPED: list = []  # killed children the kernel is still tearing down
+
+
+def _reap_finished() -> None:
+    for pid in list(_UNREAPED):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _UNREAPED.remove(pid)
 
 
 def _rmtree(path) -> None:
@@ -1713,11 +1748,8 @@ def _install_audit_hook(protected: list, workdir: str, channel: str):
         return PermissionError(f"not allowed while grading: {what}")
 
     def check_path(path, writing: bool, frame, opening: bool = False) -> None:
-        if path is None or isinstance(path, int):
-            return
-        try:
-            name = os.fsdecode(path)
-        except TypeError:
+        name = _path_text(path)
+        if name is None:
             return
         if not os.path.isabs(name) and ".." in name.split(os.sep):
             raise denied(f"the relative path {name!r} (paths may not climb out of the working folder)")
@@ -1755,21 +1787,22 @@ def _install_audit_hook(protected: list, workdir: str, channel: str):
         try:
             if event == "open":
                 path, mode, flags = (tuple(args) + (None, None, 0))[:3]
-                writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
-                          (isinstance(flags, int) and bool(flags & _WRITE_FLAGS))
+                writing = (type(mode) is str and any(c in mode for c in "wax+")) or \
+                          (type(flags) is int and bool(flags & _WRITE_FLAGS))
                 check_path(path, writing, sys._getframe(1), opening=True)
             elif event in _READ_EVENTS or event in _CHANGE_EVENTS:
                 changing = event in _CHANGE_EVENTS
                 for arg in args:
-                    if isinstance(arg, (str, bytes, os.PathLike)):
-                        check_path(arg, False, sys._getframe(1))
+                    name = _path_text(arg)
+                    if name is not None:
+                        check_path(name, False, sys._getframe(1))
                         if changing and not event.startswith("shutil.copy") and event != "shutil.make_archive":
-                            real = os.path.realpath(os.fsdecode(arg))
+                            real = os.path.realpath(name)
                             if not inside(real, workdir):
                                 raise denied(f"{event} outside the temporary folder")
             elif event == "os.chdir":
-                path = args[0] if args else None
-                if isinstance(path, int) or not inside(os.path.realpath(os.fsdecode(path)), workdir):
+                name = _path_text(args[0] if args else None)
+                if name is None or not inside(os.path.realpath(name), workdir):
                     raise denied("leaving the temporary folder with os.chdir")
             elif event == "sys.setprofile" and _legit_grader_stack(sys._getframe(1), (_grade.__code__,)):
                 return  # the watchdog, switched on and off by the grader itself
@@ -1873,25 +1906,23 @@ def _safe_introspectors() -> list:
 
 
 def _path_name(filename):
-    if isinstance(filename, (str, bytes, os.PathLike)):
-        try:
-            return os.fsdecode(filename)
-        except TypeError:
-            return None
-    return None
+    try:
+        return _path_text(filename)
+    except PermissionError:
+        return None
 
 
 def _same_as_file(source, filename: str) -> bool:
     """Lazy imports compile library files while student code is on the stack: fine if it really is the
     file's text."""
-    if not isinstance(source, (bytes, str)) or not os.path.isfile(filename):
+    if type(source) not in (bytes, str) or not os.path.isfile(filename):  # exact types: no code of theirs
         return False
     try:
         with open(filename, "rb") as handle:
             data = handle.read()
     except OSError:
         return False
-    return data == (source if isinstance(source, bytes) else source.encode("utf-8"))
+    return data == (source if type(source) is bytes else source.encode("utf-8"))
 
 
 def _loading_library_bytecode(frame, loaders) -> bool:

@@ -451,6 +451,46 @@ def test_attack_gains_nothing(attack, redteam_sandbox, baselines):
         assert any(word.lower() in text for word in attack.says), feedback_of(report)
 
 
+INSIDE_THE_HOOK = """
+import shutil
+import autograder.checks.common as _c
+_ran = []
+def _tamper(*args, **kwargs):
+    try:
+        _c.require_close.__code__ = (lambda *a, **k: None).__code__
+        _ran.append("REPLACED")
+    except PermissionError:
+        _ran.append("refused")
+    return "x.txt"
+class _PathLike:
+    __fspath__ = _tamper
+class _Str(str):
+    __fspath__ = split = rsplit = startswith = endswith = __add__ = __eq__ = __getitem__ = encode = _tamper
+    __hash__ = str.__hash__
+for _arg in (_PathLike(), _Str("x.txt")):
+    for _call in (lambda: shutil.copyfile(_arg, "y.txt"), lambda: open(_arg), lambda: __import__("os").listdir(_arg)):
+        try:
+            _call()
+        except Exception as _error:
+            _ran.append(type(_error).__name__ + ": " + str(_error)[:80])
+{WRONG}
+def forward(ctx, x):
+    raise RuntimeError("RAN " + repr(_ran))
+Square.forward = staticmethod(forward)
+"""
+
+
+def test_no_student_code_runs_inside_the_audit_hook(redteam_sandbox):
+    """The hook reads path arguments without calling their methods: a __fspath__ or a str subclass's
+    method run from inside the hook would run unchecked (the hook ignores events while it is busy)."""
+    report = grade(redteam_sandbox, INSIDE_THE_HOOK.replace("{WRONG}", WRONG))
+    text = feedback_of(report)
+    assert "RAN [" in text, text
+    assert "REPLACED" not in text, text
+    assert "your own class" in text, text
+    assert report.score <= 1.0
+
+
 def test_protected_files_are_not_read(redteam_sandbox):
     """Whatever route the answer takes to the instructor's files, the zoo or the gradebook, what it
     gets back (it reports it through an exception the feedback shows) holds none of their text."""
