@@ -868,7 +868,7 @@ def _harden_zygote() -> None:
 
 
 def zygote_main() -> None:
-    global _ZYGOTE_FDS, _CHANNEL_ROOT, _LIBC
+    global _ZYGOTE_FDS
     # Our channel is the original stdin/stdout; fds 0-2 then point elsewhere so stray prints can't corrupt it.
     channel_in = os.fdopen(os.dup(0), "rb", buffering=0)  # unbuffered: select() below sees all input
     channel_out = os.fdopen(os.dup(1), "wb")
@@ -878,7 +878,35 @@ def zygote_main() -> None:
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
     os.close(devnull)
-    _prepare()
+    _prepare()  # here, with the public globals: what it installs in libraries is reachable by student code
+    _private_globals()["_serve"](channel_in, channel_out, parent)
+
+
+def _private_globals() -> dict:
+    """This module's functions re-made over a private copy of its globals, with a private copy of the
+    builtins. Student code can import autograder.sandbox and rebind its names (or the builtins); the
+    zygote and its children run from the copy, so that changes nothing the grader uses, while the checks
+    see the rebinding as tampering. No function of the copy may reach student code (its __globals__, never
+    audited, would hand the copy back): what student code can see comes from _PUBLIC."""
+    public = globals()
+    private = dict(public)
+    private["__builtins__"] = dict(builtins.__dict__)
+    for name, value in public.items():
+        if type(value) is types.FunctionType and value.__globals__ is public:
+            clone = types.FunctionType(value.__code__, private, value.__name__, value.__defaults__,
+                                       value.__closure__)
+            clone.__kwdefaults__ = value.__kwdefaults__
+            clone.__qualname__ = value.__qualname__
+            clone.__module__ = value.__module__
+            private[name] = clone
+    return private
+
+
+_PUBLIC = globals()
+
+
+def _serve(channel_in, channel_out, parent: int) -> None:
+    global _CHANNEL_ROOT, _LIBC
     import ctypes
 
     _LIBC = ctypes.CDLL(None, use_errno=True)
@@ -1172,7 +1200,7 @@ def _child(job: Job, trusted: dict, workdir: str, channel: str, read_roots: list
 
 
 def _grade(job: Job, trusted: dict, gate, channel: str, out: _CappedText):
-    namespace = {"__name__": "__main__", "__builtins__": builtins.__dict__, "get_ipython": _no_ipython}
+    namespace = {"__name__": "__main__", "__builtins__": builtins.__dict__, "get_ipython": _PUBLIC["_no_ipython"]}
     setup_names: dict = {}
     touched: set = set()
     failure = None
@@ -1205,7 +1233,7 @@ def _grade(job: Job, trusted: dict, gate, channel: str, out: _CappedText):
     test_namespace = dict(namespace)
     test_namespace.update(setup_names)
     test_namespace.update({"__name__": "__main__", "__builtins__": builtins.__dict__,
-                           "get_ipython": _no_ipython})
+                           "get_ipython": _PUBLIC["_no_ipython"]})
     gate(True)
     try:
         source = _read_private(os.path.join(channel, "test"))
@@ -1216,7 +1244,7 @@ def _grade(job: Job, trusted: dict, gate, channel: str, out: _CappedText):
     out.clear()
     mode = job.limits.watchdog
     answers = [source for label, source in job.cells if label.startswith("answer")]
-    watchdog = _make_watchdog() if mode == "always" or (mode == "auto" and _needs_watchdog(answers)) else None
+    watchdog = _PUBLIC["_make_watchdog"]() if mode == "always" or (mode == "auto" and _needs_watchdog(answers)) else None
     _mark("test setup")
     check_start = time.perf_counter()
     sys.setprofile(watchdog)
@@ -1867,18 +1895,18 @@ _STACK_ROOT = _child.__code__
 
 def _legit_channel_stack(frame) -> bool:
     """Only the grader's own call sites open the channel: _read_private from _grade or _finish, from
-    _child, from _run_forked, from zygote_main at the bottom of the stack. A callable run on the student's
-    behalf (weakref.finalize, a C iterator, ...) sits on a different stack and is refused."""
+    _child, from _run_forked, from _serve, from zygote_main at the bottom of the stack. A callable run on
+    the student's behalf (weakref.finalize, a C iterator, ...) sits on a different stack and is refused."""
     if frame.f_code is _read_private.__code__:
         frame = frame.f_back
     return _legit_grader_stack(frame, (_grade.__code__, _finish.__code__))
 
 
 def _legit_grader_stack(frame, callers: tuple) -> bool:
-    """`frame` runs one of `callers`, called by _child, by _run_forked, by zygote_main at the bottom."""
+    """`frame` runs one of `callers`, called by _child, _run_forked, _serve, zygote_main at the bottom."""
     if frame is None or frame.f_code not in callers:
         return False
-    for code in (_child.__code__, _run_forked.__code__, zygote_main.__code__):
+    for code in (_child.__code__, _run_forked.__code__, _serve.__code__, zygote_main.__code__):
         frame = frame.f_back
         if frame is None or frame.f_code is not code:
             return False

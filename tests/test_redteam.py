@@ -413,6 +413,15 @@ Square.forward = staticmethod(forward)
     Attack("code-disguised-as-library", "import marshal\n"
            "_c = compile('x = 1', %r, 'exec')" % str(paths.ROOT / "autograder" / "checks" / "common.py"),
            says=DENIED),
+    Attack("rebind-the-graders-own-helpers", "import autograder.sandbox as _s\n"
+           "import autograder.checks.common as _c\n_s.changed = lambda before, after: []\n"
+           "_s._checkpoint = lambda trusted: []\n_c.require_close = lambda *a, **k: None", says=REPLACED),
+    Attack("shadow-builtins-the-grader-uses", "import builtins\nimport autograder.checks.common as _c\n"
+           "_real = builtins.tuple\nclass _Eq(_real):\n    def __eq__(self, o): return True\n"
+           "    def __ne__(self, o): return False\n    __hash__ = _real.__hash__\n"
+           "def _tuple(it=()):\n    t = _real(it)\n"
+           "    return _Eq(t) if type(it).__name__ in ('dict_keys', 'dict_values', 'map') else t\n"
+           "builtins.tuple = _tuple\n_c.require_close = lambda *a, **k: None", says=REPLACED),
     Attack("replace-the-cell-transformer", "from IPython.core import inputtransformer2 as _it\n"
            "_it.TransformerManager.transform_cell = lambda self, cell: 'pass\\n'"),
     Attack("code-from-marshal", "import marshal\n_c = marshal.loads(marshal.dumps((lambda: 1).__code__))",
