@@ -546,7 +546,12 @@ def _namespace_ids(namespace) -> tuple:
     of the values (dict.keys/values of the real dict, never the mapping's own methods)."""
     if type(namespace) is types.MappingProxyType:
         namespace = dict(namespace)  # a class's namespace: copying a mappingproxy of a real dict runs no code
-    return tuple(dict.keys(namespace)), tuple(map(_IDENT, dict.values(namespace)))
+    names = tuple(dict.keys(namespace))
+    if not set(map(type, names)) <= {str}:
+        # A key of the student's own class would run its __hash__/__eq__ when `changed` compares names,
+        # and could answer differently each time: such keys are recorded by identity instead.
+        names = tuple(k if type(k) is str else _IDENT(k) for k in names)
+    return names, tuple(map(_IDENT, dict.values(namespace)))
 
 
 def _items_ids(container):

@@ -40,3 +40,29 @@ def test_a_changed_then_restored_namespace_is_rescanned_and_found_clean():
     after = sandbox.snapshot(base)
     assert after[("module", "torch.nn.functional")] is not base[("module", "torch.nn.functional")]
     assert sandbox.changed(base, after) == []
+
+
+def test_keys_of_a_students_own_class_are_compared_by_identity_only():
+    """A key whose __hash__/__eq__ is student code (and may answer differently each call) must never be
+    asked anything while the check compares namespaces."""
+    calls = []
+
+    class Key:
+        def __hash__(self):
+            calls.append("hash")
+            return 12345
+
+        def __eq__(self, other):
+            calls.append("eq")
+            return other is self
+
+    namespace = {"allclose": 1}
+    namespace[Key()] = 2
+    calls.clear()
+    names, _ = sandbox._namespace_ids(namespace)
+    assert len(names) == 2 and all(type(n) in (str, int) for n in names)
+    before = {("module", "m"): sandbox._namespace_ids(namespace)}
+    namespace["allclose"] = 3
+    after = {("module", "m"): sandbox._namespace_ids(namespace)}
+    assert sandbox.changed(before, after) == ["m.allclose"]
+    assert calls == []
