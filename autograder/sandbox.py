@@ -434,7 +434,8 @@ def snapshot(previous: dict | None = None) -> dict:
 
     def record(key, namespace) -> None:
         # An unchanged version tag on the same dict means an unchanged dict: reuse the old entry.
-        tag = (_IDENT(namespace), _dict_tag(namespace)) if _TAGS_WORK else None
+        version = _dict_tag(namespace) if _TAGS_WORK else None
+        tag = (_IDENT(namespace), version) if version is not None else None
         if tag is not None and tags.get(key) == tag and key in previous:
             state[key] = previous[key]
         else:
@@ -491,7 +492,8 @@ def _type_namespace(cls) -> dict:
     """The real dict behind a class's mappingproxy (found in the zygote: gc.get_referents runs no Python
     code, but is not allowed while student code may run). A class keeps its dict for life."""
     inner = gc.get_referents(_TYPE_DICT(cls))
-    return inner[0] if len(inner) == 1 and type(inner[0]) is dict else dict(_TYPE_DICT(cls))
+    # Otherwise the live mappingproxy (re-read at every check), never a copy that could not change.
+    return inner[0] if len(inner) == 1 and type(inner[0]) is dict else _TYPE_DICT(cls)
 
 
 def _tags_work() -> bool:

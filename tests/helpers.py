@@ -28,3 +28,18 @@ def write_student(path: Path, assignment: str, answers: dict | None = None, fill
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, path)
     return path
+
+
+# A correct Square answer cell: the base that fault and red-team cases add their extra code to.
+SQUARE = """
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 2 * x
+"""

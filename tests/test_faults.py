@@ -13,22 +13,11 @@ import pytest
 
 from autograder import grading, notebooks, samples
 from autograder.sandbox import Job, Limits
+from helpers import SQUARE
 
 pytestmark = pytest.mark.xdist_group("faults")
 
 ASSIGNMENT = "01_square"
-SQUARE = """
-class Square(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        return grad_output * 2 * x
-"""
 FAST = Limits(seconds_per_test=6, memory_mb=600)
 SLACK = 20  # seconds of fork, setup and reporting allowed on top of the time limit, on a loaded machine
 

@@ -25,6 +25,7 @@ import pytest
 
 from autograder import grading, paths, samples
 from autograder.sandbox import Job, Limits
+from helpers import SQUARE
 
 pytestmark = pytest.mark.xdist_group("redteam")
 
@@ -33,18 +34,6 @@ LIMITS = Limits(seconds_per_test=90)
 ZOO = {e.name: e.source for e in samples.zoo() if e.exercise == "Square"}
 WRONG = ZOO["wrong_derivative"]          # fails values and graph: 1/3
 CTX = ZOO["ctx_attribute"]               # fails saved only: 2/3
-SQUARE = """
-class Square(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        return grad_output * 2 * x
-"""
 
 # Text that exists only in protected files: it must never reach a report.
 SECRETS = ["BEGIN SOLUTION", "BEGIN HIDDEN TESTS", "check.gradcheck(Square)", "check.saves_input(Square)",
