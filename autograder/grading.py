@@ -19,7 +19,7 @@ import nbformat
 
 from autograder import notebooks, paths
 from autograder.notebooks import NotebookError, Source, nbgrader_meta, role, strip_markers
-from autograder.sandbox import Job, Limits, Outcome, Sandbox
+from autograder.sandbox import Limits, Outcome, Sandbox
 
 
 @dataclass
@@ -45,6 +45,7 @@ class Report:
     cells: list[CellResult] = field(default_factory=list)
     seconds: float = 0.0
     sha256: str = ""
+    notes: list = field(default_factory=list)   # what the learner should know although no test failed
 
     def to_json(self) -> dict:
         """The CLI's JSON contract: notebook, score, max_score, cells[grade_id, points, max_points, status,
@@ -57,6 +58,7 @@ class Report:
             "assignment": self.assignment,
             "seconds": round(self.seconds, 3),
             "sha256": self.sha256,
+            "notes": list(self.notes),
         }
 
     @classmethod
@@ -64,7 +66,7 @@ class Report:
         known = set(CellResult.__dataclass_fields__)
         cells = [CellResult(**{k: v for k, v in c.items() if k in known}) for c in data["cells"]]
         return cls(data["notebook"], data.get("assignment", ""), data["score"], data["max_score"], cells,
-                   data.get("seconds", 0.0), data.get("sha256", ""))
+                   data.get("seconds", 0.0), data.get("sha256", ""), list(data.get("notes", [])))
 
 
 # ------------------------------------------------------------------------------------------ the steps
@@ -96,10 +98,14 @@ def missing_answers(source: Source, submission) -> list[str]:
     return [g for g in source.grade_ids("answer") if g not in present]
 
 
-def run_tests(sandbox: Sandbox, before: list, tests: list, seed: int, limits: Limits) -> list[CellResult]:
+def run_tests(sandbox: Sandbox, before: list, tests: list, seed: int, limits: Limits,
+              notes: list | None = None) -> list[CellResult]:
+    """Every test of one notebook: the answers run once, each test on a fresh copy of their state."""
+    graded = sandbox.grade(before, [(grade_id, source) for grade_id, _, source in tests], seed, limits)
+    if notes is not None:
+        notes.extend(graded["notes"])
     results = []
-    for grade_id, points, source in tests:
-        outcome: Outcome = sandbox.run(Job(before, grade_id, source, seed=seed, limits=limits))
+    for (grade_id, points, _), outcome in zip(tests, graded["outcomes"]):
         earned = points if outcome.status == "passed" else 0.0
         feedback = outcome.feedback if outcome.status != "passed" else "passed"
         results.append(CellResult(grade_id, earned, points, outcome.status, feedback, outcome.mistake,
@@ -157,14 +163,15 @@ def grade_text(text: str, name: str, sandbox: Sandbox, seed: int = 0, limits: Li
     submission = notebooks.parse(text, name)
     source = notebooks.match_source(submission, name, candidates)
     before, tests = plan(source, submission)
-    results = run_tests(sandbox, before, tests, seed, limits or Limits())
+    notes: list = []
+    results = run_tests(sandbox, before, tests, seed, limits or Limits(), notes)
     missing = missing_answers(source, submission)
     for result in results:
         if result.status != "passed" and missing:
             result.feedback += (f" (Your notebook has no answer cell {', '.join(missing)}: was it deleted, or "
                                 "its metadata changed? Copy it back from the course notebook.)")
     report = Report(Path(name).name, source.assignment, sum(r.points for r in results),
-                    sum(r.max_points for r in results), results, time.monotonic() - start, digest(text))
+                    sum(r.max_points for r in results), results, time.monotonic() - start, digest(text), notes)
     return report, autograded_notebook(source, submission, results)
 
 

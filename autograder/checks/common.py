@@ -10,6 +10,7 @@ does not change what these names point to (and the sandbox also verifies that no
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from typing import Callable, Sequence
@@ -46,6 +47,60 @@ class Mistake(AssertionError):
 
 def fail(code: str, message: str) -> None:
     raise Mistake(code, message)
+
+
+# ------------------------------------------------------------------------ the learner's process (probes)
+# When grading, checks run in a judge process and the learner's objects are proxies there (see
+# autograder/sandbox/proxy.py): calls and gradients cross by value and are compared here. The few facts only
+# the learner's process can observe (what a Function saved, a node's type, hooks' view of saved memory) come
+# from probes: functions of the checks that run *there*, registered by name, whose results cross as data.
+# In a notebook there is one process and a probe is a plain call.
+
+PROBES: dict = {}
+_learner = None  # the judge's link to the learner's process, while grading
+
+
+def attach_learner(link) -> None:
+    global _learner
+    _learner = link
+
+
+def probe(fn: Callable) -> Callable:
+    """Mark `fn` as a probe: when grading, it runs in the learner's process and only its result comes back."""
+    name = f"{fn.__module__}:{fn.__qualname__}"
+    PROBES[name] = fn
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if _learner is None:
+            return fn(*args, **kwargs)
+        return _learner.probe(name, args, kwargs)
+
+    return run
+
+
+def grad_fn_name(tensor) -> str | None:
+    """The type name of `tensor.grad_fn`, as the learner's process saw it for a tensor it returned."""
+    if _learner is not None:
+        from autograder.sandbox.proxy import facts_of
+
+        facts = facts_of(tensor)
+        if facts is not None:
+            return facts["grad_fn"]
+    node = getattr(tensor, "grad_fn", None)
+    return type(node).__name__ if node is not None else None
+
+
+@probe
+def function_facts(obj) -> dict:
+    """What kind of object `obj` is, for require_function (probe: type checks happen where obj lives)."""
+    facts = {"is_class": isinstance(obj, type), "type": type(obj).__name__, "is_function": False,
+             "not_static": []}
+    if facts["is_class"]:
+        facts["is_function"] = issubclass(obj, _Function)
+        facts["not_static"] = [m for m in ("forward", "backward") if m in vars(obj)
+                               and not isinstance(inspect.getattr_static(obj, m), staticmethod)]
+    return facts
 
 
 # --------------------------------------------------------------------------------------------- inputs
@@ -85,16 +140,14 @@ def require_function(obj, name: str) -> None:
     """`obj` must be a torch.autograd.Function subclass whose forward and backward are staticmethods."""
     if obj is None:
         fail("not-defined", f"`{name}` is not defined: run (or write) its answer cell.")
-    if not (isinstance(obj, type) and issubclass(obj, _Function)):
+    facts = function_facts(obj)
+    if not (facts["is_class"] and facts["is_function"]):
         fail("not-a-function",
-             f"`{name}` must be a class that subclasses torch.autograd.Function, got {type(obj).__name__}.")
-    for method in ("forward", "backward"):
-        if method not in vars(obj):
-            continue  # forward may come from setup_context style bases; missing ones fail when called
-        if not isinstance(inspect.getattr_static(obj, method), staticmethod):
-            fail("not-staticmethod",
-                 f"`{name}.{method}` must be decorated with @staticmethod: autograd calls it on the class, "
-                 "with `ctx` as the first argument, never on an instance.")
+             f"`{name}` must be a class that subclasses torch.autograd.Function, got {facts['type']}.")
+    for method in facts["not_static"]:
+        fail("not-staticmethod",
+             f"`{name}.{method}` must be decorated with @staticmethod: autograd calls it on the class, "
+             "with `ctx` as the first argument, never on an instance.")
 
 
 def _snapshot_inputs(values) -> list:
@@ -188,9 +241,8 @@ def require_close(actual, expected, what: str, code: str, hint: str = "", rtol=1
 
 def require_own_node(output, function: type, name: str) -> None:
     """The output's grad_fn must be the node autograd made for `function` (so `.apply` was used)."""
-    node = getattr(output, "grad_fn", None)
     expected = f"{function.__name__}Backward"
-    got = type(node).__name__ if node is not None else None
+    got = grad_fn_name(output)
     if got != expected:
         fail("forward-called-directly",
              f"the output of {name} has grad_fn {got}, not {expected}: autograd never records your Function, "

@@ -1,0 +1,17 @@
+"""Grading with the verdict outside the learner's process.
+
+    grader ── zygote (imports torch once, never runs learner code)
+                 └─ judge, per notebook (runs the test cells; computes every verdict)
+                       └─ learner process, confined (setup + answer cells, once)
+                             └─ one copy per test, answering the judge's requests over a socket
+
+Modules: `limits` (what a grading may use), `confine` (rlimits, Landlock, seccomp), `codec` and `channel`
+(values and tensors as plain data), `learner` (the confined side), `proxy` (the learner's objects as seen
+by the judge), `judge` (one notebook), `zygote` (the long-lived parent, and the grader's `Sandbox`).
+"""
+
+from autograder.sandbox.cells import STATUSES, Outcome
+from autograder.sandbox.limits import Job, Limits
+from autograder.sandbox.zygote import Sandbox
+
+__all__ = ["Job", "Limits", "Outcome", "Sandbox", "STATUSES"]

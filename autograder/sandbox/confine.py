@@ -1,0 +1,211 @@
+"""What holds the learner's process in, enforced by the kernel: rlimits, Landlock, seccomp.
+
+- rlimits: address space, file size, no core dumps.
+- Landlock (Linux >= 5.13): read everything but the protected trees (solutions, zoo, gradebook), write only
+  in the process's own folder, no TCP, no signals out of the sandbox.
+- seccomp: no exec, no ptrace, no mounts or namespaces, no sockets but Unix ones, no threads, no leaving the
+  process group. New processes: the template process (which ran the answers) may fork only when the judge,
+  listening on a seccomp user-notification descriptor, allows that one fork; a test's process may not fork.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import os
+import resource
+import signal
+import struct
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_LIBC.syscall.restype = ctypes.c_long
+
+
+# ------------------------------------------------------------------------------------------- rlimits
+
+def limit_resources(memory_mb: int, file_bytes: int) -> None:
+    memory = _vm_size() + memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized write fails instead of killing us
+
+
+def _vm_size() -> int:
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 4 << 30
+
+
+# ------------------------------------------------------------------------------------------ Landlock
+
+def readable_roots(denied: list) -> list[str]:
+    """Everything except the denied trees: the children of their ancestors, split as deep as needed."""
+    denied = [os.path.realpath(p) for p in denied]
+
+    def inside(path: str, folder: str) -> bool:
+        return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+    roots: list[str] = []
+
+    def visit(directory: str, depth: int) -> None:
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            real = os.path.realpath(os.path.join(directory, entry.name))
+            if any(inside(real, d) for d in denied):
+                continue
+            if any(inside(d, real) for d in denied):
+                if depth < 12 and os.path.isdir(real):
+                    visit(real, depth + 1)
+                continue
+            roots.append(real)
+
+    visit("/", 0)
+    return sorted(set(roots))
+
+
+def landlock_abi() -> int:
+    try:
+        return max(int(_LIBC.syscall(444, None, 0, 1)), 0)  # landlock_create_ruleset(NULL, 0, VERSION)
+    except Exception:  # noqa: BLE001
+        return 0
+
+
+def install_landlock(read_roots: list, rw_dirs: list, rw_files: list) -> int:
+    """Returns the ABI version enforced, 0 if Landlock is unavailable."""
+    abi = landlock_abi()
+    if abi < 1:
+        return 0
+    execute, write_file, read_file, read_dir = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+    handled = (1 << 13) - 1 | (1 << 13 if abi >= 2 else 0) | (1 << 14 if abi >= 3 else 0)
+    file_rights = execute | write_file | read_file | (1 << 14 if abi >= 3 else 0)
+    net = 0b11 if abi >= 4 else 0     # BIND_TCP | CONNECT_TCP with no rule: none allowed
+    scoped = 0b11 if abi >= 6 else 0  # abstract unix sockets and signals stay inside
+    size = 8 if abi < 4 else 16 if abi < 6 else 24
+    attr = ctypes.create_string_buffer(struct.pack("=QQQ", handled, net, scoped)[:size], size)
+    ruleset = _LIBC.syscall(444, attr, ctypes.c_size_t(size), 0)
+    if ruleset < 0:
+        return 0
+    try:
+        def allow(path: str, access: int) -> None:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                return
+            try:
+                access = access if os.path.isdir(path) else access & file_rights
+                rule = ctypes.create_string_buffer(struct.pack("=Qi", access & handled, fd), 12)
+                _LIBC.syscall(445, ruleset, 1, rule, 0)  # LANDLOCK_RULE_PATH_BENEATH
+            finally:
+                os.close(fd)
+
+        for path in read_roots:
+            allow(path, execute | read_file | read_dir)
+        for path in rw_dirs:
+            allow(path, handled)
+        for path in rw_files:
+            allow(path, read_file | write_file | (1 << 14 if abi >= 3 else 0))
+        if _LIBC.prctl(38, 1, 0, 0, 0) != 0 or _LIBC.syscall(446, ruleset, 0) != 0:  # NO_NEW_PRIVS; restrict
+            return 0
+    finally:
+        os.close(ruleset)
+    return abi
+
+
+# ------------------------------------------------------------------------------------------- seccomp
+
+_ARCH_X86_64 = 0xC000003E
+_DENIED = [57, 58, 59, 322,                     # fork vfork execve execveat (libc forks with clone)
+           101, 310, 311, 312, 440,             # ptrace process_vm_readv/writev kcmp process_madvise
+           165, 166, 155, 161, 272, 308, 428, 429, 430, 431, 432, 433, 442,  # mounts, namespaces
+           246, 320, 175, 313, 176, 169, 167, 168, 163, 103, 172, 173,     # kernel, reboot, io ports
+           321, 298, 323, 250, 248, 249,        # bpf perf_event_open userfaultfd keyrings
+           303, 304, 133, 259,                  # open_by_handle_at and friends, mknod
+           424, 434, 438, 425, 426, 427, 300,   # pidfd_*, io_uring_*, fanotify_init
+           109, 112]                            # setpgid setsid: nothing leaves the process group
+_CLONE_THREAD = 0x00010000
+RET_ALLOW, RET_EPERM, RET_ENOSYS, RET_NOTIFY = 0x7FFF0000, 0x00050001, 0x00050026, 0x7FC00000
+LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
+
+
+def _assemble(program: list) -> list:
+    """Resolve string labels in (code, k, jt, jf) entries into relative jumps."""
+    positions, index = {}, 0
+    for item in program:
+        if isinstance(item, str):
+            positions[item] = index
+        else:
+            index += 1
+    out, index = [], 0
+    for item in program:
+        if isinstance(item, str):
+            continue
+        code, k, jt, jf = item
+        jt = positions[jt] - index - 1 if isinstance(jt, str) else jt
+        jf = positions[jf] - index - 1 if isinstance(jf, str) else jf
+        out.append((code, jt, jf, k))
+        index += 1
+    return out
+
+
+def seccomp_program(pid: int, forks: str) -> list:
+    """forks: "notify" (a process may be created when the judge allows it) or "deny"."""
+    p = [(LD, 4, 0, 0), (JEQ, _ARCH_X86_64, 0, "allow"), (LD, 0, 0, 0), (JGE, 0x40000000, "deny", 0)]
+    p += [(JEQ, n, "deny", 0) for n in _DENIED]
+    p += [(JEQ, 56, "clone", 0), (JEQ, 435, "enosys", 0),  # clone3: libc falls back to clone
+          (JEQ, 62, "kill", 0), (JEQ, 200, "own_pid", 0), (JEQ, 234, "own_pid", 0), (JEQ, 129, "own_pid", 0),
+          (JEQ, 297, "own_pid", 0), (JEQ, 13, "sigaction", 0), (JEQ, 41, "socket", 0), (RET, RET_ALLOW, 0, 0)]
+    p += ["clone", (LD, 16, 0, 0), (JSET, _CLONE_THREAD, "deny", 0)]  # threads: never
+    p += [(RET, RET_NOTIFY if forks == "notify" else RET_EPERM, 0, 0)]
+    p += ["kill", (LD, 16, 0, 0), (JEQ, 0, "allow", 0)]                # own process group
+    p += ["own_pid", (LD, 16, 0, 0), (JEQ, pid, "allow", "deny")]
+    p += ["sigaction", (LD, 24, 0, 0), (JEQ, 0, 0, "deny"), (LD, 28, 0, 0), (JEQ, 0, "allow", "deny")]
+    p += ["socket", (LD, 16, 0, 0), (JEQ, 1, "allow", "deny")]         # AF_UNIX only
+    p += ["allow", (RET, RET_ALLOW, 0, 0), "deny", (RET, RET_EPERM, 0, 0), "enosys", (RET, RET_ENOSYS, 0, 0)]
+    return _assemble(p)
+
+
+def install_seccomp(forks: str) -> int | None:
+    """Install the filter. With forks="notify", returns the listener descriptor the judge must answer on
+    (None if seccomp is unavailable); with "deny", returns 0 on success."""
+    if os.uname().machine != "x86_64":
+        return None
+    program = seccomp_program(os.getpid(), forks)
+    raw = b"".join(struct.pack("=HBBI", code, jt, jf, k) for code, jt, jf, k in program)
+    filters = ctypes.create_string_buffer(raw, len(raw))
+    fprog = ctypes.create_string_buffer(struct.pack("=HxxxxxxQ", len(program), ctypes.addressof(filters)), 16)
+    if _LIBC.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        return None
+    flags = 1 << 3 if forks == "notify" else 0  # SECCOMP_FILTER_FLAG_NEW_LISTENER
+    result = _LIBC.syscall(317, 1, flags, fprog)  # seccomp(SECCOMP_SET_MODE_FILTER, flags, prog)
+    return None if result < 0 else int(result)
+
+
+# The judge's side of the user notifications: struct seccomp_notif (80 bytes), seccomp_notif_resp (24).
+_NOTIF_RECV, _NOTIF_SEND = 0xC0502100, 0xC0182101
+
+
+def next_notification(listener: int) -> tuple[int, int, int] | None:
+    """(id, pid, syscall number) of a pending request, or None if the requester is gone."""
+    buffer = bytearray(80)
+    try:
+        fcntl.ioctl(listener, _NOTIF_RECV, buffer, True)
+    except OSError:
+        return None
+    request_id, pid, _flags, nr = struct.unpack_from("=QIIi", buffer)
+    return request_id, pid, nr
+
+
+def answer_notification(listener: int, request_id: int, allow: bool) -> None:
+    flags, error = (1, 0) if allow else (0, -1)  # SECCOMP_USER_NOTIF_FLAG_CONTINUE, or EPERM
+    try:
+        fcntl.ioctl(listener, _NOTIF_SEND, bytearray(struct.pack("=QqiI", request_id, 0, error, flags)), True)
+    except OSError:
+        pass  # the requester died meanwhile

@@ -1,0 +1,344 @@
+"""The learner's process: runs the setup and answer cells once, then answers the judge's requests.
+
+Its template process runs the cells, then, each time the judge asks, forks a copy of itself for one test
+(the only fork its seccomp filter lets through, and only with the judge's leave). That copy serves the
+test's requests over its own socket: call one of the learner's objects on tensors (recording the graph),
+take a vector-Jacobian product through a recorded graph, read an attribute, or run one of the fixed probes
+(`checks.common.probe`). Objects stay here and cross as handles; tensors cross by value.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import json
+import os
+import socket
+import sys
+import tempfile
+import time
+
+import torch
+
+from autograder.sandbox import cells, codec, confine
+from autograder.sandbox.channel import Channel, ChannelClosed, recv_fd, send_fd
+
+OBJECTS: dict = {}      # handle id -> object
+_IDS: dict = {}         # id(object) -> handle id
+GRAPHS: dict = {}       # graph id -> (inputs, outputs) of a recorded call or vjp
+CTXS: dict = {}         # ctx key -> this process's stand-in ctx
+_ERROR_BASES = (NotImplementedError, RuntimeError, TypeError, ValueError, IndexError, KeyError, AttributeError,
+                ZeroDivisionError, AssertionError, ArithmeticError, LookupError, MemoryError, NameError,
+                PermissionError, OSError, ImportError, RecursionError)
+
+
+# ------------------------------------------------------------------------------------ handles, codec
+
+def handle_of(obj) -> codec.Handle:
+    key = id(obj)
+    if key not in _IDS:
+        _IDS[key] = len(OBJECTS) + 1
+        OBJECTS[_IDS[key]] = obj
+    info = {"type": type(obj).__name__, "callable": callable(obj)}
+    name = getattr(obj, "__name__", None) if isinstance(obj, type) or callable(obj) else None
+    if type(name) is str:
+        info["name"] = name
+    return codec.Handle(_IDS[key], info)
+
+
+def resolve(handle_id: int, info: dict):
+    if handle_id not in OBJECTS:
+        raise LookupError(f"unknown object {handle_id}")
+    return OBJECTS[handle_id]
+
+
+def _ctx_class(path: str):
+    module, _, name = path.partition(":")
+    if not (module == "autograder.checks" or module.startswith("autograder.checks.")):
+        raise TypeError("a stand-in ctx must be one of the checks' classes")
+    import importlib
+
+    cls = importlib.import_module(module)
+    for part in name.split("."):
+        cls = getattr(cls, part)
+    return cls
+
+
+def _materialize(value):
+    """Decoded arguments -> objects: CtxState -> this process's stand-in ctx (the same one for the same key)."""
+    if type(value) is codec.CtxState:
+        ctx = CTXS.get(value.key)
+        if ctx is None:
+            cls = _ctx_class(value.cls)
+            ctx = CTXS[value.key] = cls.__new__(cls)
+        vars(ctx).clear()
+        vars(ctx).update({k: _materialize(v) for k, v in value.state.items()})
+        return ctx
+    if type(value) in (list, tuple):
+        return type(value)(_materialize(v) for v in value)
+    if type(value) is dict:
+        return {k: _materialize(v) for k, v in value.items()}
+    return value
+
+
+def _tensors(value, found: list) -> list:
+    if isinstance(value, torch.Tensor):
+        found.append(value)
+    elif type(value) in (list, tuple):
+        for v in value:
+            _tensors(v, found)
+    elif type(value) is dict:
+        for v in value.values():
+            _tensors(v, found)
+    return found
+
+
+def _ctx_states(ctxs: list) -> list:
+    return [codec.CtxState(key, f"{type(c).__module__}:{type(c).__qualname__}", dict(vars(c))) for key, c in ctxs]
+
+
+def _reply(channel: Channel, value, same: dict | None = None) -> None:
+    """Send `value`; tensors that are (by identity) an argument or output named in `same` say so."""
+    same = same or {}
+
+    def tag(t):
+        facts = {"fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None}
+        if type(t) is not torch.Tensor:
+            facts["cls"] = type(t).__name__
+        if id(t) in same:
+            facts["same"] = same[id(t)]
+        return facts
+
+    header, buffers = codec.encode({"ok": value}, handle_of, tag)
+    channel.send(header, buffers)
+
+
+def _error(error: BaseException) -> dict:
+    from autograder.checks.common import Mistake
+
+    base = next((b.__name__ for b in _ERROR_BASES if isinstance(error, b)), "")
+    try:
+        message = str(error)[:4000]
+    except BaseException:  # noqa: BLE001
+        message = ""
+    info = {"type": type(error).__name__, "base": base, "message": message, "where": cells.answer_line(error)}
+    if isinstance(error, Mistake):
+        info["code"] = str(error.code)
+    return info
+
+
+# ------------------------------------------------------------------------------------------- requests
+
+def _decode_args(header, buffers, created: dict):
+    """Arguments of a request; each tensor becomes a local tensor (requires_grad as in the judge),
+    the same local for the same judge tensor."""
+
+    def local(t, node):
+        index = node.get("arg")
+        if type(index) is int and index in created:
+            return created[index]
+        if node.get("rg") is True and (t.is_floating_point() or t.is_complex()):
+            t = t.requires_grad_(True)
+        if type(index) is int:
+            created[index] = t
+        return t
+
+    return _materialize(codec.decode(header, buffers, resolve, local))
+
+
+def op_call(message: dict, created: dict) -> tuple:
+    fn = resolve(message["h"], {})
+    args, kwargs = message["args"], message["kwargs"]
+    inputs = [created[i] for i in sorted(created)]
+    before = [t.detach().clone() for t in inputs]
+    ctxs = [(k, c) for k, c in CTXS.items() if any(c is a for a in _flat_objects((args, kwargs)))]
+    with torch.set_grad_enabled(bool(message.get("grad"))):
+        out = fn(*args, **kwargs)
+    outputs = _tensors(out, [])
+    graph = None
+    if message.get("record") and any(o.requires_grad for o in outputs):
+        graph = len(GRAPHS) + 1
+        GRAPHS[graph] = (inputs, outputs)
+    same = {id(t): ["arg", i] for i, t in enumerate(inputs)}
+    same.update({id(t): ["out", j] for j, t in enumerate(outputs) if id(t) not in same})
+    result = {"out": out, "graph": graph, "changed": _changed(inputs, before), "ctx": _ctx_states(ctxs)}
+    return result, same
+
+
+def _flat_objects(value) -> list:
+    if type(value) in (list, tuple):
+        return [x for v in value for x in _flat_objects(v)]
+    if type(value) is dict:
+        return [x for v in value.values() for x in _flat_objects(v)]
+    return [value]
+
+
+def _changed(inputs: list, before: list) -> dict:
+    """New values of the inputs the learner's code changed in place (the judge mirrors them)."""
+    changed = {}
+    for i, (t, old) in enumerate(zip(inputs, before)):
+        now = t.detach()
+        if now.shape != old.shape or now.dtype != old.dtype or not bool(
+                ((now == old) | (now.isnan() & old.isnan())).all()):
+            changed[str(i)] = now.clone()
+    return changed
+
+
+def op_vjp(message: dict, created: dict) -> tuple:
+    """Gradients of a recorded graph's outputs with respect to its inputs, weighted by `grads`."""
+    inputs, outputs = GRAPHS[message["graph"]]
+    for key, value in message.get("dirty", {}).items():
+        with torch.no_grad():
+            inputs[int(key)].copy_(value)  # the judge changed this input in place: so do we (version counter)
+    grads = message["grads"]
+    before = [t.detach().clone() for t in inputs]
+    pairs = [(o, g if g is not None else torch.zeros_like(o)) for o, g in zip(outputs, grads)
+             if o is not None and o.requires_grad]
+    wanted = [i for i, t in enumerate(inputs) if t.requires_grad]
+    create = bool(message.get("create_graph"))
+    result = [None] * len(inputs)
+    if pairs and wanted:
+        found = torch.autograd.grad([o for o, _ in pairs], [inputs[i] for i in wanted], [g for _, g in pairs],
+                                    allow_unused=True, create_graph=create, retain_graph=True)
+        for i, g in zip(wanted, found):
+            result[i] = g
+    graph = None
+    if create:
+        graph = len(GRAPHS) + 1
+        GRAPHS[graph] = (inputs + [created[i] for i in sorted(created)], result)
+    return {"grads": result, "graph": graph, "changed": _changed(inputs, before)}, {}
+
+
+def op_probe(message: dict, created: dict) -> tuple:
+    from autograder.checks.common import PROBES
+
+    fn = PROBES[message["name"]]
+    return fn(*message["args"], **message["kwargs"]), {}
+
+
+def op_getattr(message: dict, created: dict) -> tuple:
+    return getattr(resolve(message["h"], {}), message["name"]), {}
+
+
+OPERATIONS = {"call": op_call, "vjp": op_vjp, "probe": op_probe, "getattr": op_getattr}
+
+
+def serve(channel: Channel) -> None:
+    """One test's requests, until the judge says `end` or closes the channel."""
+    while True:
+        try:
+            header, buffers = channel.recv()
+        except (ChannelClosed, OSError, codec.CodecError):
+            os._exit(0)
+        created: dict = {}
+        try:
+            message = _decode_args(header, buffers, created)
+            if type(message) is not dict or message.get("op") not in OPERATIONS:
+                os._exit(0)  # `end`, or nothing we know
+            value, same = OPERATIONS[message["op"]](message, created)
+        except BaseException as error:  # noqa: BLE001 - the learner's failure is the judge's to read
+            header, buffers = codec.encode({"error": _error(error)})
+            channel.send(header, buffers)
+            continue
+        try:
+            _reply(channel, value, same)
+        except (TypeError, codec.CodecError) as error:
+            header, buffers = codec.encode({"error": _error(TypeError(f"the result cannot be graded: {error}"))})
+            channel.send(header, buffers)
+
+
+# --------------------------------------------------------------------------------------- the template
+
+class CappedText(io.TextIOBase):
+    def __init__(self, limit: int):
+        self.limit, self.parts, self.size, self.truncated = limit, [], 0, False
+
+    def write(self, text):
+        text = text if isinstance(text, str) else str(text)
+        room = self.limit - self.size
+        if room > 0:
+            self.parts.append(text[:room])
+            self.size += min(len(text), room)
+        self.truncated |= len(text) > max(room, 0)
+        return len(text)
+
+    def value(self) -> str:
+        return "".join(self.parts) + ("\n[output truncated]" if self.truncated else "")
+
+
+def template_main(control: socket.socket, job: dict, workdir: str, read_roots: list) -> None:
+    """In the forked learner process: confine, run the cells, report, then fork a copy per test."""
+    os.setsid()  # its own process group, which seccomp then keeps every descendant in
+    os.chdir(workdir)
+    os.environ.update(TMPDIR=workdir, HOME=workdir)
+    tempfile.tempdir = workdir
+    limits = job["limits"]
+    confine.limit_resources(limits["memory_mb"], limits["file_bytes"])
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    os.closerange(3, control.fileno())
+    os.closerange(control.fileno() + 1, 4096)
+    isolation = {"landlock": confine.install_landlock(read_roots, [workdir], [os.devnull])}
+    listener = confine.install_seccomp("notify")
+    isolation["seccomp"] = listener is not None
+    send_fd(control, json.dumps({"op": "listener", "isolation": isolation}).encode(), listener if listener else 0)
+    if listener:
+        os.close(listener)
+    out = CappedText(limits["output_bytes"])
+    sys.stdout = sys.stderr = out
+    import autograder.checks.common as common
+
+    common.set_base_seed(job["seed"])
+    start = time.perf_counter()
+    names, failures = run_cells(job["cells"])
+    report = {"op": "ready", "failures": failures, "output": out.value()[-4000:],
+              "names": {name: handle_of(obj).info | {"h": handle_of(obj).id} for name, obj in names.items()},
+              "seconds": round(time.perf_counter() - start, 4)}
+    control.sendall(json.dumps(report).encode())
+    fork_per_test(control)
+
+
+def run_cells(job_cells: list) -> tuple[dict, list]:
+    """Run the setup and answer cells; the names the answers defined, and the answer cells that raised."""
+    namespace = {"__name__": "__main__", "__builtins__": builtins.__dict__, "get_ipython": cells.NoIPython}
+    # Compile every cell before any runs: answer code cannot change how later cells are read.
+    compiled = [(label, cells.compile_cell(source, label)) for label, source in job_cells]
+    answer_names, failures = {}, []
+    for label, code in compiled:
+        before = dict(namespace)
+        failure = cells.run(code, namespace, label)
+        if label.startswith("answer"):
+            answer_names.update({k: v for k, v in namespace.items() if k not in before or before[k] is not v})
+        if failure is not None:
+            failures.append({"cell": label, "status": failure.status, "feedback": failure.feedback,
+                             "mistake": failure.mistake, "setup": not label.startswith("answer")})
+            if not label.startswith("answer"):
+                break  # a broken setup cell is the course's fault: report it as such
+    return {k: v for k, v in answer_names.items() if not k.startswith("__")}, failures
+
+
+def fork_per_test(control: socket.socket) -> None:
+    while True:
+        try:
+            message, fd = recv_fd(control)
+        except OSError:
+            os._exit(0)
+        if not message or fd is None:
+            os._exit(0)
+        try:
+            pid = os.fork()  # the judge allows exactly this one through its seccomp listener
+        except OSError:
+            pid = -1
+        if pid == 0:
+            control.close()
+            confine.install_seccomp("deny")
+            serve(Channel(socket.socket(fileno=fd)))
+            os._exit(0)
+        os.close(fd)
+        control.sendall(json.dumps({"op": "forked", "pid": pid}).encode())
+        if pid < 0:
+            continue
+        _, status = os.waitpid(pid, 0)
+        control.sendall(json.dumps({"op": "ended", "status": status}).encode())

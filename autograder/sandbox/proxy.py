@@ -1,0 +1,275 @@
+"""The judge's view of the learner's objects: proxies whose calls are requests to the learner's process.
+
+`Remote` stands for one of the learner's objects (a Function class, a function, an operator). Calling it
+sends the tensors by value and returns tensors by value; when gradients are wanted, the call is recorded as
+one node of the judge's own autograd graph (`_RemoteCall`), whose backward asks the learner's process for
+the vector-Jacobian product through the graph it recorded there, and is itself recorded when a higher
+derivative is wanted. So `gradcheck`, `gradgradcheck`, `torch.autograd.grad` and direct comparisons all
+run here, on tensors this process computed or decoded, against references computed here.
+
+In-place effects cross too: an input the learner's code changed is changed here (through `.data`, as the
+learner's `x.data` would), and an input the judge changes in place after the call is changed there before
+backward, so autograd's version counter there sees what it would see in one process.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import torch
+
+from autograder.sandbox import codec
+from autograder.sandbox.channel import Channel, ChannelClosed
+
+
+class LearnerGone(BaseException):
+    """The learner's process ended (or broke its channel) in the middle of a request. BaseException: no
+    check's `except Exception` may swallow it."""
+
+
+_FACTS: dict = {}  # id(tensor) -> (weakref to it, facts the learner's process reported about it)
+_ERRORS = {cls.__name__: cls for cls in (
+    NotImplementedError, RuntimeError, TypeError, ValueError, IndexError, KeyError, AttributeError,
+    ZeroDivisionError, AssertionError, ArithmeticError, LookupError, MemoryError, NameError,
+    PermissionError, OSError, ImportError, RecursionError)}
+
+
+def facts_of(tensor) -> dict | None:
+    """What the learner's process said about this tensor (grad_fn's type, ...), or None if it is the judge's."""
+    entry = _FACTS.get(id(tensor))
+    if entry is not None and entry[0]() is tensor:
+        return entry[1]
+    return None
+
+
+def _remember(tensor: torch.Tensor, node: dict) -> None:
+    facts = {"grad_fn": node.get("fn") if type(node.get("fn")) is str else None, "rg": node.get("rg") is True,
+             "cls": node.get("cls") if type(node.get("cls")) is str else "Tensor"}
+    key = id(tensor)
+    _FACTS[key] = (weakref.ref(tensor, lambda _, key=key: _FACTS.pop(key, None)), facts)
+
+
+class Remote:
+    """One of the learner's objects. Attribute reads and calls are requests to the learner's process."""
+
+    __slots__ = ("_link", "_id", "_info", "__weakref__")
+
+    def __init__(self, link: "Link", handle_id: int, info: dict):
+        object.__setattr__(self, "_link", link)
+        object.__setattr__(self, "_id", handle_id)
+        object.__setattr__(self, "_info", info)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") and name.endswith("__") and name not in ("__name__", "__qualname__", "__doc__"):
+            raise AttributeError(name)
+        return self._link.request({"op": "getattr", "h": self._id, "name": name})
+
+    def __setattr__(self, name, value):
+        raise AttributeError("the learner's objects cannot be changed from the judge")
+
+    def __call__(self, *args, **kwargs):
+        return self._link.call(self, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<learner's {self._info.get('type', 'object')} {self._info.get('name', '')}>".replace(" >", ">")
+
+
+class Link:
+    """The judge's end of one test's channel to the learner's process."""
+
+    def __init__(self, channel: Channel):
+        self.channel = channel
+        self._ctx_keys: dict = {}
+
+    # --------------------------------------------------------------------------------- encoding
+    def _encode(self, message: dict, tensors: list | None = None):
+        """Encode a request; every distinct tensor gets an argument index (its position in `tensors`)."""
+        index: dict = {}
+        if tensors is not None:
+            for t in tensors:
+                index.setdefault(id(t), len(index))
+
+        def tag(t):
+            if id(t) not in index:
+                index[id(t)] = len(index)
+                if tensors is not None:
+                    tensors.append(t)
+            return {"arg": index[id(t)]}
+
+        def handle_of(obj):
+            if type(obj) is Remote:
+                return codec.Handle(obj._id, {})
+            raise TypeError(f"cannot send a {type(obj).__name__} to the learner's process")
+
+        return codec.encode(self._with_ctx_states(message), handle_of, tag)
+
+    def _with_ctx_states(self, value):
+        from autograder.checks.common import FakeCtx
+
+        if isinstance(value, FakeCtx):
+            key = self._ctx_keys.setdefault(id(value), (len(self._ctx_keys) + 1, value))[0]
+            return codec.CtxState(key, f"{type(value).__module__}:{type(value).__qualname__}",
+                                  {k: self._with_ctx_states(v) for k, v in vars(value).items()})
+        if type(value) in (list, tuple):
+            return type(value)(self._with_ctx_states(v) for v in value)
+        if type(value) is dict:
+            return {k: self._with_ctx_states(v) for k, v in value.items()}
+        return value
+
+    def _decode(self, header, buffers, args: list | None = None):
+        """Decode a reply. Tensors the learner's process says are (by identity) one of our arguments come
+        back as that very tensor; every tensor's facts are remembered."""
+        decoded: list = []
+
+        def on_tensor(t, node):
+            same = node.get("same")
+            if type(same) is list and len(same) == 2 and type(same[1]) is int:
+                pool = args if same[0] == "arg" else decoded if same[0] == "out" else None
+                if pool is not None and 0 <= same[1] < len(pool):
+                    return pool[same[1]]
+            _remember(t, node)
+            decoded.append(t)
+            return t
+
+        reply = codec.decode(header, buffers, lambda i, info: Remote(self, i, info), on_tensor)
+        if type(reply) is not dict:
+            raise LearnerGone("malformed reply")
+        if "error" in reply:
+            raise _rebuild_error(reply["error"])
+        if "ok" not in reply:
+            raise LearnerGone("malformed reply")
+        return reply["ok"]
+
+    # ---------------------------------------------------------------------------------- requests
+    def exchange(self, message: dict, tensors: list | None = None, identity: bool = True):
+        """Send a request, return the reply's value. With `identity`, a tensor the learner's process
+        returns that is one of the request's tensors comes back as that very tensor."""
+        header, buffers = self._encode(message, tensors)
+        try:
+            self.channel.send(header, buffers)
+            reply_header, reply_buffers = self.channel.recv()
+        except (ChannelClosed, OSError, codec.CodecError) as error:
+            raise LearnerGone(str(error)) from None
+        return self._decode(reply_header, reply_buffers, tensors if identity else None)
+
+    def request(self, message: dict):
+        return self.exchange(message)
+
+    def call(self, remote: Remote, args: tuple, kwargs: dict):
+        tensors: list = []
+        self._encode({"args": args, "kwargs": kwargs}, tensors)  # finds the tensors, in argument order
+        wants_graph = torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
+        message = {"op": "call", "h": remote._id, "args": args, "kwargs": kwargs, "grad": torch.is_grad_enabled(),
+                   "record": wants_graph}
+        if not wants_graph:
+            result = self.exchange(message, list(tensors))
+            self._apply_changes(tensors, result)
+            return result["out"]
+        box: dict = {}
+        flat = _RemoteCall.apply(self, message, box, *tensors)
+        return _rebuild(box["out"], box["outputs"], flat)
+
+    def probe(self, name: str, args: tuple, kwargs: dict):
+        tensors: list = []
+        return self.exchange({"op": "probe", "name": name, "args": args, "kwargs": kwargs}, tensors)
+
+    def _apply_changes(self, tensors: list, result: dict) -> None:
+        changed = result.get("changed", {})
+        for key, value in changed.items() if type(changed) is dict else ():
+            i = int(key)
+            if 0 <= i < len(tensors) and isinstance(value, torch.Tensor) and value.shape == tensors[i].shape:
+                tensors[i].data = value.to(tensors[i].dtype)  # the learner's x.data.zero_() happened here too
+        for state in result.get("ctx", []) or []:
+            if type(state) is codec.CtxState:
+                for key, (k, ctx) in self._ctx_keys.items():
+                    if k == state.key:
+                        vars(ctx).clear()
+                        vars(ctx).update(state.state)
+
+
+class _RemoteCall(torch.autograd.Function):
+    """One call in the learner's process, as one node of the judge's graph."""
+
+    @staticmethod
+    def forward(ctx, link: Link, message: dict, box: dict, *tensors):
+        result = link.exchange(message, list(tensors), identity=False)
+        link._apply_changes(list(tensors), result)
+        outputs = _flatten(result["out"] if "out" in result else result["grads"])
+        box["out"] = result.get("out", result.get("grads"))
+        box["outputs"] = outputs
+        ctx.link, ctx.graph, ctx.inputs = link, result.get("graph"), tensors
+        ctx.versions = [t._version for t in tensors]
+        ctx.n_outputs = len(outputs)
+        fresh = tuple(o if isinstance(o, torch.Tensor) else None for o in outputs)
+        no_grad = [o for o in fresh if o is not None and not _learner_requires_grad(o)]
+        if no_grad:
+            ctx.mark_non_differentiable(*no_grad)
+        return fresh
+
+    @staticmethod
+    def backward(ctx, *grads):
+        if ctx.graph is None:
+            return (None, None, None) + (None,) * len(ctx.inputs)
+        dirty = {str(i): t.detach().clone() for i, t in enumerate(ctx.inputs) if t._version != ctx.versions[i]}
+        message = {"op": "vjp", "graph": ctx.graph, "grads": list(grads), "dirty": dirty,
+                   "create_graph": torch.is_grad_enabled()}
+        if torch.is_grad_enabled():
+            box: dict = {}
+            tensors = list(ctx.inputs) + [g for g in grads if g is not None]
+            result = _RemoteCall.apply(ctx.link, message, box, *tensors)
+        else:
+            reply = ctx.link.exchange(message, list(ctx.inputs) + [g for g in grads if g is not None])
+            ctx.link._apply_changes(list(ctx.inputs), reply)
+            result = reply["grads"]
+        return (None, None, None) + tuple(result)[:len(ctx.inputs)]
+
+
+def _learner_requires_grad(t: torch.Tensor) -> bool:
+    facts = facts_of(t)
+    return bool(facts.get("rg", True)) if facts else True
+
+
+def _flatten(value, found: list | None = None) -> list:
+    found = [] if found is None else found
+    if isinstance(value, torch.Tensor):
+        found.append(value)
+    elif type(value) in (list, tuple):
+        for v in value:
+            _flatten(v, found)
+    elif type(value) is dict:
+        for v in value.values():
+            _flatten(v, found)
+    return found
+
+
+def _rebuild(template, originals: list, replacements):
+    """`template` with each of its tensors (in order) replaced by the judge graph's output tensors."""
+    it = iter(replacements)
+    mapping = {id(o): next(it) for o in originals}
+
+    def walk(v):
+        if isinstance(v, torch.Tensor):
+            new = mapping.get(id(v), v)
+            return new
+        if type(v) in (list, tuple):
+            return type(v)(walk(x) for x in v)
+        if type(v) is dict:
+            return {k: walk(x) for k, x in v.items()}
+        return v
+
+    return walk(template)
+
+
+def _rebuild_error(info) -> BaseException:
+    from autograder.checks.common import Mistake
+
+    if type(info) is not dict:
+        return LearnerGone("malformed error")
+    message = info.get("message") if type(info.get("message")) is str else ""
+    if type(info.get("code")) is str:
+        return Mistake(info["code"], message)
+    cls = _ERRORS.get(info.get("base")) or RuntimeError
+    error = cls(message) if cls is not KeyError else KeyError(message)
+    error.learner_type = info.get("type") if type(info.get("type")) is str else cls.__name__
+    error.where = info.get("where") if type(info.get("where")) is str else ""
+    return error

@@ -1,0 +1,208 @@
+"""The zygote: a process that imported PyTorch and the checks once and never runs the learner's code; it
+forks a judge for each notebook. `Sandbox` is the grader's handle on it."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import struct
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+from autograder.sandbox.cells import Outcome, STATUSES
+from autograder.sandbox.limits import Job, Limits
+
+
+# --------------------------------------------------------------------------------------------- framing
+# Length-prefixed JSON between the grader and the zygote: never pickle.
+
+def _send(stream, obj) -> None:
+    data = json.dumps(obj).encode("utf-8")
+    stream.write(struct.pack("!I", len(data)) + data)
+    stream.flush()
+
+
+def _recv(stream):
+    (size,) = struct.unpack("!I", _read_exact(stream, 4))
+    return json.loads(_read_exact(stream, size))
+
+
+def _read_exact(stream, size: int) -> bytes:
+    parts, remaining = [], size
+    while remaining > 0:
+        chunk = stream.read(remaining)
+        if not chunk:
+            raise EOFError("sandbox process closed its channel")
+        parts.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(parts)
+
+
+def _outcome(data) -> Outcome:
+    if type(data) is not dict or data.get("status") not in STATUSES:
+        return Outcome("error", "the grader failed on this test; tell your instructor.", "grader-error")
+    details = data.get("details") if type(data.get("details")) is dict else {}
+    return Outcome(data["status"], str(data.get("feedback", "")), str(data.get("mistake", "")),
+                   str(data.get("output", "")), float(data.get("seconds", 0.0) or 0.0), details)
+
+
+# ---------------------------------------------------------------------------------------- the zygote
+
+def prepare() -> None:
+    """Everything the forks share, imported and warmed up once."""
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import numpy  # noqa: F401
+    import torch
+
+    torch.set_num_threads(1)  # one thread per grading process; keeps fork() safe with OpenMP
+    import matplotlib.pyplot  # noqa: F401  (answer or setup cells may import pyplot)
+    import IPython.core.inputtransformer2  # noqa: F401  (cells may hold magics)
+    import torch.func  # noqa: F401
+    import torch.library  # noqa: F401
+    import torch.utils.checkpoint  # noqa: F401
+    import autograder.checks as checks_pkg
+
+    for module in sorted(p.stem for p in Path(checks_pkg.__file__).parent.glob("*.py")):
+        if not module.startswith("_"):
+            __import__(f"autograder.checks.{module}")
+    # The first gradcheck in a process costs 0.3-0.5 s of lazy initialisation: pay it once, here.
+    x = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    torch.autograd.gradcheck(lambda t: (t * t).sin(), (x,))
+    torch.autograd.grad((x.exp() * x).sum(), x, create_graph=True)
+
+
+def zygote_main() -> None:
+    from autograder.sandbox import confine, judge
+
+    channel_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    channel_out = os.fdopen(os.dup(1), "wb")
+    parent = os.getppid()
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    prepare()
+    roots: dict = {}
+    _send(channel_out, {"ready": True, "pid": os.getpid(), "landlock": confine.landlock_abi()})
+    while True:
+        while not select.select([channel_in], [], [], 5.0)[0]:
+            if os.getppid() != parent:  # the grader died: leave
+                return
+        try:
+            job = _recv(channel_in)
+        except EOFError:
+            return
+        if job is None:
+            return
+        key = tuple(job["protected"])
+        if key not in roots:
+            temp = os.path.realpath(tempfile.gettempdir())
+            roots[key] = confine.readable_roots(list(job["protected"]) + [temp])
+        _send(channel_out, _judge_in_fork(job, roots[key]))
+
+
+def _judge_in_fork(job: dict, read_roots: list) -> dict:
+    """Run the judge in a fork, so that nothing a notebook's tests did stays in the zygote."""
+    from autograder.sandbox import judge
+
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        try:
+            result = judge.grade_notebook(job, read_roots)
+            result["outcomes"] = [asdict(o) for o in result["outcomes"]]
+            data = json.dumps(result, default=str).encode()
+        except BaseException as error:  # noqa: BLE001
+            data = json.dumps({"error": f"{type(error).__name__}: {error}"}).encode()
+        while data:
+            data = data[os.write(write_fd, data):]
+        os._exit(0)
+    os.close(write_fd)
+    chunks = []
+    while chunk := os.read(read_fd, 1 << 20):
+        chunks.append(chunk)
+    os.close(read_fd)
+    os.waitpid(pid, 0)
+    try:
+        return json.loads(b"".join(chunks))
+    except ValueError:
+        return {"error": "the judge process died"}
+
+
+# ------------------------------------------------------------------------------------ grader's handle
+
+class Sandbox:
+    """A zygote process and the channel to it. One per worker thread; not re-entrant."""
+
+    def __init__(self, protected: list | None = None):
+        self.protected = [str(p) for p in (protected or [])]
+        self.process = None
+        self.landlock = 0
+        self.notebooks_run = 0
+
+    def start(self) -> "Sandbox":
+        package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        python_path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)
+        env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", MPLBACKEND="Agg",
+                   PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=python_path)
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "from autograder.sandbox.zygote import zygote_main; zygote_main()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=tempfile.gettempdir())
+        try:
+            hello = _recv(self.process.stdout)
+        except (EOFError, ValueError):
+            hello = {}
+        if type(hello) is not dict or not hello.get("ready"):
+            raise RuntimeError("the grading sandbox failed to start")
+        self.landlock = int(hello.get("landlock", 0) or 0)
+        return self
+
+    def grade(self, cells: list, tests: list, seed: int = 0, limits: Limits | None = None) -> dict:
+        """Grade one notebook: `cells` [(label, source)] setup and answers in order, `tests` [(grade_id,
+        source)]. Returns {"outcomes": [Outcome per test], "notes": [...], "output": str}."""
+        limits = limits or Limits()
+        if self.process is None or self.process.poll() is not None:
+            self.start()
+        job = {"cells": [list(c) for c in cells], "tests": [list(t) for t in tests], "seed": int(seed),
+               "limits": asdict(limits), "protected": self.protected}
+        try:
+            _send(self.process.stdin, job)
+            result = _recv(self.process.stdout)
+        except (EOFError, BrokenPipeError, OSError, ValueError):
+            self.close()
+            result = {"error": "the grading process died"}
+        self.notebooks_run += 1
+        if type(result) is not dict or "error" in result or type(result.get("outcomes")) is not list:
+            reason = result.get("error", "") if type(result) is dict else ""
+            return {"outcomes": [Outcome("error", f"the grader failed on this notebook ({reason}); tell your "
+                                                  "instructor.", "grader-error") for _ in tests],
+                    "notes": [], "output": ""}
+        outcomes = [_outcome(o) for o in result["outcomes"]]
+        for outcome in outcomes:
+            outcome.output = str(result.get("output", ""))
+        return {"outcomes": outcomes, "notes": [str(n) for n in result.get("notes", [])],
+                "output": str(result.get("output", ""))}
+
+    def run(self, job: Job) -> Outcome:
+        """One test (a notebook of one test cell): for tests of the sandbox itself."""
+        return self.grade(job.cells, [(job.test_id, job.test_source)], job.seed, job.limits)["outcomes"][0]
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            for stream in (self.process.stdin, self.process.stdout):
+                stream.close()
+            self.process = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
