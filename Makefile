@@ -4,13 +4,14 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test test-browser lab release bench clean help
+.PHONY: setup demo test test-browser test-postgres lab release bench clean help
 
 help:
 	@echo "make demo          release the course, grade a sample class, print grades, write feedback"
 	@echo "make test          run the test suite"
 	@echo "make lab           open JupyterLab on course/"
 	@echo "make test-browser  run every notebook in JupyterLab in headless Chromium"
+	@echo "make test-postgres the gradebook on a real PostgreSQL server (installs Debian's postgresql if missing)"
 	@echo "make release       regenerate course/ from solutions/"
 	@echo "make bench         time plain nbgrader against our grader on a synthetic class (BENCH_ARGS=...)"
 
@@ -31,6 +32,10 @@ test: $(STAMP)
 test-browser: $(STAMP)
 	bash tests/browser/install-chromium.sh
 	BROWSER_TESTS=1 $(PY) -m pytest tests/browser -q -m browser -p no:xdist
+
+test-postgres: $(STAMP)
+	bash tests/install-postgresql.sh
+	$(PY) -m pytest tests/test_postgres.py -q -m postgres -p no:xdist
 
 # Jupyter refuses to run as root unless told (containers and CI machines often are root).
 lab: $(STAMP)
