@@ -207,7 +207,7 @@ def shapes(LSE) -> None:
 
 def _direct_backward(LSE, x, dim, keepdim, ctx):
     """forward/setup_context/backward called directly with a FakeCtx (either style of Function)."""
-    if LSE.setup_context is not _base_setup_context:
+    if c.uses_setup_context(LSE):
         out = c.call(LSE.forward, x, dim, keepdim, what="LogSumExp.forward(x, dim, keepdim)")
         c.call(LSE.setup_context, ctx, (x, dim, keepdim), out, what="LogSumExp.setup_context")
     else:

@@ -95,12 +95,21 @@ def grad_fn_name(tensor) -> str | None:
 def function_facts(obj) -> dict:
     """What kind of object `obj` is, for require_function (probe: type checks happen where obj lives)."""
     facts = {"is_class": isinstance(obj, type), "type": type(obj).__name__, "is_function": False,
-             "not_static": []}
+             "not_static": [], "setup_context": False, "vmap_rule": False, "callable": callable(obj)}
     if facts["is_class"]:
         facts["is_function"] = issubclass(obj, _Function)
         facts["not_static"] = [m for m in ("forward", "backward") if m in vars(obj)
                                and not isinstance(inspect.getattr_static(obj, m), staticmethod)]
+    if facts["is_function"]:
+        own = getattr(obj.setup_context, "__func__", obj.setup_context)
+        facts["setup_context"] = own is not getattr(_Function.setup_context, "__func__", _Function.setup_context)
+        facts["vmap_rule"] = bool(getattr(obj, "generate_vmap_rule", False))
     return facts
+
+
+def uses_setup_context(Fn) -> bool:
+    """True for the `forward(*inputs)` + `setup_context(ctx, inputs, output)` spelling."""
+    return function_facts(Fn)["setup_context"]
 
 
 # --------------------------------------------------------------------------------------------- inputs

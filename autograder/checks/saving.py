@@ -22,9 +22,7 @@ def _exp(x: torch.Tensor) -> torch.Tensor:
 
 
 def _uses_setup_context(Function) -> bool:
-    base = torch.autograd.Function.setup_context
-    own = getattr(Function, "setup_context", base)
-    return getattr(own, "__func__", own) is not getattr(base, "__func__", base)
+    return c.uses_setup_context(Function)
 
 
 def forward_with_fake_ctx(Function, *inputs, name: str):

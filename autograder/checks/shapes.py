@@ -182,9 +182,7 @@ def unbroadcast_many(unbroadcast, count: int = 40) -> None:
 
 # ------------------------------------------------------------------------------------------ direct calls
 
-def _uses_setup_context(Fn) -> bool:
-    """True for the `forward(*inputs)` + `setup_context(ctx, inputs, output)` spelling."""
-    return Fn.setup_context is not _Function.setup_context
+_uses_setup_context = c.uses_setup_context
 
 
 def _direct(Fn, name: str, needs, args, grad_output):

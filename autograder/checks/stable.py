@@ -130,7 +130,7 @@ def _direct(SCE, logits, target, grad_output):
     logits = logits.detach()
     try:
         with torch.no_grad():
-            if getattr(SCE, "setup_context", None) is not getattr(_Function, "setup_context", None):
+            if c.uses_setup_context(SCE):
                 loss = SCE.forward(logits, target)
                 SCE.setup_context(ctx, (logits, target), loss)
             else:

@@ -70,7 +70,7 @@ def _direct_backward(Fn, name: str, x: torch.Tensor, grad_output: torch.Tensor):
     x = x.detach()
     try:
         with torch.no_grad():
-            if getattr(Fn, "setup_context", None) is not getattr(_Function, "setup_context", None):
+            if c.uses_setup_context(Fn):
                 y = Fn.forward(x)
                 Fn.setup_context(ctx, (x,), y)
             else:

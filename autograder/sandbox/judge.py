@@ -318,7 +318,8 @@ def _judge_child(grade_id: str, source: str, names: dict, sock: socket.socket, r
         common.set_base_seed(judge.job["seed"])
         link = proxy.Link(Channel(sock))
         common.attach_learner(link)
-        namespace = {name: proxy.Remote(link, info["h"], info) for name, info in names.items()}
+        namespace = {name: codec.decode(info["value"], []) if type(info.get("value")) is dict
+                     else proxy.Remote(link, info["h"], info) for name, info in names.items()}
         namespace.update(judge.setup_namespace)
         start = time.perf_counter()
         outcome = cells.run(cells.compile_cell(source, grade_id, ipython=False), namespace, grade_id, is_test=True)

@@ -52,6 +52,11 @@ def resolve(handle_id: int, info: dict):
     return OBJECTS[handle_id]
 
 
+def checks_object(path: str):
+    """A class or function of autograder.checks.*, by "module:qualname"."""
+    return _ctx_class(path)
+
+
 def _ctx_class(path: str):
     module, _, name = path.partition(":")
     if not (module == "autograder.checks" or module.startswith("autograder.checks.")):
@@ -66,6 +71,8 @@ def _ctx_class(path: str):
 
 def _materialize(value):
     """Decoded arguments -> objects: CtxState -> this process's stand-in ctx (the same one for the same key)."""
+    if type(value) is codec.Ref:
+        return checks_object(value.path)
     if type(value) is codec.CtxState:
         ctx = CTXS.get(value.key)
         if ctx is None:
@@ -190,6 +197,9 @@ def op_vjp(message: dict, created: dict) -> tuple:
     for key, value in message.get("dirty", {}).items():
         with torch.no_grad():
             inputs[int(key)].copy_(value)  # the judge changed this input in place: so do we (version counter)
+    for key, value in message.get("dirty_outputs", {}).items():
+        with torch.no_grad():
+            outputs[int(key)].copy_(value)
     grads = message["grads"]
     before = [t.detach().clone() for t in inputs]
     pairs = [(o, g if g is not None else torch.zeros_like(o)) for o, g in zip(outputs, grads)
@@ -294,10 +304,22 @@ def template_main(control: socket.socket, job: dict, workdir: str, read_roots: l
     start = time.perf_counter()
     names, failures = run_cells(job["cells"])
     report = {"op": "ready", "failures": failures, "output": out.value()[-4000:],
-              "names": {name: handle_of(obj).info | {"h": handle_of(obj).id} for name, obj in names.items()},
+              "names": {name: _name_entry(obj) for name, obj in names.items()},
               "seconds": round(time.perf_counter() - start, 4)}
     control.sendall(json.dumps(report).encode())
     fork_per_test(control)
+
+
+def _name_entry(obj) -> dict:
+    """How the judge gets an answer's name: plain data (a dict of labels, a number) by value, else a handle."""
+    entry = handle_of(obj).info | {"h": handle_of(obj).id}
+    try:
+        header, buffers = codec.encode(obj)
+    except (TypeError, RecursionError):
+        return entry
+    if not buffers and len(json.dumps(header)) < 100_000:
+        entry["value"] = header
+    return entry
 
 
 def run_cells(job_cells: list) -> tuple[dict, list]:

@@ -99,6 +99,9 @@ class Link:
         def handle_of(obj):
             if type(obj) is Remote:
                 return codec.Handle(obj._id, {})
+            path = _checks_function(obj)
+            if path:
+                return codec.Ref(path)
             raise TypeError(f"cannot send a {type(obj).__name__} to the learner's process")
 
         return codec.encode(self._with_ctx_states(message), handle_of, tag)
@@ -187,6 +190,15 @@ class Link:
                         vars(ctx).update(state.state)
 
 
+def _checks_function(obj) -> str:
+    """"module:qualname" for a module-level function of the checks, which the learner's process can look up."""
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if type(module) is str and type(qualname) is str and module.startswith("autograder.checks.") \
+            and "<" not in qualname and callable(obj):
+        return f"{module}:{qualname}"
+    return ""
+
+
 class _RemoteCall(torch.autograd.Function):
     """One call in the learner's process, as one node of the judge's graph."""
 
@@ -201,6 +213,8 @@ class _RemoteCall(torch.autograd.Function):
         ctx.versions = [t._version for t in tensors]
         ctx.n_outputs = len(outputs)
         fresh = tuple(o if isinstance(o, torch.Tensor) else None for o in outputs)
+        # Outputs changed in place later (y.mul_(2)) are changed there too before backward.
+        ctx.output_refs = [(j, weakref.ref(o), o._version) for j, o in enumerate(fresh) if o is not None]
         no_grad = [o for o in fresh if o is not None and not _learner_requires_grad(o)]
         if no_grad:
             ctx.mark_non_differentiable(*no_grad)
@@ -211,7 +225,10 @@ class _RemoteCall(torch.autograd.Function):
         if ctx.graph is None:
             return (None, None, None) + (None,) * len(ctx.inputs)
         dirty = {str(i): t.detach().clone() for i, t in enumerate(ctx.inputs) if t._version != ctx.versions[i]}
+        dirty_outputs = {str(j): ref().detach().clone() for j, ref, version in ctx.output_refs
+                         if ref() is not None and ref()._version != version}
         message = {"op": "vjp", "graph": ctx.graph, "grads": list(grads), "dirty": dirty,
+                   "dirty_outputs": dirty_outputs,
                    "create_graph": torch.is_grad_enabled()}
         if torch.is_grad_enabled():
             box: dict = {}
