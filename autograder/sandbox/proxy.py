@@ -206,7 +206,9 @@ class _RemoteCall(torch.autograd.Function):
     def forward(ctx, link: Link, message: dict, box: dict, *tensors):
         result = link.exchange(message, list(tensors), identity=False)
         link._apply_changes(list(tensors), result)
-        outputs = _flatten(result["out"] if "out" in result else result["grads"])
+        # A call returns any structure (its tensors, flattened, are the outputs); a vjp returns one gradient
+        # (or None) per input of the graph, in order.
+        outputs = _flatten(result["out"]) if "out" in result else list(result["grads"])
         box["out"] = result.get("out", result.get("grads"))
         box["outputs"] = outputs
         ctx.link, ctx.graph, ctx.inputs = link, result.get("graph"), tensors
