@@ -1,0 +1,132 @@
+"""Figures the notebooks draw, so that a lesson cell reads like the idea it shows.
+
+Notebook 03 (shapes): `show_broadcast((2, 3), (3,))` draws which output dimensions each input's gradient must
+sum over; `broadcast_explorer()` is the same picture with two menus of shapes; `recipe` and `copies` put it in
+words and numbers. matplotlib and ipywidgets are imported only when a figure is drawn.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import torch
+
+COLOURS = {"output": "#b7c9e8", "kept": "#9ad19a", "summed, keepdim": "#f5b461", "summed away": "#e6e6e6"}
+LEGEND = {"kept": "kept as is", "summed, keepdim": "summed, keepdim=True",
+          "summed away": "summed away (dim removed)"}
+SHAPE_CHOICES = ["()", "(1,)", "(3,)", "(4,)", "(2, 1)", "(1, 3)", "(2, 3)", "(3, 1)", "(1, 4)",
+                 "(4, 1, 3)", "(4, 2, 3)", "(5, 1, 1)", "(2, 1, 4)"]
+
+
+def broadcast_roles(shape, out_shape) -> list[str]:
+    """For each output dimension, what the gradient of an input of `shape` does with it:
+    "summed away" (the input has no such dimension), "summed, keepdim" (the input's size-1 dimension was
+    repeated) or "kept"."""
+    shape, out_shape = tuple(shape), tuple(out_shape)
+    extra = len(out_shape) - len(shape)
+    roles = []
+    for i, size in enumerate(out_shape):
+        if i < extra:
+            roles.append("summed away")
+        elif shape[i - extra] == 1 and size != 1:
+            roles.append("summed, keepdim")
+        else:
+            roles.append("kept")
+    return roles
+
+
+def recipe(shape, out_shape) -> str:
+    """The un-broadcast of a gradient of `out_shape` down to `shape`, in words."""
+    roles = broadcast_roles(shape, out_shape)
+    away = tuple(i for i, r in enumerate(roles) if r == "summed away")
+    keep = tuple(i - len(away) for i, r in enumerate(roles) if r == "summed, keepdim")
+    steps = ([f"sum dims {away} away"] if away else []) + ([f"sum dims {keep} with keepdim=True"] if keep else [])
+    return ", then ".join(steps) or "nothing to sum"
+
+
+def copies(shape, out_shape) -> int:
+    """How many times broadcasting used each entry of an input of `shape` to fill `out_shape`."""
+    count = 1
+    for size, role in zip(tuple(out_shape), broadcast_roles(shape, out_shape)):
+        if role != "kept":
+            count *= size
+    return count
+
+
+def draw_broadcast(shape_a, shape_b, ax) -> None:
+    """One panel: the output's dimensions, and what each input's gradient does with each of them."""
+    from matplotlib.patches import Rectangle
+
+    shape_a, shape_b = tuple(shape_a), tuple(shape_b)
+    try:
+        out = tuple(torch.broadcast_shapes(shape_a, shape_b))
+    except RuntimeError as error:
+        ax.text(0.5, 0.5, "not broadcastable:\n" + str(error).split("!")[0], ha="center", va="center",
+                fontsize=12, wrap=True)
+        ax.set_title(f"a {shape_a} * b {shape_b}", fontsize=13)
+        ax.set_axis_off()
+        return
+    rows = [(out, None), (shape_a, broadcast_roles(shape_a, out)), (shape_b, broadcast_roles(shape_b, out))]
+    for r, (shape, roles) in enumerate(rows):
+        y = len(rows) - 1 - r
+        offset = len(out) - len(shape)
+        for i in range(len(out)):
+            role = "output" if roles is None else roles[i]
+            label = "–" if role == "summed away" else str(shape[i - offset])
+            ax.add_patch(Rectangle((i + 0.05, y + 0.1), 0.9, 0.8, facecolor=COLOURS[role], edgecolor="black",
+                                   linestyle="--" if role == "summed away" else "-"))
+            ax.text(i + 0.5, y + 0.5, label, ha="center", va="center", fontsize=14)
+        if not out:
+            ax.text(0.5, y + 0.5, "scalar", ha="center", va="center", fontsize=12)
+    ax.set_xlim(0, max(len(out), 1))
+    ax.set_ylim(0, 3)
+    ax.set_yticks([2.5, 1.5, 0.5], [f"output {out}", f"a {shape_a}", f"b {shape_b}"], fontsize=11)
+    ax.set_xticks([i + 0.5 for i in range(len(out))], [f"{i} / {i - len(out)}" for i in range(len(out))],
+                  fontsize=11)
+    ax.set_xlabel("output dimension (index from the left / from the right)", fontsize=11)
+    ax.set_ylabel("tensor", fontsize=11)
+    ax.set_title(f"a {shape_a} * b {shape_b} → output {out}", fontsize=13)
+
+
+def show_broadcast(*pairs, show: bool = True):
+    """One panel per pair of shapes, e.g. show_broadcast((2, 3), (3,)) or show_broadcast(((2, 3), (3,)), ...).
+    Returns the figure."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    if len(pairs) == 2 and all(isinstance(size, int) for shape in pairs for size in shape):
+        pairs = (pairs,)                      # show_broadcast((2, 3), (3,)): a single pair
+    fig, axes = plt.subplots(len(pairs), 1, figsize=(7.5, 2.8 * len(pairs) + 0.4), squeeze=False)
+    for ax, (shape_a, shape_b) in zip(axes[:, 0], pairs):
+        draw_broadcast(shape_a, shape_b, ax)
+    fig.legend(handles=[Patch(facecolor=COLOURS[k], edgecolor="black", label=v) for k, v in LEGEND.items()],
+               loc="lower center", ncol=3, fontsize=11)
+    fig.tight_layout(rect=(0, 0.4 / (2.8 * len(pairs) + 0.4) + 0.02, 1, 1))
+    if show:
+        plt.show()
+    return fig
+
+
+def describe_broadcast(shape_a, shape_b) -> list[str]:
+    """For each input, what its gradient must sum over and how many times each of its entries was used."""
+    try:
+        out = tuple(torch.broadcast_shapes(tuple(shape_a), tuple(shape_b)))
+    except RuntimeError as error:
+        return [f"not broadcastable: {str(error).split('!')[0]}"]
+    return [f"gradient of {name} {tuple(shape)}: {recipe(shape, out)} "
+            f"(each entry used {copies(shape, out)} time(s))"
+            for name, shape in (("a", shape_a), ("b", shape_b))]
+
+
+def broadcast_explorer(a: str = "(4, 1, 3)", b: str = "(2, 1)", choices=SHAPE_CHOICES):
+    """Two menus of shapes; each choice redraws the picture and prints `describe_broadcast`."""
+    import ipywidgets as widgets
+
+    def explore(a, b):
+        shape_a, shape_b = ast.literal_eval(a), ast.literal_eval(b)
+        show_broadcast((shape_a, shape_b))
+        print("\n".join(describe_broadcast(shape_a, shape_b)))
+
+    return widgets.interactive(explore,
+                               a=widgets.Dropdown(options=list(choices), value=a, description="shape of a"),
+                               b=widgets.Dropdown(options=list(choices), value=b, description="shape of b"))

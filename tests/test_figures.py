@@ -1,0 +1,69 @@
+"""The notebooks' figure and widget helpers: what they say agrees with autograd, and they draw without error."""
+
+import itertools
+
+import matplotlib
+import pytest
+import torch
+
+from autograder import figures
+
+matplotlib.use("Agg")
+
+SHAPES = [(), (1,), (3,), (2, 1), (1, 3), (2, 3), (4, 1, 3), (4, 2, 3), (2, 1, 1)]
+
+
+def broadcastable(a, b):
+    try:
+        torch.broadcast_shapes(a, b)
+        return True
+    except RuntimeError:
+        return False
+
+
+@pytest.mark.parametrize("shape_a, shape_b", [p for p in itertools.product(SHAPES, SHAPES) if broadcastable(*p)])
+def test_copies_and_recipe_agree_with_autograd(shape_a, shape_b):
+    a = torch.ones(shape_a, requires_grad=True)
+    b = torch.ones(shape_b, requires_grad=True)
+    out = a * b
+    out.sum().backward()
+    for x, shape in ((a, shape_a), (b, shape_b)):
+        assert torch.all(x.grad == figures.copies(shape, out.shape))
+        roles = figures.broadcast_roles(shape, out.shape)
+        away = tuple(i for i, r in enumerate(roles) if r == "summed away")
+        keep = tuple(i for i, r in enumerate(roles) if r == "summed, keepdim")
+        g = torch.randn(out.shape)
+        summed = g.sum(dim=away) if away else g
+        if keep:
+            summed = summed.sum(dim=tuple(i - len(away) for i in keep), keepdim=True)
+        assert summed.shape == torch.Size(shape)
+        assert torch.allclose(summed, g.sum_to_size(shape))
+
+
+def test_recipe_in_words():
+    assert figures.recipe((3,), (2, 3)) == "sum dims (0,) away"
+    assert figures.recipe((2, 1), (4, 2, 3)) == "sum dims (0,) away, then sum dims (1,) with keepdim=True"
+    assert figures.recipe((2, 3), (2, 3)) == "nothing to sum"
+
+
+def test_show_broadcast_one_pair_and_several():
+    fig = figures.show_broadcast((2, 3), (3,), show=False)
+    assert len(fig.axes) == 1 and "output (2, 3)" in fig.axes[0].get_title()
+    fig = figures.show_broadcast(((2, 3), (3,)), ((), (2, 2)), ((3,), (4,)), show=False)
+    assert len(fig.axes) == 3
+    assert fig.axes[2].texts[0].get_text().startswith("not broadcastable")
+
+
+def test_describe_broadcast():
+    assert figures.describe_broadcast((4, 1, 3), (2, 1)) == [
+        "gradient of a (4, 1, 3): sum dims (1,) with keepdim=True (each entry used 2 time(s))",
+        "gradient of b (2, 1): sum dims (0,) away, then sum dims (1,) with keepdim=True (each entry used 12 time(s))",
+    ]
+    assert figures.describe_broadcast((3,), (4,))[0].startswith("not broadcastable")
+
+
+def test_broadcast_explorer_is_a_widget():
+    widgets = pytest.importorskip("ipywidgets")
+    explorer = figures.broadcast_explorer(a="(2, 3)", b="(3,)")
+    assert isinstance(explorer, widgets.interactive)
+    assert [child.value for child in explorer.children[:2]] == ["(2, 3)", "(3,)"]
