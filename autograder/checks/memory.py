@@ -6,11 +6,15 @@
 
 Saved memory is measured with `torch.autograd.graph.saved_tensors_hooks`: the pack hook sees every tensor
 that autograd keeps for backward (outside a checkpointed region, where checkpoint's own hooks take over).
+
+Hooks, forward hooks and nn.Linear layers must live where the learner's code runs, so two probes gather the
+facts there (`silu_saved`: what RecomputeSiLU saved; `run_checkpointed`: the layers built from (widths, seed),
+the output, the gradients, the saved bytes, the layers' call counts, the warnings). Every verdict is reached
+here: references are computed from the same (widths, seed) and inputs, and compared with those facts.
 """
 
 from __future__ import annotations
 
-import copy
 import warnings
 
 import torch
@@ -78,7 +82,11 @@ def distinct_bytes(tensors, exclude=()) -> int:
     return sum(seen.values())
 
 
-def _describe(tensor, x, out) -> str:
+def _describe(tensor, x, out, known: str = "") -> str:
+    """What a saved tensor is, in the learner's words. `known` is what the probe saw of its storage
+    ("x", "the output", or "" when it is neither)."""
+    if known:
+        return known
     key = storage_key(tensor)
     if x is not None and key == storage_key(x):
         return "x"
@@ -162,25 +170,46 @@ def silu_graph(RecomputeSiLU) -> None:
                                            "grad_output * dy/dx.")
 
 
+@c.probe
+def silu_saved(RecomputeSiLU, x) -> dict:
+    """Probe: run RecomputeSiLU.apply(x) under a pack hook. Facts: the output, x before and after the call, and for
+    each tensor autograd saved its values, which distinct storage it lives in (numbered in order of first
+    appearance), that storage's size in bytes, and whether that storage is x's or the output's."""
+    before = x.detach().clone()
+    out, saved = record_saved(lambda: RecomputeSiLU.apply(x))
+    owners = {storage_key(x): "x"}
+    if isinstance(out, torch.Tensor):
+        owners.setdefault(storage_key(out), "the output")
+    storages: dict = {}
+    entries = []
+    for tensor in saved:
+        key = storage_key(tensor)
+        entries.append({"value": tensor.detach(), "storage": storages.setdefault(key, len(storages)),
+                        "nbytes": tensor.untyped_storage().nbytes(), "is": owners.get(key, "")})
+    return {"out": out, "saved": entries, "x_before": before, "x_after": x.detach()}
+
+
 def silu_saves_only_x(RecomputeSiLU, shape=(64, 32), seed=7) -> None:
     """Visible: measured with saved_tensors_hooks, the Function saves exactly one tensor: x."""
     c.require_function(RecomputeSiLU, SILU)
     x = c.randn(*shape, seed=seed)
-    y, saved = record_saved(lambda: c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward"))
-    c.require_own_node(y, RecomputeSiLU, SILU)
+    facts = c.call(silu_saved, RecomputeSiLU, x, what="RecomputeSiLU.forward")
+    c._require_inputs_unchanged([(facts["x_after"], facts["x_before"])], "RecomputeSiLU.forward")
+    c.require_own_node(facts["out"], RecomputeSiLU, SILU)
+    saved = facts["saved"]
     if not saved:
         c.fail("nothing-saved",
                "RecomputeSiLU saved no tensor with ctx.save_for_backward: save x (only x) and read it back in "
                "backward with ctx.saved_tensors. A tensor stored as a plain ctx attribute is invisible to "
                "autograd's bookkeeping.")
-    names = [_describe(t, x, y) for t in saved]
-    distinct = {storage_key(t) for t in saved}
-    if len(distinct) == 1 and names[0] == "a copy of x":
+    names = [_describe(entry["value"], x, None, entry["is"]) for entry in saved]
+    storages = {entry["storage"]: entry["nbytes"] for entry in saved}
+    if len(storages) == 1 and names[0] == "a copy of x":
         c.fail("saves-a-copy",
                "RecomputeSiLU saved a copy of x, not x itself: the copy costs as much memory as x again, and "
                "autograd's version counter no longer protects x. Call ctx.save_for_backward(x) with x itself.")
-    if len(distinct) > 1 or storage_key(saved[0]) != storage_key(x):
-        kept = distinct_bytes(saved)
+    if len(storages) > 1 or saved[0]["is"] != "x":
+        kept = sum(storages.values())
         extra = [n for n in names if n != "x"]
         what = ", ".join(dict.fromkeys(names))
         advice = "save only x and recompute sigmoid(x) in backward"
@@ -273,22 +302,73 @@ def _param_keys(layers):
     return {storage_key(p) for p in _params(layers)}
 
 
-def _run(checkpointed_mlp, x, layers):
-    """Call the learner's function; return (output, list of use_reentrant warnings)."""
-    if not callable(checkpointed_mlp):
-        c.fail("not-defined", f"`{MLP}` must be a function checkpointed_mlp(x, layers).")
+def _error_facts(error: BaseException) -> dict:
+    """An error raised by the learner's code, as data: which of the two kinds the checks tell apart, and its text."""
+    kind = "NotImplementedError" if isinstance(error, NotImplementedError) else "RuntimeError"
+    return {"kind": kind, "message": str(error)[:4000]}
+
+
+@c.probe
+def run_checkpointed(checkpointed_mlp, x, widths, seed, grads: str = "all", measure: bool = False) -> dict:
+    """Probe: build the layers from (widths, seed), call checkpointed_mlp(x, layers), then differentiate out.sum()
+    with respect to x (if it requires grad) and, with grads="all", every parameter ("none": no backward).
+    With `measure`, the call runs under a pack hook and forward hooks count each layer's calls.
+
+    Facts: callable, the error raised by the call or by backward (kind, text), the output's type, value and
+    requires_grad, the use_reentrant warnings' text, the gradients, the bytes of activations saved (distinct
+    storages, parameters left out), and each layer's call count after forward and after backward."""
+    facts: dict = {"callable": callable(checkpointed_mlp)}
+    if not facts["callable"]:
+        return facts
+    layers = make_layers(widths, seed)
+    calls = [0] * len(layers)
+    if measure:
+        for k, layer in enumerate(layers):
+            layer.register_forward_hook(lambda m, i, o, k=k: calls.__setitem__(k, calls[k] + 1))
+    saved: list = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            out = checkpointed_mlp(x, list(layers))
-        except NotImplementedError:
-            c.fail("not-implemented", f"{MLP} is not implemented yet (it still raises NotImplementedError).")
-        except RuntimeError as error:
-            c.fail("crashes", f"{MLP}(x, layers) raised RuntimeError: {str(error).splitlines()[0][:300]}")
-    reentrant = [w for w in caught if "use_reentrant" in str(w.message)]
+            if measure:
+                out, saved = record_saved(lambda: checkpointed_mlp(x, list(layers)))
+            else:
+                out = checkpointed_mlp(x, list(layers))
+        except (NotImplementedError, RuntimeError) as error:
+            facts["raised"] = _error_facts(error)
+            return facts
+    facts["reentrant_warnings"] = [str(w.message)[:1000] for w in caught if "use_reentrant" in str(w.message)]
+    facts["saved_bytes"] = distinct_bytes(saved, exclude=_param_keys(layers))
+    facts["forward_calls"] = list(calls)
     if not isinstance(out, torch.Tensor):
-        c.fail("not-a-tensor", f"{MLP}(x, layers) should return a tensor, got {type(out).__name__}.")
-    return out, reentrant
+        facts["type"] = type(out).__name__
+        return facts
+    facts["out"] = out.detach()
+    facts["requires_grad"] = bool(out.requires_grad)
+    if grads != "none":
+        inputs = ([x] if x.requires_grad else []) + (_params(layers) if grads == "all" else [])
+        try:
+            facts["grads"] = list(_grad(out.sum(), inputs, allow_unused=True))
+        except (NotImplementedError, RuntimeError) as error:
+            facts["grad_error"] = _error_facts(error)
+    facts["calls"] = list(calls)
+    return facts
+
+
+def _run(checkpointed_mlp, x, widths, seed, grads="all", measure=False) -> dict:
+    """The learner's function on x and layers built from (widths, seed), as facts (see `run_checkpointed`);
+    a call that fails or returns no tensor is a mistake."""
+    facts = run_checkpointed(checkpointed_mlp, x, widths, seed, grads=grads, measure=measure)
+    if not facts["callable"]:
+        c.fail("not-defined", f"`{MLP}` must be a function checkpointed_mlp(x, layers).")
+    raised = facts.get("raised")
+    if raised:
+        if raised["kind"] == "NotImplementedError":
+            c.fail("not-implemented", f"{MLP} is not implemented yet (it still raises NotImplementedError).")
+        first = (raised["message"].splitlines() or [""])[0]
+        c.fail("crashes", f"{MLP}(x, layers) raised RuntimeError: {first[:300]}")
+    if "out" not in facts:
+        c.fail("not-a-tensor", f"{MLP}(x, layers) should return a tensor, got {facts['type']}.")
+    return facts
 
 
 RECOMPUTE_HINT = ("The function that checkpoint re-runs in backward must compute exactly what it computed in "
@@ -297,44 +377,46 @@ RECOMPUTE_HINT = ("The function that checkpoint re-runs in backward must compute
                   "a default argument (lambda t, layer=layer: ...) or functools.partial.")
 
 
-def _grads(out, inputs, what):
-    try:
-        return _grad(out.sum(), inputs, allow_unused=True)
-    except NotImplementedError:
+def _grads(facts, what):
+    """The gradients the learner's graph gave (None where an input got none); a failed backward is a mistake."""
+    error = facts.get("grad_error")
+    if not error:
+        return facts["grads"]
+    if error["kind"] == "NotImplementedError":
         c.fail("not-implemented", f"{what} is not implemented yet (it still raises NotImplementedError).")
-    except RuntimeError as error:
-        text = str(error).splitlines()[0][:200]
-        if "use_reentrant=True" in str(error):
-            c.fail("reentrant", f"{MLP} used the reentrant checkpoint, which cannot even be differentiated with "
-                                "torch.autograd.grad (\"When use_reentrant=True, torch.utils.checkpoint is "
-                                "incompatible with .grad()\"). Pass use_reentrant=False (omitting it also gives "
-                                "the reentrant variant on torch 2.13).")
-        if "does not require grad" in text:
-            c.fail("no-graph", f"the output of {MLP} is not connected to x or to the layers' parameters ({text}). "
-                               "Do not detach h or run the blocks under torch.no_grad().")
-        c.fail("bad-recompute", f"backward through {MLP} failed while recomputing a block ({text}). "
-                                + RECOMPUTE_HINT)
+    message = error["message"]
+    text = (message.splitlines() or [""])[0][:200]
+    if "use_reentrant=True" in message:
+        c.fail("reentrant", f"{MLP} used the reentrant checkpoint, which cannot even be differentiated with "
+                            "torch.autograd.grad (\"When use_reentrant=True, torch.utils.checkpoint is "
+                            "incompatible with .grad()\"). Pass use_reentrant=False (omitting it also gives "
+                            "the reentrant variant on torch 2.13).")
+    if "does not require grad" in text:
+        c.fail("no-graph", f"the output of {MLP} is not connected to x or to the layers' parameters ({text}). "
+                           "Do not detach h or run the blocks under torch.no_grad().")
+    c.fail("bad-recompute", f"backward through {MLP} failed while recomputing a block ({text}). "
+                            + RECOMPUTE_HINT)
 
 
-def _compare_grads(x, layers, out, what):
-    ref_layers = copy.deepcopy(layers)
+def _compare_grads(x, widths, seed, facts, what):
+    """The learner's output and gradients (facts) against the plain composition over the same layers."""
+    ref_layers = make_layers(widths, seed)
     ref_x = x.detach().clone().requires_grad_(x.requires_grad)
     ref_out = plain_mlp(ref_x, ref_layers)
-    c.require_close(out, ref_out, f"{MLP}(x, layers){what}", "wrong-forward",
+    c.require_close(facts["out"], ref_out, f"{MLP}(x, layers){what}", "wrong-forward",
                     "each block is h = F.silu(layer(h)), applied in the order of `layers`.")
-    names = ([("x", x)] if x.requires_grad else []) + [
-        (f"layers[{i}].{n}", p) for i, layer in enumerate(layers) for n, p in (("weight", layer.weight),
-                                                                              ("bias", layer.bias))]
+    names = (["x"] if x.requires_grad else []) + [
+        f"layers[{i}].{n}" for i in range(len(ref_layers)) for n in ("weight", "bias")]
     ref_inputs = ([ref_x] if x.requires_grad else []) + _params(ref_layers)
-    got = _grads(out, [t for _, t in names], MLP)
+    got = _grads(facts, MLP)
     expected = _grad(ref_out.sum(), ref_inputs)
-    missing = [name for (name, _), g in zip(names, got) if g is None]
+    missing = [name for name, g in zip(names, got) if g is None]
     if missing:
         c.fail("graph-cut",
                f"{', '.join(missing)} got no gradient from {MLP}{what}: something cut the graph. Do not detach "
                "the block inputs (h.detach(), h.data) or run blocks under no_grad: checkpoint keeps the graph "
                "connected by itself.")
-    for (name, _), g, e in zip(names, got, expected):
+    for name, g, e in zip(names, got, expected):
         if not bool(c._allclose(g, e, rtol=1e-6, atol=1e-8)):
             worst = (g - e).abs().max().item()
             c.fail("wrong-gradient",
@@ -344,19 +426,17 @@ def _compare_grads(x, layers, out, what):
 
 def mlp_values(checkpointed_mlp, widths=(6, 8, 8, 5), batch=4, seed=0) -> None:
     """Visible: values and every gradient equal the plain composition."""
-    layers = make_layers(widths, seed)
     x = c.randn(batch, widths[0], seed=seed + 100)
-    out, _ = _run(checkpointed_mlp, x, layers)
-    _compare_grads(x, layers, out, "")
+    facts = _run(checkpointed_mlp, x, widths, seed)
+    _compare_grads(x, widths, seed, facts, "")
 
 
 def mlp_values_hidden(checkpointed_mlp) -> None:
     """Hidden: more widths (several of them equal, which hides a late-bound layer from shape checks) and seeds."""
     for seed, widths in ((1, (5, 5, 5, 5, 5)), (2, (3, 7, 2)), (3, (4, 4)), (4, (6, 9, 6, 9, 3))):
-        layers = make_layers(widths, seed)
         x = c.randn(3, widths[0], seed=seed + 100)
-        out, _ = _run(checkpointed_mlp, x, layers)
-        _compare_grads(x, layers, out, f" for widths {widths}")
+        facts = _run(checkpointed_mlp, x, widths, seed)
+        _compare_grads(x, widths, seed, facts, f" for widths {widths}")
 
 
 def mlp_memory(checkpointed_mlp, widths=(32, 64, 64, 32), batch=16, seed=5) -> None:
@@ -364,31 +444,23 @@ def mlp_memory(checkpointed_mlp, widths=(32, 64, 64, 32), batch=16, seed=5) -> N
     and every block is recomputed in backward."""
     layers = make_layers(widths, seed)
     x = c.randn(batch, widths[0], seed=seed + 100)
-    params = _param_keys(layers)
     _, plain_saved = record_saved(lambda: plain_mlp(x, layers))
-    plain = distinct_bytes(plain_saved, exclude=params)
+    plain = distinct_bytes(plain_saved, exclude=_param_keys(layers))
     budget = batch * sum(widths[:-1]) * x.element_size()
-    calls = [0] * len(layers)
-    handles = [layer.register_forward_hook(lambda m, i, o, k=k: calls.__setitem__(k, calls[k] + 1))
-               for k, layer in enumerate(layers)]
-    try:
-        out, saved = record_saved(lambda: _run(checkpointed_mlp, x, layers)[0])
-        forward_calls = list(calls)
-        measured = distinct_bytes(saved, exclude=params)
-        if measured > budget:
-            c.fail("saves-too-much",
-                   f"{MLP} kept {measured} bytes of activations for backward (the plain composition keeps {plain}; "
-                   f"checkpointing every block should keep only the blocks' inputs, {budget} bytes). Put the whole "
-                   "block, Linear AND SiLU, inside the function you pass to torch.utils.checkpoint.checkpoint, "
-                   "for every layer.")
-        (grad_x,) = _grads(out, [x], MLP)
-    finally:
-        for handle in handles:
-            handle.remove()
+    facts = _run(checkpointed_mlp, x, widths, seed, grads="x", measure=True)
+    measured = facts["saved_bytes"]
+    if measured > budget:
+        c.fail("saves-too-much",
+               f"{MLP} kept {measured} bytes of activations for backward (the plain composition keeps {plain}; "
+               f"checkpointing every block should keep only the blocks' inputs, {budget} bytes). Put the whole "
+               "block, Linear AND SiLU, inside the function you pass to torch.utils.checkpoint.checkpoint, "
+               "for every layer.")
+    (grad_x,) = _grads(facts, MLP)
     if grad_x is None:
         c.fail("graph-cut", f"x got no gradient from {MLP}: something cut the graph. Do not detach the block "
                             "inputs (h.detach(), h.data) or run blocks under no_grad.")
-    again = [n - f for n, f in zip(calls, forward_calls)]
+    forward_calls = facts["forward_calls"]
+    again = [n - f for n, f in zip(facts["calls"], forward_calls)]
     if any(a < 1 for a in again):
         c.fail("no-recompute",
                f"the layers ran {forward_calls} times in forward and {again} times during backward: checkpointing "
@@ -404,16 +476,16 @@ def mlp_memory_hidden(checkpointed_mlp) -> None:
 def mlp_frozen_input(checkpointed_mlp, widths=(5, 7, 7, 3), batch=4, seed=8) -> None:
     """Hidden: with an input that does not require grad (plain data), the parameters still get their gradients,
     and no use_reentrant warning is raised."""
-    layers = make_layers(widths, seed)
     x = c.randn(batch, widths[0], seed=seed + 100, requires_grad=False)
-    out, reentrant = _run(checkpointed_mlp, x, layers)
+    facts = _run(checkpointed_mlp, x, widths, seed)
+    reentrant = facts["reentrant_warnings"]
     if reentrant:
         c.fail("use-reentrant-omitted",
-               f"torch.utils.checkpoint warned: \"{str(reentrant[0].message)[:110]}...\". Pass use_reentrant=False "
+               f"torch.utils.checkpoint warned: \"{reentrant[0][:110]}...\". Pass use_reentrant=False "
                "explicitly: when you omit it, torch 2.13 still uses the old reentrant variant.")
-    if not out.requires_grad:
+    if not facts["requires_grad"]:
         probe = c.randn(batch, widths[0], seed=seed + 101)
-        if not _run(checkpointed_mlp, probe, layers)[0].requires_grad:
+        if not _run(checkpointed_mlp, probe, widths, seed, grads="none")["requires_grad"]:
             c.fail("graph-cut", f"the output of {MLP} does not require grad at all: something cut the graph. Do not "
                                 "detach h or run the blocks under torch.no_grad(): checkpoint already avoids "
                                 "keeping the activations.")
@@ -421,4 +493,4 @@ def mlp_frozen_input(checkpointed_mlp, widths=(5, 7, 7, 3), batch=4, seed=8) -> 
                f"with an input x that does not require grad, the output of {MLP} does not require grad, so the "
                "layers' parameters get no gradient. That is what the reentrant checkpoint does "
                "(use_reentrant=True, or omitting it): pass use_reentrant=False.")
-    _compare_grads(x, layers, out, " with an input that does not require grad")
+    _compare_grads(x, widths, seed, facts, " with an input that does not require grad")
