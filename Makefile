@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test test-browser test-postgres lab release bench clean help
+.PHONY: setup demo test test-browser test-postgres lab release bench site test-site clean help
 
 help:
 	@echo "make demo          release the course, grade a sample class, print grades, write feedback"
@@ -14,6 +14,8 @@ help:
 	@echo "make test-postgres the gradebook on a real PostgreSQL server (installs Debian's postgresql if missing)"
 	@echo "make release       regenerate course/ from solutions/"
 	@echo "make bench         time plain nbgrader against our grader on a synthetic class (BENCH_ARGS=...)"
+	@echo "make site          build the course site (Jupyter Book) into .site/_build/html/"
+	@echo "make test-site     build the course site and check it"
 
 setup: $(STAMP)
 
@@ -50,6 +52,20 @@ BENCH_ARGS ?= --students 24
 
 bench: $(STAMP)
 	$(PY) -m autograder.bench $(BENCH_ARGS)
+
+# The course site: course/'s notebooks executed with the exercises empty, as a Jupyter Book in
+# .site/_build/html/ (git-ignored). Warnings are errors. Unchanged notebooks are not re-executed.
+SITE_STAMP := $(VENV)/.site-installed
+
+$(SITE_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install --quiet -e '.[site]'
+	touch $(SITE_STAMP)
+
+site: $(SITE_STAMP)
+	$(PY) -m autograder.site
+
+test-site: $(SITE_STAMP)
+	SITE_TESTS=1 $(PY) -m pytest tests/test_site.py -q -m site -p no:xdist
 
 clean:
 	rm -rf .grading artifacts

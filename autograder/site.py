@@ -1,0 +1,268 @@
+"""The course site: the released notebooks of course/, executed as a learner first gets them, as a
+Jupyter Book (1.x, Sphinx) in .site/_build/html/.
+
+    python -m autograder.site            # or: make site
+    python -m autograder.site --force    # re-execute every notebook, even unchanged ones
+
+Only course/ goes in (never solutions/). Each notebook runs top to bottom with its exercises empty:
+  - demonstrations must run clean (an error there fails the build, as it would mislead the reader),
+    except those that use a learner's answer (directly, or through what an earlier such cell
+    defined): like the visible tests, they show the error a learner sees before answering;
+  - answer cells run (they define the learner's stubs) and are shown without output, as handed out;
+  - visible test cells are allowed to fail, and show the NotImplementedError or NameError a learner
+    sees before answering;
+  - the self-check cell (`grade_this_notebook(...)`) is shown but not run: the site never grades.
+Each page links to its notebook on Binder. The table of contents comes from the list of course
+notebooks, and the home page's course table from README.md, so neither is kept by hand. Executed
+notebooks are cached in .site/book/ by content (notebook, the autograder package, the PyTorch version):
+a rebuild re-executes only what changed. The Sphinx build itself always runs in full, with warnings
+treated as errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+
+from autograder import notebooks, paths
+
+SITE_SOURCES = paths.ROOT / "docs" / "site"     # _config.yml and the home page's template
+BUILD = paths.ROOT / ".site"                    # git-ignored: the book's sources and its HTML
+BOOK = BUILD / "book"
+HTML = BUILD / "_build" / "html"
+
+REPOSITORY = "custom-autograd-course/custom-autograd-functions"
+BRANCH = "main"
+SKIP_TAG = "skip-execution"      # nbclient's tag for cells it must not run
+ERROR_TAG = "raises-exception"   # nbclient's tag for cells whose error is expected
+TIMEOUT = 600                    # seconds per cell
+
+
+def course_notebooks(course: Path | None = None) -> list[Path]:
+    course = course or paths.COURSE
+    return [p for p in sorted(course.glob("*/*.ipynb")) if ".ipynb_checkpoints" not in p.parts]
+
+
+def page_name(notebook: Path) -> str:
+    """The page's Sphinx name, which is also its path in the repository: course/<folder>/<file>."""
+    return f"course/{notebook.parent.name}/{notebook.stem}"
+
+
+def binder_url(notebook: Path) -> str:
+    return (f"https://mybinder.org/v2/gh/{REPOSITORY}/{BRANCH}"
+            f"?urlpath=lab/tree/course/{notebook.parent.name}/{notebook.name}")
+
+
+def is_selfcheck(cell) -> bool:
+    return cell.cell_type == "code" and "grade_this_notebook(" in cell.source
+
+
+def _names(source: str) -> tuple[set[str], set[str]]:
+    """The top-level names a cell defines, and every name it reads."""
+    tree = ast.parse(source)
+    defined, used = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (defined if isinstance(node.ctx, ast.Store) else used).add(node.id)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+    ignore = {"_"}
+    return defined - ignore, used - ignore
+
+
+def needs_answers(nb: nbformat.NotebookNode) -> set[int]:
+    """Indices of the demonstration cells that use an answer, directly or through what an earlier such
+    cell defined: without the learner's answers they cannot run."""
+    tainted: set[str] = set()
+    found = set()
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or is_selfcheck(cell):
+            continue
+        defined, used = _names(cell.source)
+        if notebooks.role(cell) == "answer":
+            tainted |= defined
+        elif notebooks.role(cell) == "other":
+            if (used - defined) & tainted:   # a name this cell reads but does not set itself
+                found.add(index)
+                tainted |= defined
+            else:
+                tainted -= defined           # set again by a cell that runs without the answers
+    return found
+
+
+def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Tag each code cell for execution by its role (see the module's docstring)."""
+    nb = nbformat.from_dict(nb)
+    dependent = needs_answers(nb)
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        tags = [t for t in cell.metadata.get("tags", []) if t not in (SKIP_TAG, ERROR_TAG)]
+        if is_selfcheck(cell):
+            tags.append(SKIP_TAG)
+        elif notebooks.role(cell) in ("answer", "test") or index in dependent:
+            tags.append(ERROR_TAG)
+        cell.metadata["tags"] = tags
+    return nb
+
+
+def finish(nb: nbformat.NotebookNode, notebook: Path) -> nbformat.NotebookNode:
+    """After execution: answer cells back to how they are handed out, our tags removed, a Binder link."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if notebooks.role(cell) == "answer" or is_selfcheck(cell):
+            cell.outputs, cell.execution_count = [], None
+        tags = [t for t in cell.metadata.get("tags", []) if t not in (SKIP_TAG, ERROR_TAG)]
+        if tags:
+            cell.metadata["tags"] = tags
+        else:
+            cell.metadata.pop("tags", None)
+    link = (f"**[Open this notebook on Binder]({binder_url(notebook)})**: JupyterLab in your browser, "
+            "nothing to install.")
+    first = nb.cells[0]
+    if first.cell_type == "markdown" and first.source.startswith("# "):
+        title, _, rest = first.source.partition("\n")
+        first.source = f"{title}\n\n{link}\n{rest}"
+    else:
+        nb.cells.insert(0, nbformat.v4.new_markdown_cell(link))
+    return nb
+
+
+def cache_key(notebook: Path) -> str:
+    """What an executed copy depends on: the notebook, the package its cells import, the PyTorch version."""
+    import torch
+
+    digest = hashlib.sha256(notebook.read_bytes())
+    for path in sorted((paths.ROOT / "autograder").rglob("*.py")):
+        digest.update(path.relative_to(paths.ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    digest.update(torch.__version__.encode())
+    return digest.hexdigest()
+
+
+def execute(notebook: Path, target: Path, force: bool = False) -> tuple[str, float]:
+    """Write the executed page of one course notebook to target; reuse it if nothing it depends on changed."""
+    from nbclient import NotebookClient
+
+    key = cache_key(notebook)
+    if not force and target.exists():
+        old = nbformat.read(target, as_version=4)
+        if old.metadata.get("course_site", {}).get("key") == key:
+            return "cached", 0.0
+    nb = prepare(nbformat.read(notebook, as_version=4))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    # Run in the page's own folder, as a learner runs the notebook in its folder.
+    client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", skip_cells_with_tag=SKIP_TAG,
+                            resources={"metadata": {"path": str(target.parent)}},
+                            extra_arguments=["--IPKernelApp.log_level=ERROR", "--HistoryManager.enabled=False"])
+    client.execute()
+    seconds = time.monotonic() - start
+    nb = finish(nb, notebook)
+    nb.metadata["course_site"] = {"key": key}
+    tmp = target.with_suffix(".tmp")
+    nbformat.write(nb, tmp)
+    tmp.replace(target)
+    return "executed", seconds
+
+
+def readme_parts(readme: Path | None = None) -> tuple[str, str]:
+    """README's title and first paragraph, and the course table under "## The course"."""
+    text = (readme or paths.ROOT / "README.md").read_text(encoding="utf-8")
+    intro = text.split("\n\n")[:2]
+    if not intro or not intro[0].startswith("# "):
+        raise ValueError("README.md must open with its title and a paragraph")
+    section = re.search(r"^## The course\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    if not section:
+        raise ValueError('README.md has no "## The course" section')
+    table = "\n".join(line for line in section.group(1).splitlines() if line.startswith("|"))
+    if not table:
+        raise ValueError('README.md\'s "## The course" section has no table')
+    return "\n\n".join(intro), table
+
+
+def write_book(pages: list[str], book: Path = BOOK) -> None:
+    """_config.yml, _toc.yml and index.md into the book's folder (the executed notebooks go there too)."""
+    book.mkdir(parents=True, exist_ok=True)
+    shutil.copy(SITE_SOURCES / "_config.yml", book / "_config.yml")
+    toc = ["# Generated by autograder.site from the notebooks in course/: do not edit.",
+           "format: jb-book", "root: index", "chapters:"]
+    toc += [f"  - file: {page}" for page in pages]
+    (book / "_toc.yml").write_text("\n".join(toc) + "\n")
+    intro, table = readme_parts()
+    template = (SITE_SOURCES / "index.md").read_text(encoding="utf-8")
+    template = re.sub(r"\A<!--.*?-->\n", "", template, flags=re.S)
+    (book / "index.md").write_text(template.replace("{{ README_INTRO }}", intro)
+                                   .replace("{{ README_COURSE_TABLE }}", table))
+
+
+def build(force: bool = False, workers: int = 2, quiet: bool = False) -> Path:
+    """Execute the course notebooks (2 at a time) and build the HTML. Returns the HTML folder."""
+    say = (lambda *a: None) if quiet else (lambda *a: print(*a, flush=True))
+    sources = course_notebooks()
+    if not sources:
+        raise SystemExit("no notebooks in course/: run `make release` first")
+    pages = [page_name(p) for p in sources]
+    # Pages of notebooks no longer in course/ must not linger in the book.
+    if (BOOK / "course").exists():
+        keep = {BOOK / f"{page}.ipynb" for page in pages}
+        for stale in (BOOK / "course").rglob("*.ipynb"):
+            if stale not in keep:
+                stale.unlink()
+    start = time.monotonic()
+
+    def run(source: Path):
+        return source, *execute(source, BOOK / f"{page_name(source)}.ipynb", force=force)
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for source, how, seconds in pool.map(run, sources):
+            say(f"  {source.name:40} {how}" + (f" in {seconds:.1f} s" if how == "executed" else ""))
+    say(f"notebooks ready in {time.monotonic() - start:.1f} s")
+    write_book(pages)
+    if HTML.exists():
+        shutil.rmtree(HTML)
+    sphinx_start = time.monotonic()
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    if not jupyter_book.exists():
+        raise SystemExit("jupyter-book is not installed: `make site` installs it (pip install -e '.[site]')")
+    command = [str(jupyter_book), "build", str(BOOK), "--path-output", str(BUILD), "--builder", "html",
+               "--all", "--warningiserror", "--keep-going"]
+    if quiet:
+        command.append("--quiet")
+    result = subprocess.run(command, env=dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1"))
+    if result.returncode != 0:
+        raise SystemExit(f"the site did not build (jupyter-book exit code {result.returncode}); "
+                         "every warning counts as an error")
+    say(f"HTML built in {time.monotonic() - sphinx_start:.1f} s: {HTML / 'index.html'}")
+    return HTML
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.site", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--force", action="store_true", help="re-execute every notebook, even unchanged ones")
+    parser.add_argument("--workers", type=int, default=2, help="notebooks executed at a time (default 2)")
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args(argv)
+    start = time.monotonic()
+    build(force=args.force, workers=args.workers, quiet=args.quiet)
+    if not args.quiet:
+        print(f"site built in {time.monotonic() - start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,253 @@
+"""The course site (`make site`): a page per course notebook with its figures and its Binder link, the
+home page's course table from README.md, and nothing from solutions/ (answers or hidden tests).
+
+The build takes a minute or two and needs Jupyter Book (`pip install -e '.[site]'`): `make test-site`
+runs these tests (SITE_TESTS=1); `make test` skips the ones that build. The build runs once per session.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from helpers import PY, ROOT
+
+from autograder import notebooks, site
+
+pytestmark = pytest.mark.site
+
+needs_build = pytest.mark.skipif(os.environ.get("SITE_TESTS") != "1",
+                                 reason="site test: run with `make test-site`")
+
+COURSE = sorted(p for p in (ROOT / "course").glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+SOLUTIONS = sorted(p for p in (ROOT / "solutions").glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+HTML = ROOT / ".site" / "_build" / "html"
+BOOK = ROOT / ".site" / "book"
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/svg+xml", "image/gif")
+WIDGET = "application/vnd.jupyter.widget-view+json"
+TEXT_SUFFIXES = {".html", ".js", ".json", ".ipynb", ".txt", ".md", ".css", ".yml", ".xml"}
+
+
+# -- helpers -----------------------------------------------------------------------------------------
+
+class _Page(HTMLParser):
+    """A page's text as a reader sees it (code spans joined back into lines), its links and images."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.text, self.links, self.images = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+        if tag == "img":
+            self.images.append(attrs.get("src", ""))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse(path: Path) -> _Page:
+    page = _Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    page.text = "".join(page.text)
+    return page
+
+
+def squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def page_of(notebook: Path) -> Path:
+    return HTML / "course" / notebook.parent.name / f"{notebook.stem}.html"
+
+
+def binder_url_from_readme(notebook: Path) -> str:
+    """README's Binder badge, pointed at this notebook."""
+    badge = re.search(r"\]\((https://mybinder\.org/v2/gh/[^)?]+)\?urlpath=lab/tree/course/[^)]+\)",
+                      (ROOT / "README.md").read_text())
+    assert badge, "README.md has no Binder badge"
+    return f"{badge.group(1)}?urlpath=lab/tree/course/{notebook.parent.name}/{notebook.name}"
+
+
+def between(source: str, begin: str, end: str) -> list[str]:
+    return re.findall(rf"^[ \t]*### {begin}[^\n]*\n(.*?)^[ \t]*### {end}", source, re.M | re.S)
+
+
+def secret_lines() -> dict[str, set[str]]:
+    """Per solutions notebook: the distinctive lines of its answers and hidden tests, that is, every
+    line of at least 12 characters between the markers that the released course does not contain."""
+    released = "\n".join(c.source for p in COURSE for c in nbformat.read(p, as_version=4).cells)
+    released = squash(released) + "\n" + squash(released.replace("`", ""))   # as code and as rendered text
+    found = {}
+    for path in SOLUTIONS:
+        nb = nbformat.read(path, as_version=4)
+        blocks = []
+        for cell in nb.cells:
+            blocks += between(cell.source, "BEGIN SOLUTION", "END SOLUTION")
+            blocks += between(cell.source, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+        lines = {squash(line) for block in blocks for line in block.splitlines()}
+        found[path.stem] = {line for line in lines if len(line) >= 12 and line not in released}
+    return found
+
+
+def site_texts() -> dict[Path, str]:
+    """Every text file of the built site: a page's raw HTML and its text as read, other files as they are."""
+    texts = {}
+    for path in sorted(HTML.rglob("*")):
+        if not path.is_file() or path.suffix not in TEXT_SUFFIXES:
+            continue
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix == ".html":
+            raw += "\n" + parse(path).text
+        texts[path] = squash(raw)
+    return texts
+
+
+# -- what needs no build -------------------------------------------------------------------------------
+
+def test_the_course_has_notebooks_and_solutions():
+    assert len(COURSE) == len(SOLUTIONS) >= 12
+    assert [p.name for p in COURSE] == [p.name for p in SOLUTIONS]
+
+
+def test_home_page_table_is_readmes_course_table():
+    intro, table = site.readme_parts()
+    assert intro.startswith("# ")
+    rows = [line for line in table.splitlines() if re.match(r"\| \d\d \|", line)]
+    assert len(rows) == len(COURSE)
+    for row, notebook in zip(rows, COURSE):
+        assert f"(course/{notebook.parent.name}/{notebook.name})" in row
+
+
+def test_table_of_contents_lists_every_course_notebook_in_order(tmp_path):
+    site.write_book([site.page_name(p) for p in site.course_notebooks()], book=tmp_path)
+    toc = (tmp_path / "_toc.yml").read_text()
+    files = re.findall(r"^\s*- file: (\S+)$", toc, re.M)
+    assert files == [f"course/{p.parent.name}/{p.stem}" for p in COURSE]
+    index = (tmp_path / "index.md").read_text()
+    assert "{{" not in index and "| 00 |" in index
+
+
+def test_demonstrations_that_use_an_answer_are_found():
+    nb = nbformat.v4.new_notebook()
+    answer = nbformat.v4.new_code_cell("class Square:\n    pass\n# YOUR CODE HERE\nraise NotImplementedError()")
+    answer.metadata["nbgrader"] = {"solution": True, "grade": False, "grade_id": "answer_Square"}
+    nb.cells = [
+        nbformat.v4.new_code_cell("import torch\nx = torch.ones(3)"),
+        answer,
+        nbformat.v4.new_code_cell("y = Square.apply(x)"),           # uses the answer
+        nbformat.v4.new_code_cell("print(y * 2)"),                  # uses what that cell made
+        nbformat.v4.new_code_cell("y = x + 1\nprint(y)"),            # sets y again without the answer
+        nbformat.v4.new_code_cell("print(y)"),                       # so this one runs
+    ]
+    assert site.needs_answers(nb) == {2, 3}
+    tags = [c.metadata.get("tags", []) for c in site.prepare(nb).cells]
+    assert tags == [[], ["raises-exception"], ["raises-exception"], ["raises-exception"], [], []]
+
+
+# -- the built site ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def built():
+    """Build the site once per test session (unchanged notebooks are not re-executed)."""
+    start = time.monotonic()
+    run = subprocess.run([PY, "-m", "autograder.site"], cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    output = run.stdout + run.stderr
+    assert run.returncode == 0, output[-5000:]   # the build treats every warning as an error
+    assert "build succeeded" in output
+    print(f"site built in {time.monotonic() - start:.0f} s")
+    return HTML
+
+
+@needs_build
+def test_every_course_notebook_has_a_page(built):
+    home = parse(built / "index.html")
+    for notebook in COURSE:
+        page = page_of(notebook)
+        assert page.exists(), f"no page for {notebook.relative_to(ROOT)}"
+        title = squash(nbformat.read(notebook, as_version=4).cells[0].source.splitlines()[0].lstrip("# "))
+        assert squash(title.replace("`", "")) in squash(parse(page).text)
+        assert f"course/{notebook.parent.name}/{notebook.stem}.html" in home.links
+    assert not list(built.rglob("*solutions*")), "a page or file from solutions/"
+
+
+@needs_build
+def test_every_page_links_to_its_notebook_on_binder(built):
+    for notebook in COURSE:
+        url = binder_url_from_readme(notebook)
+        links = parse(page_of(notebook)).links
+        assert url in links, f"{page_of(notebook).name}: no link to {url}"
+
+
+@needs_build
+def test_every_figure_a_demonstration_draws_is_on_its_page(built):
+    drawn_in_total = 0
+    for notebook in COURSE:
+        executed = nbformat.read(BOOK / "course" / notebook.parent.name / notebook.name, as_version=4)
+        demos = [c for c in executed.cells if c.cell_type == "code" and notebooks.role(c) == "other"]
+        drawn = sum(1 for c in demos for o in c.outputs if any(t in o.get("data", {}) for t in IMAGE_TYPES))
+        # A demonstration that shows a figure and runs without the learner's answers has drawn it (a
+        # figure inside a widget is drawn by the widget, where widgets render; its notebook draws it
+        # statically too).
+        needs = site.needs_answers(executed)
+        for index, cell in enumerate(executed.cells):
+            widget = any(WIDGET in o.get("data", {}) for o in cell.get("outputs", []))
+            if cell in demos and index not in needs and "plt.show()" in cell.source and not widget:
+                assert any(t in o.get("data", {}) for o in cell.outputs for t in IMAGE_TYPES), \
+                    f"{notebook.name}: {notebooks.nbgrader_meta(cell).get('grade_id')} drew no figure"
+        shown = [src for src in parse(page_of(notebook)).images if "_images/" in src]
+        assert len(shown) == drawn, f"{notebook.name}: {drawn} figures drawn, {len(shown)} on the page"
+        for src in shown:
+            assert (page_of(notebook).parent / src).resolve().is_file(), src
+        drawn_in_total += drawn
+    assert drawn_in_total >= len(COURSE) // 2
+
+
+@needs_build
+def test_visible_tests_show_their_error_and_the_self_check_does_not_run(built):
+    for notebook in COURSE:
+        executed = nbformat.read(BOOK / "course" / notebook.parent.name / notebook.name, as_version=4)
+        tests = [c for c in executed.cells if notebooks.role(c) == "test" and "check." in c.source]
+        errors = [c for c in tests if any(o.output_type == "error" for o in c.outputs)]
+        assert errors, f"{notebook.name}: no visible test shows the error a learner sees before answering"
+        for cell in executed.cells:
+            if notebooks.role(cell) == "answer" or "grade_this_notebook(" in cell.source:
+                assert not cell.outputs and cell.execution_count is None
+    assert not (BOOK / ".grading").exists()
+
+
+@needs_build
+def test_no_solution_or_hidden_test_is_on_the_site(built):
+    texts = site_texts()
+    assert any(p.suffix == ".html" for p in texts)
+    for path, text in texts.items():
+        for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
+            assert marker not in text, f"{path.relative_to(HTML)}: {marker}"
+    secrets = secret_lines()
+    assert sum(len(lines) for lines in secrets.values()) >= 50, "too few distinctive solution lines to check"
+    everything = "\n".join(texts.values())
+    for name, lines in secrets.items():
+        assert lines, f"{name}: no distinctive solution line"
+        leaked = sorted(line for line in lines if line in everything)
+        assert not leaked, f"{name}: solution or hidden-test lines on the site: {leaked[:5]}"
+
+
+@needs_build
+def test_the_search_can_see_code(built):
+    """The leak check reads pages as text: a line of each page's own demonstration code is found."""
+    texts = site_texts()
+    for notebook in COURSE:
+        nb = nbformat.read(notebook, as_version=4)
+        demo = next(c for c in nb.cells if c.cell_type == "code" and notebooks.role(c) == "other"
+                    and c.source.startswith("# Demonstration"))
+        line = next(squash(l) for l in demo.source.splitlines()[1:] if len(l.strip()) >= 12)
+        assert line in texts[page_of(notebook)], f"{notebook.name}: {line!r} not found on its page"
