@@ -41,6 +41,7 @@ SITE_SOURCES = paths.ROOT / "docs" / "site"     # _config.yml and the home page'
 BUILD = paths.ROOT / ".site"                    # git-ignored: the book's sources and its HTML
 BOOK = BUILD / "book"
 HTML = BUILD / "_build" / "html"
+LOGS = BUILD / "logs"
 
 REPOSITORY = "custom-autograd-course/custom-autograd-functions"
 BRANCH = "main"
@@ -170,7 +171,10 @@ def execute(notebook: Path, target: Path, force: bool = False) -> tuple[str, flo
     client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", skip_cells_with_tag=SKIP_TAG,
                             resources={"metadata": {"path": str(target.parent)}},
                             extra_arguments=["--IPKernelApp.log_level=ERROR", "--HistoryManager.enabled=False"])
-    client.execute()
+    # What the kernel process itself prints (not a cell's output: e.g. PyTorch's C++ warnings) goes to a log.
+    LOGS.mkdir(parents=True, exist_ok=True)
+    with open(LOGS / f"{notebook.stem}.kernel.log", "w") as log:
+        client.execute(stdout=log, stderr=log)
     seconds = time.monotonic() - start
     nb = finish(nb, notebook)
     nb.metadata["course_site"] = {"key": key}
