@@ -140,6 +140,10 @@ def numgrad_untouched(numerical_grad) -> None:
     del result
 
 
+def _sin(t):
+    return torch.sin(t)
+
+
 def numgrad_dtype(numerical_grad) -> None:
     """Hidden: the estimate has x's dtype and shape (float32 in, float32 out; a 0-d x gives a 0-d result)."""
     _require_callable(numerical_grad, NG)
@@ -148,7 +152,7 @@ def numgrad_dtype(numerical_grad) -> None:
     if not bool(c._allclose(result, 3 * x ** 2, rtol=0, atol=1e-2)):
         _diagnose(result, 3 * x ** 2, f"{NG} on a float32 input with eps = 1e-2", 1e-2)
     x0 = torch.tensor(0.8, dtype=torch.float64)
-    result = _numgrad(numerical_grad, lambda t: torch.sin(t), x0)
+    result = _numgrad(numerical_grad, _sin, x0)
     c.require_close(result, torch.cos(x0), f"{NG} of sin at a 0-d x", "wrong-estimate", rtol=1e-6, atol=1e-6)
 
 

@@ -21,7 +21,7 @@ import warnings
 
 import torch
 
-from autograder.sandbox import cells, codec, confine
+from autograder.sandbox import cells, codec, confine, integrity
 from autograder.sandbox.channel import Channel, ChannelClosed, recv_fd, send_fd
 
 OBJECTS: dict = {}      # handle id -> object
@@ -242,6 +242,8 @@ OPERATIONS = {"call": op_call, "vjp": op_vjp, "probe": op_probe, "getattr": op_g
 
 def serve(channel: Channel) -> None:
     """One test's requests, until the judge says `end` or closes the channel."""
+    from autograder.checks.common import Mistake
+
     while True:
         try:
             header, buffers = channel.recv()
@@ -254,6 +256,15 @@ def serve(channel: Channel) -> None:
                 os._exit(0)  # `end`, or nothing we know
             value, same = OPERATIONS[message["op"]](message, created)
         except BaseException as error:  # noqa: BLE001 - the learner's failure is the judge's to read
+            header, buffers = codec.encode({"error": _error(error)})
+            channel.send(header, buffers)
+            continue
+        tampered = integrity.changed()
+        if tampered:
+            shown = ", ".join(tampered[:5]) + (" ..." if len(tampered) > 5 else "")
+            error = Mistake("tampering", f"your code replaced or removed objects PyTorch or the grader rely on "
+                                         f"({shown}). Tests do not run on a modified PyTorch, NumPy or Python; "
+                                         "remove that code.")
             header, buffers = codec.encode({"error": _error(error)})
             channel.send(header, buffers)
             continue
@@ -308,6 +319,7 @@ def template_main(control: socket.socket, job: dict, workdir: str, read_roots: l
     import autograder.checks.common as common
 
     common.set_base_seed(job["seed"])
+    integrity.record()
     start = time.perf_counter()
     names, failures = run_cells(job["cells"])
     report = {"op": "ready", "failures": failures, "output": out.value()[-4000:],

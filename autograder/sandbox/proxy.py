@@ -129,6 +129,7 @@ class Link:
             if type(same) is list and len(same) == 2 and type(same[1]) is int:
                 pool = args if same[0] == "arg" else decoded if same[0] == "out" else None
                 if pool is not None and 0 <= same[1] < len(pool):
+                    decoded.append(pool[same[1]])  # "out" numbers every output, ours included (see op_call)
                     return pool[same[1]]
             _remember(t, node)
             decoded.append(t)
@@ -181,7 +182,12 @@ class Link:
         for key, value in changed.items() if type(changed) is dict else ():
             i = int(key)
             if 0 <= i < len(tensors) and isinstance(value, torch.Tensor) and value.shape == tensors[i].shape:
-                tensors[i].data = value.to(tensors[i].dtype)  # the learner's x.data.zero_() happened here too
+                # The learner's x.data.zero_() happened here too, in x's own storage: views of x (gradcheck
+                # perturbs and restores an input through one) see the change, as in one process.
+                try:
+                    tensors[i].data.copy_(value)
+                except RuntimeError:  # x cannot be written in place (an expanded tensor): replace its data
+                    tensors[i].data = value.to(tensors[i].dtype)
         for state in result.get("ctx", []) or []:
             if type(state) is codec.CtxState:
                 for key, (k, ctx) in self._ctx_keys.items():

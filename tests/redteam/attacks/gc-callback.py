@@ -1,0 +1,4 @@
+# base: wrong
+import gc
+gc.callbacks.append(lambda phase, info: None)
+{WRONG}

@@ -1,0 +1,5 @@
+# base: wrong
+# says: not allowed
+import subprocess
+subprocess.run(['cp', '-r', '{solutions}', '.'])
+{WRONG}

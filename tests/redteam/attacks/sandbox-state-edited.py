@@ -1,0 +1,12 @@
+# base: wrong
+import autograder.sandbox as sb, autograder.checks.common as c
+try:
+    sb._VOLATILE.add('fail')
+except AttributeError:
+    pass
+try:
+    sb._BASELINE['torch'] = {}
+except TypeError:
+    pass
+c.fail = lambda *a, **k: None
+{WRONG}

@@ -1,0 +1,4 @@
+# base: wrong
+ip = get_ipython()
+ip.showtraceback = lambda *a, **k: None
+{WRONG}

@@ -1,0 +1,5 @@
+# base: wrong
+# says: thread
+import threading
+threading.Thread(target=print).start()
+{WRONG}
