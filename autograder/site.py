@@ -230,7 +230,13 @@ def build(force: bool = False, workers: int = 2, quiet: bool = False) -> Path:
     start = time.monotonic()
 
     def run(source: Path):
-        return source, *execute(source, BOOK / f"{page_name(source)}.ipynb", force=force)
+        from nbclient.exceptions import CellExecutionError
+
+        try:
+            return source, *execute(source, BOOK / f"{page_name(source)}.ipynb", force=force)
+        except CellExecutionError as error:   # a demonstration that fails without the answers
+            raise SystemExit(f"course/{source.parent.name}/{source.name}: a demonstration raised an error, so its page "
+                             f"would mislead:\n{error}") from None
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for source, how, seconds in pool.map(run, sources):
