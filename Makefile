@@ -4,13 +4,15 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test test-browser test-postgres lab release bench site test-site clean help
+.PHONY: setup demo test test-fast test-browser test-postgres test-classroom lab release bench site test-site clean help
 
 help:
 	@echo "make demo          release the course, grade a sample class, print grades, write feedback"
 	@echo "make test          run the test suite"
+	@echo "make test-fast     the checks alone: reference answers and zoo, in-process (under a minute)"
 	@echo "make lab           open JupyterLab on course/"
 	@echo "make test-browser  run every notebook in JupyterLab in headless Chromium"
+	@echo "make test-classroom  the nbgrader course flow on a real JupyterHub with Linux accounts (as root)"
 	@echo "make test-postgres the gradebook on a real PostgreSQL server (installs Debian's postgresql if missing)"
 	@echo "make release       regenerate course/ from solutions/"
 	@echo "make bench         time plain nbgrader against our grader on a synthetic class (BENCH_ARGS=...)"
@@ -31,6 +33,10 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadgroup -q
 
+# Every check against the reference answers and every zoo entry, in one process, no sandbox (under a minute).
+test-fast: $(STAMP)
+	$(PY) -m pytest tests/test_fast.py -n 2 -q
+
 test-browser: $(STAMP)
 	bash tests/browser/install-chromium.sh
 	BROWSER_TESTS=1 $(PY) -m pytest tests/browser -q -m browser -p no:xdist
@@ -38,6 +44,19 @@ test-browser: $(STAMP)
 test-postgres: $(STAMP)
 	bash tests/install-postgresql.sh
 	$(PY) -m pytest tests/test_postgres.py -q -m postgres -p no:xdist
+
+# The whole nbgrader course flow on a real JupyterHub: it creates (and removes) Linux accounts, so it runs as
+# root. Installs the classroom extra, Chromium (apt) and configurable-http-proxy (npm, into .classroom/).
+CLASSROOM_STAMP := $(VENV)/.installed-classroom
+
+$(CLASSROOM_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install --quiet -e '.[test,classroom]'
+	touch $(CLASSROOM_STAMP)
+
+test-classroom: $(CLASSROOM_STAMP)
+	bash tests/browser/install-chromium.sh
+	bash tests/classroom_hub/install.sh
+	CLASSROOM_TESTS=1 $(PY) -m pytest tests/classroom_hub -q -m classroom -p no:xdist
 
 # Jupyter refuses to run as root unless told (containers and CI machines often are root).
 lab: $(STAMP)

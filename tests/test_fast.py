@@ -1,0 +1,57 @@
+"""The fast tier (`make test-fast`): every check against the reference answers and every zoo entry, in this
+process, without the sandbox. It proves the checks themselves (a reference passes, each wrong answer loses
+points with the feedback that names it) in well under a minute; the sandboxed path is proven separately by
+one smoke test per notebook (tests/test_zoo.py) and the red-team and fault suites."""
+
+from __future__ import annotations
+
+import builtins
+
+import pytest
+
+from autograder import grading, notebooks, samples
+from autograder.checks import common
+from autograder.sandbox import cells
+
+pytestmark = pytest.mark.fast
+
+SOURCES = {s.assignment: s for s in notebooks.sources()}
+EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for g in s.grade_ids("answer")}
+ENTRIES = samples.zoo()
+
+
+def run_in_process(before: list, tests: list) -> list:
+    """(grade_id, Outcome) for each test: setup and answer cells, then the test, in a fresh namespace."""
+    common.attach_learner(None)
+    results = []
+    for grade_id, _, source in tests:
+        namespace = {"__name__": "__main__", "__builtins__": builtins.__dict__, "get_ipython": cells.NoIPython}
+        for label, text in before:
+            cells.run(cells.compile_cell(text, label), namespace, label)
+        common.set_base_seed(7)
+        outcome = cells.run(cells.compile_cell(source, grade_id, ipython=False), namespace, grade_id, is_test=True)
+        results.append((grade_id, outcome or cells.Outcome("passed")))
+    return results
+
+
+def cells_about(source, exercise):
+    _, tests = grading.plan(source, None)
+    return [t for t in tests if t[0].startswith(f"test_{exercise}_")] or tests
+
+
+@pytest.mark.parametrize("assignment", sorted(SOURCES))
+def test_reference_passes_every_check(assignment):
+    before, tests = grading.plan(SOURCES[assignment], None)
+    failing = [(g, o.feedback) for g, o in run_in_process(before, tests) if o.status != "passed"]
+    assert not failing
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[f"{e.exercise}/{e.name}" for e in ENTRIES])
+def test_zoo_entry_loses_points_with_named_feedback(entry):
+    source = EXERCISE_TO_SOURCE[entry.exercise]
+    _, nb = samples.student_notebook(source.assignment, {entry.exercise: entry.source})
+    before, _ = grading.plan(source, nb)
+    lost = [o for _, o in run_in_process(before, cells_about(source, entry.exercise)) if o.status != "passed"]
+    assert lost, f"{entry.path.name} ({entry.mistake}) passed every check"
+    feedback = " | ".join(o.feedback for o in lost)
+    assert entry.feedback.lower() in feedback.lower(), feedback
