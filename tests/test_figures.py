@@ -67,3 +67,57 @@ def test_broadcast_explorer_is_a_widget():
     explorer = figures.broadcast_explorer(a="(2, 3)", b="(3,)")
     assert isinstance(explorer, widgets.interactive)
     assert [child.value for child in explorer.children[:2]] == ["(2, 3)", "(3,)"]
+
+
+# ------------------------------------------------------------------ notebook 00's practice quiz (widgets.py)
+
+def test_practice_scenarios_are_not_the_graded_ones():
+    from autograder import widgets
+    from autograder.checks import decisions
+
+    assert not set(widgets.PRACTICE) & set(decisions.SCENARIOS)
+    graded_texts = [text for text, _, _ in decisions.SCENARIOS.values()]
+    for text, right, _ in widgets.PRACTICE.values():
+        assert text not in graded_texts and right in decisions.LABELS
+    assert {right for _, right, _ in widgets.PRACTICE.values()} == set(decisions.LABELS)   # every label practised
+
+
+def test_practice_feedback():
+    from autograder import widgets
+    from autograder.checks import decisions
+
+    for key, (_, right, _) in widgets.PRACTICE.items():
+        assert widgets.explain_practice(key, right).startswith(f"Right: {right}.")
+        assert widgets.explain_practice(key, f" '{right.upper()}' ").startswith("Right")
+        for label in decisions.LABELS:
+            if label != right:
+                assert widgets.explain_practice(key, label).startswith(f"Not {label}: the better choice is {right}.")
+        assert "is not one of the labels" in widgets.explain_practice(key, "maybe")
+
+
+def test_practice_quiz_shows_every_scenario(capsys):
+    pytest.importorskip("ipywidgets")
+    from autograder import widgets
+
+    widgets.decision_practice()
+    printed = capsys.readouterr().out
+    assert all(f"{n}. {key}" in printed for n, key in enumerate(widgets.PRACTICE, start=1))
+
+
+def test_the_facts_behind_the_practice_scenarios():
+    import torch.nn.functional as F
+
+    x = torch.randn(5, requires_grad=True)                       # sorted_pooling: sort values are differentiable
+    values, indices = torch.sort(x)
+    (values * torch.arange(5.0)).sum().backward()
+    assert torch.equal(x.grad[indices], torch.arange(5.0))
+    p = torch.full((4,), 0.3, requires_grad=True)                # stochastic_binary_units: zero gradient
+    torch.bernoulli(p).sum().backward()
+    assert torch.equal(p.grad, torch.zeros(4))
+    z = torch.tensor([200.0])                                    # softplus_overflow
+    assert torch.isinf(torch.log(1 + torch.exp(z))) and torch.isclose(F.softplus(z), z)
+    a = torch.eye(3, dtype=torch.float64, requires_grad=True)    # matrix_sqrt: nan at equal eigenvalues
+    eigenvalues, vectors = torch.linalg.eigh(a)
+    (vectors @ torch.diag(eigenvalues.sqrt()) @ vectors.T).sum().backward()
+    assert torch.isnan(a.grad).all()
+    assert not hasattr(torch.linalg, "sqrtm")                    # no built-in matrix square root
