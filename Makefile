@@ -43,10 +43,11 @@ test-browser: $(STAMP)
 
 test-postgres: $(STAMP)
 	bash tests/install-postgresql.sh
-	$(PY) -m pytest tests/test_postgres.py -q -m postgres -p no:xdist
+	$(PY) -m pytest tests/test_postgres.py -q -m postgres
 
 # The whole nbgrader course flow on a real JupyterHub: it creates (and removes) Linux accounts, so it runs as
-# root. Installs the classroom extra, Chromium (apt) and configurable-http-proxy (npm, into .classroom/).
+# root. Installs the classroom extra, Chromium and PostgreSQL (apt, for the gradebook) and
+# configurable-http-proxy (npm, into .classroom/). CLASSROOM_GRADEBOOK=sqlite grades into SQLite instead.
 CLASSROOM_STAMP := $(VENV)/.installed-classroom
 
 $(CLASSROOM_STAMP): $(STAMP) pyproject.toml
@@ -55,6 +56,7 @@ $(CLASSROOM_STAMP): $(STAMP) pyproject.toml
 
 test-classroom: $(CLASSROOM_STAMP)
 	bash tests/browser/install-chromium.sh
+	bash tests/install-postgresql.sh
 	bash tests/classroom_hub/install.sh
 	CLASSROOM_TESTS=1 $(PY) -m pytest tests/classroom_hub -q -m classroom -p no:xdist
 
