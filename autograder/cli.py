@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 import json
 import sys
 import time
@@ -51,6 +52,8 @@ def format_report(report: dict) -> str:
         lines.append(f"  {mark:<7} {c['grade_id']:<{width}}  {c['points']:g}/{c['max_points']:g}")
         if c["status"] != "passed":
             lines.append(f"          {c['feedback']}")
+    for note in report.get("notes", []):
+        lines += ["", "  NOTE    " + textwrap.fill(note, 100, subsequent_indent="          ")]
     lines += ["", f"  score: {report['score']:g} / {report['max_score']:g}"]
     return "\n".join(lines)
 

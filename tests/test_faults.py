@@ -234,3 +234,18 @@ def test_zygote_leaves_when_its_grader_dies(tmp_path):
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def test_answer_cell_that_raises_after_defining_its_names_is_noted(faults_sandbox):
+    """A leftover try-out line that raises: every test passes, and the report still says so."""
+    report, _ = grade(faults_sandbox, SQUARE + "\nSquare.apply(torch.ones(2), 'oops')\n",
+                      limits=Limits(seconds_per_test=90))
+    assert report.score == report.max_score == 3
+    assert len(report.notes) == 1 and "answer_Square" in report.notes[0] and "TypeError" in report.notes[0]
+
+
+def test_infinite_loop_in_the_answers_costs_one_time_limit_per_notebook(faults_sandbox):
+    """The answers run once: a loop there ends every test at once, not one time limit per test."""
+    report, seconds = grade(faults_sandbox, "while True:\n    pass\n" + SQUARE, limits=Limits(seconds_per_test=5))
+    assert [c.status for c in report.cells] == ["timeout"] * 3
+    assert seconds < 5 + SLACK and "answer cells" in report.cells[0].feedback
