@@ -130,3 +130,30 @@ def broadcast_explorer(a: str = "(4, 1, 3)", b: str = "(2, 1)", choices=SHAPE_CH
     return widgets.interactive(explore,
                                a=widgets.Dropdown(options=list(choices), value=a, description="shape of a"),
                                b=widgets.Dropdown(options=list(choices), value=b, description="shape of b"))
+
+
+def show_error_curves(title, scales, curves: dict, floor: float = 1e-10, broken: float = 10.0, show: bool = True):
+    """Notebook 11: error of a value (left) and of its gradient (right) against the magnitude of the entries.
+
+    `curves` maps a label to (value_errors, grad_errors), one number per scale, where errors below `floor` were
+    recorded as `floor` and inf / nan results as `broken` (drawn in a red band). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+    for (label, (value_errors, grad_errors)), style in zip(curves.items(), ["o-", "s-", "x--", "d:"]):
+        size = 9 if style == "o-" else 5
+        axes[0].loglog(scales, value_errors, style, ms=size, label=label)
+        axes[1].loglog(scales, grad_errors, style, ms=size, label=label)
+    for ax, what in zip(axes, ["value: relative error", "gradient: largest absolute error"]):
+        ax.axhspan(broken / 3, broken * 3, color="red", alpha=0.08)
+        ax.text(1.2, broken * 1.4, "inf or nan", color="darkred", fontsize=9)
+        ax.set_title(what, fontsize=11)
+        ax.set_xlabel("magnitude of the entries (scale factor)", fontsize=11)
+        ax.set_ylim(floor / 3, broken * 5)
+    axes[0].set_ylabel("error (vs float64)", fontsize=11)
+    axes[1].legend(fontsize=9, loc="center right")
+    fig.suptitle(title, fontsize=12)
+    fig.tight_layout()
+    if show:
+        plt.show()
+    return fig

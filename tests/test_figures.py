@@ -121,3 +121,12 @@ def test_the_facts_behind_the_practice_scenarios():
     (vectors @ torch.diag(eigenvalues.sqrt()) @ vectors.T).sum().backward()
     assert torch.isnan(a.grad).all()
     assert not hasattr(torch.linalg, "sqrtm")                    # no built-in matrix square root
+
+
+def test_show_error_curves():
+    scales = torch.logspace(0, 2, 3)
+    fig = figures.show_error_curves("t", scales, {"a": ([1e-12, 1e-3, 10.0], [1e-5, 1e-4, 1e-3]),
+                                                  "b": ([1e-6] * 3, [1e-6] * 3)}, show=False)
+    left, right = fig.axes
+    assert [line.get_label() for line in right.get_lines()] == ["a", "b"]
+    assert left.get_ylim()[0] == pytest.approx(1e-10 / 3) and right.get_legend() is not None
