@@ -92,18 +92,16 @@ def run_ours(home: Path, workers: int) -> tuple[float, dict, list[dict]]:
     return seconds, scores, reports
 
 
-# Steps the sandbox times inside each test's process (Outcome.details["phases"]), grouped for reading.
+# Steps the judge times for each test (Outcome.details["phases"]), grouped for reading.
 PHASE_GROUPS = {
-    "isolation (fds, Landlock, seccomp, audit hook)": ("child setup", "landlock", "seccomp", "audit hook"),
-    "setup and answer cells": ("cells",),
-    "integrity checks (before and after the test)": ("snapshot", "changed", "integrity after cells",
-                                                     "integrity after test"),
-    "the test cell (the checks themselves)": ("test setup", "test"),
+    "setup and answer cells (once per notebook, shared by its tests)": ("answers",),
+    "copy of the learner's state and a fresh judge (forks)": ("fork",),
+    "the test cell (the checks themselves, with their requests)": ("check",),
 }
 
 
 def test_breakdown(cells: list[dict]) -> dict[str, float]:
-    """Mean seconds per test in each group of steps; the rest of a test's time is fork, exit, channel."""
+    """Mean seconds per test in each group of steps; the rest of a test's time is exit, channel, clean-up."""
     if not cells:
         return {}
     totals = {label: 0.0 for label in PHASE_GROUPS}
@@ -113,7 +111,7 @@ def test_breakdown(cells: list[dict]) -> dict[str, float]:
             totals[label] += sum(phases.get(name, 0.0) for name in names)
     out = {label: total / len(cells) for label, total in totals.items()}
     whole = sum(c.get("seconds", 0.0) for c in cells) / len(cells)
-    out["fork, exit, result channel, clean-up"] = max(whole - sum(out.values()), 0.0)
+    out["exit, result channel, clean-up"] = max(whole - sum(out.values()), 0.0)
     out["whole test"] = whole
     return out
 
