@@ -15,12 +15,16 @@ from helpers import PY, ROOT  # noqa: F401  (tests import helpers directly: conf
 
 def pytest_collection_modifyitems(config, items):
     # Browser tests need Chromium and take minutes: only `make test-browser` (BROWSER_TESTS=1) runs them.
-    if os.environ.get("BROWSER_TESTS") == "1":
-        return
-    skip = pytest.mark.skip(reason="browser test: run with `make test-browser`")
-    for item in items:
-        if "browser" in item.keywords:
-            item.add_marker(skip)
+    # Classroom tests create Linux accounts and start JupyterHub: only `make test-classroom`
+    # (CLASSROOM_TESTS=1) runs them.
+    for marker, variable, target in (("browser", "BROWSER_TESTS", "test-browser"),
+                                     ("classroom", "CLASSROOM_TESTS", "test-classroom")):
+        if os.environ.get(variable) == "1":
+            continue
+        skip = pytest.mark.skip(reason=f"{marker} test: run with `make {target}`")
+        for item in items:
+            if marker in item.keywords:
+                item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")
