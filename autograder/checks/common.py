@@ -91,6 +91,18 @@ def grad_fn_name(tensor) -> str | None:
     return type(node).__name__ if node is not None else None
 
 
+def same_storage(a, b) -> bool:
+    """Whether two tensors share memory (a detached alias or a view of the other), as the learner's process
+    saw it for tensors it returned."""
+    if _learner is not None:
+        from autograder.sandbox.proxy import facts_of
+
+        fa, fb = facts_of(a), facts_of(b)
+        if fa is not None and fb is not None:
+            return bool(fa["ptr"]) and fa["ptr"] == fb["ptr"]
+    return a.numel() > 0 and b.numel() > 0 and a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
 @probe
 def function_facts(obj) -> dict:
     """What kind of object `obj` is, for require_function (probe: type checks happen where obj lives)."""

@@ -100,7 +100,7 @@ def saves_output(Exp) -> None:
                "and return grad_output * y.")
     if s is y:
         return
-    if isinstance(s, torch.Tensor) and s.numel() and y.numel() and s.data_ptr() == y.data_ptr():
+    if isinstance(s, torch.Tensor) and c.same_storage(s, y):
         c.fail("saves-alias",
                "forward saved a detached alias of the output (y.detach() or a view), not the output itself. "
                "Save the very tensor you return: ctx.save_for_backward(y); autograd then knows it is an "

@@ -110,7 +110,8 @@ def _reply(channel: Channel, value, same: dict | None = None) -> None:
     same = same or {}
 
     def tag(t):
-        facts = {"fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None}
+        facts = {"fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+                 "ptr": t.untyped_storage().data_ptr() if t.numel() else 0}
         if type(t) is not torch.Tensor:
             facts["cls"] = type(t).__name__
         if id(t) in same:
