@@ -10,6 +10,8 @@ The trusted reference is torch.logsumexp, bound when this module is imported.
 
 from __future__ import annotations
 
+import functools
+
 import torch
 
 from autograder.checks import common as c
@@ -19,8 +21,6 @@ _logsumexp = torch.logsumexp
 _softmax = torch.softmax
 _isfinite = torch.isfinite
 _hooks = torch.autograd.graph.saved_tensors_hooks
-_vmap = torch.func.vmap
-_func_grad = torch.func.grad
 _Function = torch.autograd.Function
 _base_setup_context = torch.autograd.Function.setup_context
 _float32 = torch.float32
@@ -46,10 +46,11 @@ CASES = [((3, 3), 1, False), ((3, 3), 0, True), ((2, 3, 4), -1, False), ((2, 3, 
 
 # ------------------------------------------------------------------------------------------- helpers
 
-def _apply(LSE, x, dim, keepdim, what=None):
+def _apply(LSE, x, dim, keepdim, what=None, run=None):
+    """LogSumExp.apply(x, dim, keepdim) (or `run(x, dim, keepdim)`, which calls it) with plain feedback on failure."""
     what = what or f"LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {tuple(x.shape)}"
     try:
-        return c.call(LSE.apply, x, dim, keepdim, what=what)
+        return c.call(run or LSE.apply, x, dim, keepdim, what=what)
     except c.Mistake:
         raise
     except (RuntimeError, TypeError) as error:
@@ -286,23 +287,24 @@ def gradgradcheck(LSE, seeds=(0,)) -> None:
 # -------------------------------------------------------------------------------------------------- vmap
 
 def vmap(LSE) -> None:
-    """Hidden: torch.func.vmap over LogSumExp (values, other in_dims) and per-sample gradients vmap(grad)."""
+    """Hidden: torch.func.vmap over LogSumExp (values, other in_dims) and per-sample gradients vmap(grad), run
+    where LogSumExp lives (`modern.transformed`) and compared here."""
     _require_function(LSE)
     xb = c.randn(5, 4, 3, seed=500, requires_grad=False)
     for dim, keepdim in ((0, False), (-1, True)):
         what = f"torch.func.vmap(lambda t: LogSumExp.apply(t, {dim}, {keepdim}))"
-        out = _modern._run(_vmap(lambda t: LSE.apply(t, dim, keepdim)), xb, what=what)
+        out = _modern.under_func(LSE, "vmap", xb, args=(dim, keepdim), what=what)
         expected = torch.stack([_logsumexp(sample, dim, keepdim) for sample in xb])
         c.require_close(out, expected, f"{what}(x) for x of shape (5, 4, 3)", "wrong-vmap",
                         "each sample must get its own log-sum-exp along dim.")
     what = "torch.func.vmap(..., in_dims=1)"
-    out = _modern._run(_vmap(lambda t: LSE.apply(t, 1, False), in_dims=1), xb, what=what)
+    out = _modern.under_func(LSE, "vmap", xb, args=(1, False), in_dims=1, what=what)
     expected = torch.stack([_logsumexp(xb[:, j], 1) for j in range(xb.shape[1])])
     c.require_close(out, expected, "torch.func.vmap(lambda t: LogSumExp.apply(t, 1, False), in_dims=1)(x)",
                     "wrong-vmap")
     x2 = c.randn(6, 4, seed=501, requires_grad=False)
-    per_sample = _modern._run(_vmap(_func_grad(lambda t: LSE.apply(t, 0, False))), x2,
-                              what="torch.func.vmap(torch.func.grad(lambda t: LogSumExp.apply(t, 0, False)))")
+    per_sample = _modern.under_func(LSE, "vmap(grad)", x2, args=(0, False), summed=False,
+                                    what="torch.func.vmap(torch.func.grad(lambda t: LogSumExp.apply(t, 0, False)))")
     c.require_close(per_sample, _softmax(x2, 1), "per-sample gradients vmap(grad(...)) (they are softmax(x))",
                     "wrong-derivative", GRAD_HINT)
 
@@ -313,16 +315,45 @@ def _storage(t):
     return t.untyped_storage()
 
 
-def _describe(t, x, out):
-    key = _storage(t).data_ptr()
-    if key == _storage(out).data_ptr():
+@c.probe
+def kept_for_backward(LSE, x, dim, keepdim) -> dict:
+    """In the learner's process (the judge's graph has one opaque node per call): LogSumExp.apply(x, dim, keepdim)
+    with saved-tensor hooks on. The output (with its grad_fn's name), the bytes of its storage and of x's, and
+    every distinct storage kept for backward (by a hook or as a tensor attribute of the grad_fn): its bytes,
+    whether it is x's or the output's, and the tensor kept."""
+    saved = []
+
+    def pack(tensor):
+        saved.append(tensor)
+        return tensor
+
+    with _hooks(pack, lambda tensor: tensor):
+        out = LSE.apply(x, dim, keepdim)
+    if not isinstance(out, torch.Tensor):
+        return {"output": out}
+    node = out.grad_fn
+    attributes = [v for v in vars(node).values() if isinstance(v, torch.Tensor)] if hasattr(node, "__dict__") else []
+    x_key, out_key = _storage(x).data_ptr(), _storage(out).data_ptr()
+    kept = {}
+    for t in saved + attributes:
+        key = _storage(t).data_ptr()
+        if key not in kept:
+            kept[key] = {"nbytes": _storage(t).nbytes(), "is_x": key == x_key, "is_output": key == out_key,
+                         "tensor": t.detach().clone()}
+    return {"output": out, "output_nbytes": _storage(out).nbytes(), "x_nbytes": _storage(x).nbytes(),
+            "kept": list(kept.values())}
+
+
+def _describe(kept: dict, x):
+    if kept["is_output"]:
         return "the output"
+    t = kept["tensor"]
     if t.shape == x.shape:
-        if bool(c._allclose(t.detach(), x.detach())):
+        if bool(c._allclose(t, x.detach())):
             return "a copy of x"
-        if bool(c._allclose(t.detach(), _softmax(x.detach(), 1))):
+        if bool(c._allclose(t, _softmax(x.detach(), 1))):
             return "softmax(x) (that is, exp(x - output))"
-        if bool(c._allclose(t.detach(), torch.exp(x.detach()))):
+        if bool(c._allclose(t, torch.exp(x.detach()))):
             return "exp(x)"
         return f"an x-sized tensor of shape {tuple(t.shape)}"
     return f"a tensor of shape {tuple(t.shape)}"
@@ -332,29 +363,15 @@ def saved_memory(LSE) -> None:
     """Hidden: besides x itself, LogSumExp keeps only reduced-size tensors (like the output) for backward."""
     _require_function(LSE)
     x = c.randn(64, 48, seed=600)
-    saved = []
-
-    def pack(tensor):
-        saved.append(tensor)
-        return tensor
-
-    with _hooks(pack, lambda tensor: tensor):
-        out = _apply(LSE, x, 1, False)
-    c.require_own_node(out, LSE, NAME)
-    attributes = [v for v in vars(out.grad_fn).values() if isinstance(v, torch.Tensor)] \
-        if hasattr(out.grad_fn, "__dict__") else []
-    limit = _storage(out).nbytes()
-    x_key = _storage(x).data_ptr()
-    too_big = {}
-    for t in saved + attributes:
-        storage = _storage(t)
-        if storage.data_ptr() != x_key and storage.nbytes() > limit:
-            too_big[storage.data_ptr()] = t
+    facts = _apply(LSE, x, 1, False, run=functools.partial(kept_for_backward, LSE))
+    c.require_own_node(facts["output"], LSE, NAME)
+    limit = facts["output_nbytes"]
+    too_big = [kept for kept in facts["kept"] if not kept["is_x"] and kept["nbytes"] > limit]
     if too_big:
-        kept = sum(_storage(t).nbytes() for t in too_big.values())
-        names = ", ".join(_describe(t, x, out) for t in too_big.values())
+        total = sum(kept["nbytes"] for kept in too_big)
+        names = ", ".join(_describe(kept, x) for kept in too_big)
         c.fail("saves-too-much",
-               f"for x of shape (64, 48), LogSumExp keeps {kept} bytes for backward besides x ({names}), while "
-               f"x itself is {_storage(x).nbytes()} bytes and the output {limit} bytes. Save x and the output "
+               f"for x of shape (64, 48), LogSumExp keeps {total} bytes for backward besides x ({names}), while "
+               f"x itself is {facts['x_nbytes']} bytes and the output {limit} bytes. Save x and the output "
                "with ctx.save_for_backward(x, output) and recompute exp(x - output) in backward: one exp, no "
                "second x-sized tensor kept alive (notebook 08). torch.logsumexp keeps exactly these two.")

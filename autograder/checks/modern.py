@@ -10,9 +10,17 @@
 
 Inductor is never used: its C++ code generation costs many seconds per graph, and "aot_eager" runs the same
 graph capture (Dynamo + AOTAutograd) that decides whether an op can be compiled at all.
+
+When grading, the learner's names are proxies here (autograder/sandbox/proxy.py): calls, gradients, gradcheck and
+gradgradcheck go through them, but torch.func, torch.compile, torch.export and opcheck need the real objects. Those
+run in the learner's process, in probes (`transformed`, `op_facts`, `opcheck_results`, `compiled`,
+`export_facts`) that return only what they computed: tensors, the facts of an exported graph, or a handle to a
+compiled function to call like the learner's objects. Every comparison and verdict is made here.
 """
 
 from __future__ import annotations
+
+import functools
 
 import torch
 import torch._dynamo  # noqa: F401 - see below
@@ -99,6 +107,42 @@ def _run(fn, *args, what: str):
         raise
 
 
+@c.probe
+def transformed(Fn, how: str, x, args: tuple = (), weight=None, in_dims: int = 0, summed: bool = True):
+    """In the learner's process (torch.func transforms the real Function, never a proxy of it): the transform
+    `how` of f(t) = Fn.apply(t, *args), evaluated at x. Only the tensor it computes comes back.
+
+    how: "vmap" (with in_dims), "grad" (of f(t).sum(), or of (f(t) * weight).sum(); with summed=False, of f(t)
+    itself), "vmap(grad)" (per-sample gradients), "grad(grad)" (the second derivative of f(t).sum(), summed),
+    "jacrev".
+    """
+
+    def f(t):
+        return Fn.apply(t, *args)
+
+    def scalar(t):
+        if not summed:
+            return f(t)
+        return f(t).sum() if weight is None else (f(t) * weight).sum()
+
+    if how == "vmap":
+        return _vmap(f, in_dims=in_dims)(x)
+    if how == "grad":
+        return _func_grad(scalar)(x)
+    if how == "vmap(grad)":
+        return _vmap(_func_grad(scalar))(x)
+    if how == "grad(grad)":
+        return _func_grad(lambda t: _func_grad(scalar)(t).sum())(x)
+    if how == "jacrev":
+        return _jacrev(f)(x)
+    raise ValueError(f"unknown transform {how!r}")
+
+
+def under_func(Fn, how: str, x, what: str, **options):
+    """`transformed(Fn, how, x, **options)` with plain feedback on failure (see `_run`)."""
+    return _run(functools.partial(transformed, Fn, how, **options), x, what=what)
+
+
 def _cube_gradcheck(fn, inputs, what, hint, second=False):
     try:
         if second:
@@ -142,11 +186,7 @@ def cube_gradgradcheck(Cube, seeds=(0, 1)) -> None:
             x = c.randn(*shape, seed=10 + seed)
             _cube_gradcheck(Cube.apply, (x,), f"Cube on shape {shape}", TWICE_HINT, second=True)
     x = c.randn(5, seed=12, requires_grad=False)
-
-    def slope(t):
-        return _func_grad(lambda s: Cube.apply(s).sum())(t).sum()
-
-    curvature = _run(_func_grad(slope), x, what="torch.func.grad(torch.func.grad(...)) through Cube")
+    curvature = under_func(Cube, "grad(grad)", x, what="torch.func.grad(torch.func.grad(...)) through Cube")
     c.require_close(curvature, 6 * x, "the second derivative of Cube through torch.func", "not-twice-differentiable",
                     "d2(x**3)/dx2 = 6x. " + TWICE_HINT)
 
@@ -155,15 +195,15 @@ def cube_vmap(Cube) -> None:
     """Hidden: torch.func.vmap(Cube.apply) equals x ** 3 sample by sample (several in_dims and shapes)."""
     c.require_function(Cube, CUBE)
     xb = c.randn(5, 3, seed=20, requires_grad=False)
-    out = _run(_vmap(Cube.apply), xb, what="torch.func.vmap(Cube.apply)")
+    out = under_func(Cube, "vmap", xb, what="torch.func.vmap(Cube.apply)")
     expected = _stack([xi ** 3 for xi in xb])
     c.require_close(out, expected, "torch.func.vmap(Cube.apply)(x) for x of shape (5, 3)", "wrong-vmap",
                     "each sample must be cubed.")
     xs = c.randn(6, seed=21, requires_grad=False)
-    out = _run(_vmap(Cube.apply), xs, what="torch.func.vmap(Cube.apply) over scalars")
+    out = under_func(Cube, "vmap", xs, what="torch.func.vmap(Cube.apply) over scalars")
     c.require_close(out, xs ** 3, "torch.func.vmap(Cube.apply)(x) for x of shape (6,)", "wrong-vmap")
     xt = c.randn(3, 4, 2, seed=22, requires_grad=False)
-    out = _run(_vmap(Cube.apply, in_dims=1), xt, what="torch.func.vmap(Cube.apply, in_dims=1)")
+    out = under_func(Cube, "vmap", xt, in_dims=1, what="torch.func.vmap(Cube.apply, in_dims=1)")
     c.require_close(out, (xt ** 3).movedim(1, 0), "torch.func.vmap(Cube.apply, in_dims=1)(x)", "wrong-vmap")
 
 
@@ -173,13 +213,12 @@ def cube_func_grad(Cube) -> None:
     for seed, shape in ((30, (4,)), (31, (2, 3))):
         x = c.randn(*shape, seed=seed, requires_grad=False)
         w = c.randn(*shape, seed=seed + 100, requires_grad=False)
-        g = _run(_func_grad(lambda t: (Cube.apply(t) * w).sum()), x,
-                 what="torch.func.grad(lambda t: (Cube.apply(t) * w).sum())")
+        g = under_func(Cube, "grad", x, weight=w, what="torch.func.grad(lambda t: (Cube.apply(t) * w).sum())")
         c.require_close(g, 3 * x ** 2 * w, f"torch.func.grad of (Cube.apply(x) * w).sum() for shape {shape}",
                         "wrong-derivative", CUBE_HINT)
     # per-sample gradients: vmap of grad
     xb = c.randn(4, 3, seed=32, requires_grad=False)
-    g = _run(_vmap(_func_grad(lambda t: Cube.apply(t).sum())), xb, what="vmap(grad(...)) through Cube")
+    g = under_func(Cube, "vmap(grad)", xb, what="vmap(grad(...)) through Cube")
     c.require_close(g, 3 * xb ** 2, "per-sample gradients vmap(grad(lambda t: Cube.apply(t).sum()))(x)",
                     "wrong-derivative", CUBE_HINT)
 
@@ -188,11 +227,11 @@ def cube_jacrev(Cube) -> None:
     """Hidden: torch.func.jacrev(Cube.apply) is the diagonal matrix diag(3x^2)."""
     c.require_function(Cube, CUBE)
     x = c.randn(4, seed=40, requires_grad=False)
-    jac = _run(_jacrev(Cube.apply), x, what="torch.func.jacrev(Cube.apply)")
+    jac = under_func(Cube, "jacrev", x, what="torch.func.jacrev(Cube.apply)")
     c.require_close(jac, torch.diag(3 * x ** 2), "torch.func.jacrev(Cube.apply)(x) for x of shape (4,)",
                     "wrong-jacobian", "the Jacobian of an elementwise cube is diag(3 * x**2).")
     x2 = c.randn(2, 3, seed=41, requires_grad=False)
-    jac = _run(_jacrev(Cube.apply), x2, what="torch.func.jacrev(Cube.apply)")
+    jac = under_func(Cube, "jacrev", x2, what="torch.func.jacrev(Cube.apply)")
     expected = torch.diag((3 * x2 ** 2).reshape(-1)).reshape(2, 3, 2, 3)
     c.require_close(jac, expected, "torch.func.jacrev(Cube.apply)(x) for x of shape (2, 3)", "wrong-jacobian",
                     "the Jacobian of an elementwise cube is diag(3 * x**2).")
@@ -210,19 +249,29 @@ AUTOGRAD_HINT = ("register the backward: numpy_sin.register_autograd(backward, s
                  "setup_context saving x and backward returning grad_output * torch.cos(x).")
 
 
+@c.probe
+def op_facts(op) -> dict:
+    """What kind of object `op` is (probe: type checks happen where op lives)."""
+    is_op = isinstance(op, _CustomOpDef)
+    return {"type": type(op).__name__, "is_custom_op": is_op,
+            "is_function": isinstance(op, type) and issubclass(op, c._Function),
+            "qualname": str(getattr(op, "_qualname", QUALNAME)) if is_op else None}
+
+
 def require_op(op) -> None:
     """`op` must be the custom operator course::numpy_sin made with torch.library.custom_op."""
     if op is None:
         c.fail("not-defined", f"`{OP}` is not defined: run (or write) its answer cell.")
-    if isinstance(op, type) and issubclass(op, c._Function):
+    facts = op_facts(op)
+    if facts["is_function"]:
         c.fail("not-a-custom-op",
                f"`{OP}` is an autograd.Function, but this exercise asks for a custom operator: decorate the "
                f"NumPy kernel with @torch.library.custom_op(\"{QUALNAME}\", mutates_args=()).")
-    if not isinstance(op, _CustomOpDef):
+    if not facts["is_custom_op"]:
         c.fail("not-a-custom-op",
                f"`{OP}` should be the object that @torch.library.custom_op(\"{QUALNAME}\", mutates_args=()) "
-               f"returns, got {type(op).__name__}.")
-    name = getattr(op, "_qualname", QUALNAME)
+               f"returns, got {facts['type']}.")
+    name = facts["qualname"]
     if name != QUALNAME:
         c.fail("wrong-op-name", f"the custom operator is named {name!r}; name it {QUALNAME!r}.")
 
@@ -271,6 +320,24 @@ def _first_line(text: str) -> str:
     return line[:300]
 
 
+def _surface(error: Exception):
+    """Re-raise `error`, in the learner's process, so that what crosses to the judge (an error's type and
+    message, not the chain of errors it wraps) still says what `_explain_op` reads: an error wrapping the
+    learner's NotImplementedError (opcheck's OpCheckError does) is raised as a NotImplementedError with the same
+    message."""
+    if not isinstance(error, NotImplementedError) and any(isinstance(e, NotImplementedError)
+                                                          for e in _causes(error)):
+        raise NotImplementedError(str(error)) from error
+    raise error
+
+
+def _surfacing(fn, *args):
+    try:
+        return fn(*args)
+    except Exception as error:  # noqa: BLE001 - re-raised
+        _surface(error)
+
+
 def _op_call(fn, *args, what: str):
     try:
         return fn(*args)
@@ -278,7 +345,8 @@ def _op_call(fn, *args, what: str):
         raise
     except Exception as error:  # noqa: BLE001 - every failure of learner code becomes plain feedback
         _explain_op(error, what)
-        c.fail("op-error", f"{what} raised {type(error).__name__}: {_first_line(str(error))}")
+        kind = getattr(error, "learner_type", "") or type(error).__name__  # its type there, when it crossed
+        c.fail("op-error", f"{what} raised {kind}: {_first_line(str(error))}")
 
 
 def _sin_tolerance(dtype):
@@ -324,6 +392,15 @@ def sin_gradcheck(op, seeds=(0, 1)) -> None:
                 raise
 
 
+@c.probe
+def opcheck_results(op, x) -> dict:
+    """In the learner's process: torch.library.opcheck(op, (x,)), its results by test name."""
+    try:
+        return dict(_opcheck(op, (x,)))
+    except Exception as error:  # noqa: BLE001 - re-raised
+        _surface(error)
+
+
 def sin_opcheck(op) -> None:
     """Hidden: torch.library.opcheck (schema, fake kernel, autograd registration, AOT dispatch) passes."""
     require_op(op)
@@ -331,7 +408,7 @@ def sin_opcheck(op) -> None:
     for x in samples:
         what = f"torch.library.opcheck(numpy_sin, (x,)) for x of shape {tuple(x.shape)}, {x.dtype}"
         try:
-            _opcheck(op, (x,))
+            opcheck_results(op, x)
         except Exception as error:  # noqa: BLE001 - opcheck raises its own OpCheckError
             _explain_op(error, what)
             text = str(error)
@@ -341,19 +418,27 @@ def sin_opcheck(op) -> None:
             c.fail("opcheck-failed", f"{what} failed: {_first_line(text)}")
 
 
-def sin_compile(op) -> None:
-    """Hidden: torch.compile(fullgraph=True, backend="aot_eager") of a function using the op: values and
-    gradients match eager."""
-    require_op(op)
+@c.probe
+def compiled(op):
+    """In the learner's process: fn(t) = op(t) * 2 + 1 under torch.compile(fullgraph=True, backend="aot_eager").
+    The compiled function stays there (it crosses as a handle): calling it compiles it at the first call, on the
+    caller's tensors, and its backward is the compiled one."""
     _compiler_reset()
 
     def fn(t):
         return op(t) * 2.0 + 1.0
 
-    compiled = _compile(fn, backend="aot_eager", fullgraph=True)
+    return functools.partial(_surfacing, _compile(fn, backend="aot_eager", fullgraph=True))
+
+
+def sin_compile(op) -> None:
+    """Hidden: torch.compile(fullgraph=True, backend="aot_eager") of a function using the op: values and
+    gradients match eager."""
+    require_op(op)
+    fn = compiled(op)
     what = 'torch.compile(fn, fullgraph=True, backend="aot_eager") with fn(t) = numpy_sin(t) * 2 + 1'
     for x in (c.randn(3, 4, seed=70),):   # one compile: the first one in a process costs seconds
-        y = _op_call(compiled, x, what=what)
+        y = _op_call(fn, x, what=what)
         rtol, atol = _sin_tolerance(x.dtype)
         c.require_close(y, 2 * _sin(x.detach()) + 1, f"the compiled function's output ({x.dtype})",
                         "wrong-compiled-forward", rtol=rtol, atol=atol)
@@ -371,25 +456,45 @@ class _UsesOp(torch.nn.Module):
         return self.op(x) * 2.0
 
 
+@c.probe
+def export_facts(op, x) -> dict:
+    """In the learner's process: torch.export.export of a module returning op(x) * 2. The exported graph's
+    call_function nodes (target, and the shape and dtype recorded for their output), and the exported program's
+    module (it crosses as a handle, to be called like the learner's objects)."""
+    try:
+        program = _export(_UsesOp(op), (x,))
+    except Exception as error:  # noqa: BLE001 - re-raised
+        _surface(error)
+    nodes = []
+    for node in program.graph.nodes:
+        if node.op == "call_function":
+            recorded = node.meta.get("val")
+            known = isinstance(recorded, torch.Tensor)
+            nodes.append({"target": str(node.target),
+                          "shape": tuple(int(n) for n in recorded.shape) if known else None,
+                          "dtype": recorded.dtype if known else None})
+    return {"nodes": nodes, "module": program.module()}
+
+
 def sin_export(op) -> None:
     """Hidden: torch.export.export of a module using the op: the graph keeps course::numpy_sin as one node,
     the shape and dtype recorded for it are the real ones, and the exported program computes the right values."""
     require_op(op)
     x = c.randn(3, 4, seed=80, requires_grad=False)
     what = "torch.export.export of a module returning numpy_sin(x) * 2"
-    program = _op_call(_export, _UsesOp(op), (x,), what=what)
-    nodes = [n for n in program.graph.nodes if n.op == "call_function" and "numpy_sin" in str(n.target)]
+    program = _op_call(export_facts, op, x, what=what)
+    nodes = [n for n in program["nodes"] if "numpy_sin" in n["target"]]
     if not nodes:
         c.fail("op-not-in-graph", f"{what}: the exported graph has no course::numpy_sin node, so the exporter "
                                   "never saw your operator: define numpy_sin with torch.library.custom_op.")
     real = _op_call(op, x, what="numpy_sin(x)")
-    recorded = nodes[0].meta.get("val")
-    if isinstance(recorded, torch.Tensor):
-        if tuple(recorded.shape) != tuple(real.shape) or recorded.dtype != real.dtype:
+    recorded = nodes[0]
+    if recorded["shape"] is not None:
+        if tuple(recorded["shape"]) != tuple(real.shape) or recorded["dtype"] != real.dtype:
             c.fail("fake-kernel-mismatch",
-                   f"{what}: the exported graph records numpy_sin's output as shape {tuple(recorded.shape)}, "
-                   f"{recorded.dtype} (from your fake kernel), but the real kernel returns shape "
+                   f"{what}: the exported graph records numpy_sin's output as shape {tuple(recorded['shape'])}, "
+                   f"{recorded['dtype']} (from your fake kernel), but the real kernel returns shape "
                    f"{tuple(real.shape)}, {real.dtype}. The fake kernel must return torch.empty_like(x).")
-    out = _op_call(program.module(), x, what="the exported program")
+    out = _op_call(program["module"], x, what="the exported program")
     c.require_close(out, 2 * _sin(x), "the exported program's output", "wrong-exported-forward",
                     rtol=1e-12, atol=1e-12)
