@@ -2,8 +2,9 @@
 
 `open_classroom()` builds one and removes all of it afterwards, whatever happens:
   * three Linux accounts with a unique prefix (an instructor and two students), private home folders
-    (0700) and passwords set with chpasswd; each account's comment names the creating pid, so a later run
-    removes the accounts of a run that was killed before it could clean up;
+    (0700) and passwords set with chpasswd; each account's comment names the creating pid and a RunRecord
+    lists the run's servers and folders, so a later run removes what a run killed before its own cleanup
+    left behind;
   * an nbgrader exchange (`Exchange.root`): a world-writable folder of its own, in a fresh temporary folder;
   * the students' nbgrader configuration (course id, exchange) in ~/.jupyter; the instructor works in the
     project folder with the course's own nbgrader_config.py (autograder.nbgrader_setup: this project's
@@ -44,6 +45,7 @@ HERE = Path(__file__).resolve().parent
 LOCAL = ROOT / ".classroom"                       # install.sh: node/ (the proxy), venv/ (if needed)
 CHP = LOCAL / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
 ARTIFACTS = ROOT / "artifacts" / "classroom"
+LIVE_RUNS = ARTIFACTS / "live"                    # RunRecord: what a running classroom has made
 VENV_BIN = Path(sys.executable).parent
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -148,6 +150,84 @@ def remove_account(name: str, log: Path | None = None) -> None:
         shutil.rmtree(entry.pw_dir, ignore_errors=True)
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _end_if(pid: int, marker: str) -> None:
+    """End one process by pid, if its command line still names `marker` (not some later process's pid)."""
+    try:
+        if marker not in Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+            return
+        os.kill(pid, signal.SIGTERM)
+    except (OSError, ValueError):
+        return
+    deadline = time.monotonic() + 20
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+class RunRecord:
+    """What one classroom has running and on disk (artifacts/classroom/live/<pid>.json), so that a later run
+    can remove what a run killed before its own cleanup (SIGKILL, a machine that stopped) left behind."""
+
+    def __init__(self):
+        LIVE_RUNS.mkdir(parents=True, exist_ok=True)
+        self.path = LIVE_RUNS / f"{os.getpid()}.json"
+        self.data: dict = {"pid": os.getpid(), "folders": [], "processes": []}
+        self._save()
+
+    def folder(self, path: Path) -> None:
+        self.data["folders"].append(str(path))
+        self._save()
+
+    def process(self, pid: int, marker: str) -> None:
+        self.data["processes"].append({"pid": pid, "marker": marker})
+        self._save()
+
+    def _save(self) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.data))
+        os.replace(tmp, self.path)
+
+    def close(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def sweep_stale(log: Path) -> None:
+    """Remove what earlier runs whose test process is gone left: their hub, proxy and gradebook server (by
+    pid), the processes and accounts of their users, their folders."""
+    stale = []
+    for record in sorted(LIVE_RUNS.glob("*.json")) if LIVE_RUNS.exists() else []:
+        try:
+            data = json.loads(record.read_text())
+        except (OSError, ValueError):
+            record.unlink(missing_ok=True)
+            continue
+        if data.get("pid") != os.getpid() and _alive(data.get("pid", 0)):
+            continue
+        _log(log, f"# sweeping a stale classroom run: {data}")
+        for process in data.get("processes", []):
+            _end_if(process["pid"], process["marker"])
+        for folder in data.get("folders", []):
+            with contextlib.suppress(OSError, ValueError):
+                _end_if(int((Path(folder) / "hub" / "proxy.pid").read_text().strip()), "configurable-http-proxy")
+        stale.append((record, data.get("folders", [])))
+    sweep_stale_accounts(log)
+    for record, folders in stale:
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+        record.unlink(missing_ok=True)
+
+
 def sweep_stale_accounts(log: Path) -> None:
     """Remove the accounts of earlier runs whose test process is gone (killed before its cleanup)."""
     for entry in pwd.getpwall():
@@ -155,13 +235,9 @@ def sweep_stale_accounts(log: Path) -> None:
             continue
         try:
             pid = int(entry.pw_gecos.split()[-1])
-            os.kill(pid, 0)
-            alive = pid != os.getpid()
-        except (ValueError, ProcessLookupError):
-            alive = False
-        except PermissionError:
-            alive = True
-        if not alive:
+        except ValueError:
+            pid = 0
+        if pid == os.getpid() or not _alive(pid):
             _log(log, f"# removing stale account {entry.pw_name} ({entry.pw_gecos})")
             remove_account(entry.pw_name, log)
 
@@ -300,7 +376,7 @@ def _render_config(run: Path, values: dict) -> Path:
     return path
 
 
-def _start_hub(classroom: Classroom, run: Path, users: list[str]) -> subprocess.Popen:
+def _start_hub(classroom: Classroom, run: Path, users: list[str], record: RunRecord) -> subprocess.Popen:
     if not CHP.exists():
         raise RuntimeError(f"{CHP} is missing: run `bash tests/classroom_hub/install.sh`")
     for _attempt in range(3):
@@ -317,6 +393,7 @@ def _start_hub(classroom: Classroom, run: Path, users: list[str]) -> subprocess.
             process = subprocess.Popen([str(VENV_BIN / "jupyterhub"), "-f", str(config)], cwd=run, env=env,
                                        stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                        start_new_session=True)
+        record.process(process.pid, str(config))
         classroom.url = f"http://127.0.0.1:{port}/"
         classroom.hub = process
         deadline = time.monotonic() + 120
@@ -383,7 +460,7 @@ def use_postgres() -> bool:
 
 
 @contextlib.contextmanager
-def gradebook_server(log: Path):
+def gradebook_server(log: Path, record: RunRecord | None = None):
     """A PostgreSQL server for the gradebook, as a shared classroom machine needs one: loopback only, and a
     password (scram-sha-256) that only the instructor has, in ~/.pgpass, never on a command line (where
     every account could read it in `ps`). Runs as the `postgres` account; yields (url, port, password)."""
@@ -396,6 +473,8 @@ def gradebook_server(log: Path):
     owner = pwd.getpwnam("postgres")
     as_postgres = {"user": owner.pw_uid, "group": owner.pw_gid, "extra_groups": []}
     folder = Path(tempfile.mkdtemp(prefix="classroom-postgres-"))
+    if record:
+        record.folder(folder)
     os.chown(folder, owner.pw_uid, owner.pw_gid)
     password = secrets.token_urlsafe(24)
     proc = None
@@ -418,6 +497,8 @@ def gradebook_server(log: Path):
                                      "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
                                     cwd=folder, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                     start_new_session=True, **as_postgres)
+        if record:
+            record.process(proc.pid, str(folder))
         deadline = time.monotonic() + 90
         while True:
             try:
@@ -450,9 +531,11 @@ def open_classroom(students: tuple[str, ...] = ("ada", "alan")):
     commands_log, hub_log = ARTIFACTS / "commands.log", ARTIFACTS / "jupyterhub.log"
     for log in (commands_log, hub_log, ARTIFACTS / "postgres.log"):
         log.write_text("")
-    sweep_stale_accounts(commands_log)
+    sweep_stale(commands_log)
 
+    record = RunRecord()
     run = Path(tempfile.mkdtemp(prefix="classroom-hub-"))
+    record.folder(run)
     os.chmod(run, 0o711)                    # the accounts reach the exchange inside, nothing else
     hub_dir = run / "hub"
     hub_dir.mkdir(mode=0o700)
@@ -473,7 +556,7 @@ def open_classroom(students: tuple[str, ...] = ("ada", "alan")):
         instructor, *others = accounts
         db_url = None
         if use_postgres():
-            db_url, port, password = stack.enter_context(gradebook_server(ARTIFACTS / "postgres.log"))
+            db_url, port, password = stack.enter_context(gradebook_server(ARTIFACTS / "postgres.log", record))
             _write_owned(instructor, ".pgpass", f"127.0.0.1:{port}:gradebook:{GRADEBOOK_USER}:{password}\n",
                          mode=0o600)
         classroom = Classroom(url="", api_token=secrets.token_hex(32), instructor=instructor, students=others,
@@ -486,7 +569,7 @@ def open_classroom(students: tuple[str, ...] = ("ada", "alan")):
                 _write_owned(account, f".jupyter/lab/user-settings/{name}", json.dumps(value))
         classroom.grading.mkdir(mode=0o700)
         os.chown(classroom.grading, instructor.uid, instructor.gid)
-        _start_hub(classroom, hub_dir, names)
+        _start_hub(classroom, hub_dir, names, record)
         yield classroom
     finally:
         try:
@@ -502,6 +585,8 @@ def open_classroom(students: tuple[str, ...] = ("ada", "alan")):
                     problems.append(f"{name}: {error}")
             shutil.rmtree(run, ignore_errors=True)
             problems += [f"{n}: still exists" for n in made if _exists(n)]
+            if not problems:
+                record.close()
             if problems:
                 raise RuntimeError("classroom cleanup: " + "; ".join(problems))
 
