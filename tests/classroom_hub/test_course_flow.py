@@ -237,6 +237,7 @@ def test_course_flow(classroom: Classroom, browser):
     texts = {}
     for student in (ada, alan):
         texts[student.name] = fetch_and_read_feedback(pages[student.name], student)
+        (ARTIFACTS / f"feedback-{student.name}.txt").write_text(texts[student.name])
     timings["feedback read"] = time.monotonic() - t0
 
     def score_line(report):
