@@ -112,6 +112,17 @@ def discover(sources: list[Source], assignment: str | None = None) -> tuple[list
     return found, problems
 
 
+# What nbgrader's exchange writes beside a submission; its autograde copies them to the graded folder, and
+# `nbgrader release_feedback` needs them there (the secret names the feedback file a student may fetch).
+SUBMISSION_RECORDS = ("timestamp.txt", "submission_secret.txt")
+
+
+def _copy_submission_records(submitted: Path, graded: Path) -> None:
+    for name in SUBMISSION_RECORDS:
+        if (submitted / name).is_file():
+            _atomic_write(graded / name, (submitted / name).read_text(encoding="utf-8"))
+
+
 def _identify(path: Path, candidates: list[Source]) -> str | None:
     try:
         nb = notebooks.read(path)
@@ -289,6 +300,7 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
                        "file": sub.path.name})
         out_dir = autograded_dir() / sub.student / sub.assignment
         _atomic_write(out_dir / f"{sub.notebook}.ipynb", payload["autograded"])
+        _copy_submission_records(sub.path.parent, out_dir)
         writer.record(sub.student, sub.assignment, sub.notebook, payload["autograded"])
         _atomic_write(marker_path(sub), json.dumps(report, indent=1))
         graded.append(report)

@@ -164,8 +164,14 @@ def test_collect_folder_and_lms_zip(grading_home, tmp_path):
 def test_feedback_export_and_report(grading_home):
     from autograder import class_report, classroom
 
-    make_class(grading_home, {"ada": None, "alan": (ZOO / "ctx_attribute.py").read_text()})
+    paths = make_class(grading_home, {"ada": None, "alan": (ZOO / "ctx_attribute.py").read_text()})
+    # What nbgrader's exchange leaves beside a submission must reach the graded folder (release_feedback needs it).
+    (paths["ada"].parent / "timestamp.txt").write_text("2026-11-30 12:00:00.000000 UTC")
+    (paths["ada"].parent / "submission_secret.txt").write_text("s3cret")
     classroom.autograde(workers=1, assignment=A, progress=False)
+    graded = grading_home / "autograded" / "ada" / A
+    assert (graded / "timestamp.txt").read_text().startswith("2026-11-30")
+    assert (graded / "submission_secret.txt").read_text() == "s3cret"
     pages = classroom.feedback()
     alan = next(p for p in pages if "alan" in p.parts)
     text = alan.read_text()
