@@ -43,7 +43,7 @@ test-browser: $(STAMP)
 
 test-postgres: $(STAMP)
 	bash tests/install-postgresql.sh
-	$(PY) -m pytest tests/test_postgres.py -q -m postgres
+	POSTGRES_TESTS=1 $(PY) -m pytest tests/test_postgres.py -q -m postgres -p no:xdist
 
 # The whole nbgrader course flow on a real JupyterHub: it creates (and removes) Linux accounts, so it runs as
 # root. Installs the classroom extra, Chromium and PostgreSQL (apt, for the gradebook) and

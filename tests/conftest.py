@@ -17,8 +17,10 @@ def pytest_collection_modifyitems(config, items):
     # Browser tests need Chromium and take minutes: only `make test-browser` (BROWSER_TESTS=1) runs them.
     # Classroom tests create Linux accounts and start JupyterHub: only `make test-classroom`
     # (CLASSROOM_TESTS=1) runs them.
+    # PostgreSQL tests install and start a server: only `make test-postgres` (POSTGRES_TESTS=1) runs them.
     for marker, variable, target in (("browser", "BROWSER_TESTS", "test-browser"),
-                                     ("classroom", "CLASSROOM_TESTS", "test-classroom")):
+                                     ("classroom", "CLASSROOM_TESTS", "test-classroom"),
+                                     ("postgres", "POSTGRES_TESTS", "test-postgres")):
         if os.environ.get(variable) == "1":
             continue
         skip = pytest.mark.skip(reason=f"{marker} test: run with `make {target}`")
