@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import select
 import shutil
 import signal
@@ -80,6 +81,7 @@ class Judge:
         self.listener = None
         self.isolation: dict = {}
         self.setup_namespace: dict = {}
+        self.learner_peak_mb = 0.0
 
     # ------------------------------------------------------------------------------------- waiting
     def _wait(self, fds: list, deadline: float) -> list:
@@ -223,6 +225,8 @@ class Judge:
             outcome = died(status)
         outcome.seconds = round(time.monotonic() - start, 4)
         outcome.details.setdefault("phases", {}).update(fork=round(forked_at - start, 4))
+        judges = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        outcome.details["child_maxrss_mb"] = round(max(judges, self.learner_peak_mb), 1)
         return outcome
 
     def _forked(self, deadline: float) -> dict | None:
@@ -272,7 +276,8 @@ class Judge:
             except EOFError:
                 return None
             if message is not None and message.get("op") == "ended":
-                status = message.get("status")
+                status, peak = message.get("status"), message.get("peak_mb")
+                self.learner_peak_mb = float(peak) if type(peak) in (int, float) else 0.0
                 return status if type(status) is int else None
             if message is None:
                 if killed:

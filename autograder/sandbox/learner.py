@@ -13,6 +13,7 @@ import builtins
 import io
 import json
 import os
+import resource
 import socket
 import sys
 import tempfile
@@ -26,7 +27,8 @@ from autograder.sandbox.channel import Channel, ChannelClosed, recv_fd, send_fd
 
 OBJECTS: dict = {}      # handle id -> object
 _IDS: dict = {}         # id(object) -> handle id
-GRAPHS: dict = {}       # graph id -> (inputs, outputs) of a recorded call or vjp
+GRAPHS: dict = {}       # graph id -> (inputs, outputs, leaves) of a recorded call or vjp
+LEAVES: dict = {}       # argument index -> the leaf behind that argument, for arguments with a history
 CTXS: dict = {}         # ctx key -> this process's stand-in ctx
 _ERROR_BASES = (NotImplementedError, RuntimeError, TypeError, ValueError, IndexError, KeyError, AttributeError,
                 ZeroDivisionError, AssertionError, ArithmeticError, LookupError, MemoryError, NameError,
@@ -142,12 +144,18 @@ def _decode_args(header, buffers, created: dict):
     """Arguments of a request; each tensor becomes a local tensor (requires_grad as in the judge),
     the same local for the same judge tensor."""
 
+    LEAVES.clear()
+
     def local(t, node):
         index = node.get("arg")
         if type(index) is int and index in created:
             return created[index]
         if node.get("rg") is True and (t.is_floating_point() or t.is_complex()):
             t = t.requires_grad_(True)
+            if node.get("leaf") is False and type(index) is int:
+                # The judge's tensor has a history, so ours has one too (a clone of a leaf): an in-place
+                # Function (ctx.mark_dirty) may change it, as in one process; gradients go to the leaf.
+                LEAVES[index], t = t, t.clone()
         if type(index) is int:
             created[index] = t
         return t
@@ -155,11 +163,18 @@ def _decode_args(header, buffers, created: dict):
     return _materialize(codec.decode(header, buffers, resolve, local))
 
 
+def _leaves(created: dict) -> list:
+    """The tensors gradients are taken with respect to: each argument, or the leaf behind it."""
+    return [LEAVES.get(i, created[i]) for i in sorted(created)]
+
+
 def op_call(message: dict, created: dict) -> tuple:
     fn = resolve(message["h"], {})
     args, kwargs = message["args"], message["kwargs"]
     inputs = [created[i] for i in sorted(created)]
     before = [t.detach().clone() for t in inputs]
+    versions = [t._version for t in inputs]
+    histories = [t.grad_fn for t in inputs]
     ctxs = [(k, c) for k, c in CTXS.items() if any(c is a for a in _flat_objects((args, kwargs)))]
     with torch.set_grad_enabled(bool(message.get("grad"))):
         out = fn(*args, **kwargs)
@@ -167,10 +182,15 @@ def op_call(message: dict, created: dict) -> tuple:
     graph = None
     if message.get("record") and any(o.requires_grad for o in outputs):
         graph = len(GRAPHS) + 1
-        GRAPHS[graph] = (inputs, outputs)
+        GRAPHS[graph] = (inputs, outputs, _leaves(created))
     same = {id(t): ["arg", i] for i, t in enumerate(inputs)}
     same.update({id(t): ["out", j] for j, t in enumerate(outputs) if id(t) not in same})
-    result = {"out": out, "graph": graph, "changed": _changed(inputs, before), "ctx": _ctx_states(ctxs)}
+    # An input changed in place with autograd watching (ctx.mark_dirty, x.mul_ under grad mode) and returned:
+    # its history now ends at the call's node. Output j -> input i, for the judge to do the same to its input.
+    rebased = {str(j): same[id(o)][1] for j, o in enumerate(outputs)
+               if id(o) in same and same[id(o)][0] == "arg" and o.grad_fn is not histories[same[id(o)][1]]}
+    result = {"out": out, "graph": graph, "changed": _changed(inputs, before), "ctx": _ctx_states(ctxs),
+              "bumped": _bumped(inputs, versions), "rebased": rebased}
     return result, same
 
 
@@ -193,9 +213,14 @@ def _changed(inputs: list, before: list) -> dict:
     return changed
 
 
+def _bumped(inputs: list, versions: list) -> list:
+    """The inputs whose version counter moved (an in-place op the counter saw; x.data.mul_() is not one)."""
+    return [i for i, (t, version) in enumerate(zip(inputs, versions)) if t._version != version]
+
+
 def op_vjp(message: dict, created: dict) -> tuple:
     """Gradients of a recorded graph's outputs with respect to its inputs, weighted by `grads`."""
-    inputs, outputs = GRAPHS[message["graph"]]
+    inputs, outputs, leaves = GRAPHS[message["graph"]]
     for key, value in message.get("dirty", {}).items():
         with torch.no_grad():
             inputs[int(key)].copy_(value)  # the judge changed this input in place: so do we (version counter)
@@ -204,27 +229,29 @@ def op_vjp(message: dict, created: dict) -> tuple:
             outputs[int(key)].copy_(value)
     grads = message["grads"]
     before = [t.detach().clone() for t in inputs]
+    versions = [t._version for t in inputs]
     pairs = [(o, g if g is not None else torch.zeros_like(o)) for o, g in zip(outputs, grads)
              if o is not None and o.requires_grad]
-    wanted = [i for i, t in enumerate(inputs) if t.requires_grad]
+    wanted = [i for i, t in enumerate(leaves) if t.requires_grad]
     create = bool(message.get("create_graph"))
     result = [None] * len(inputs)
     if pairs and wanted:
         # backward(), not grad(): like the judge's own backward it runs every node the outputs reach (a
-        # once_differentiable error node among them), and the inputs here are leaves that collect .grad.
+        # once_differentiable error node among them), and the leaves here collect .grad.
         for i in wanted:
-            inputs[i].grad = None
+            leaves[i].grad = None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # create_graph's note on reference cycles
             torch.autograd.backward([o for o, _ in pairs], [g for _, g in pairs], create_graph=create,
                                     retain_graph=True)
         for i in wanted:
-            result[i], inputs[i].grad = inputs[i].grad, None
+            result[i], leaves[i].grad = leaves[i].grad, None
     graph = None
     if create:
         graph = len(GRAPHS) + 1
-        GRAPHS[graph] = (inputs + [created[i] for i in sorted(created)], result)
-    return {"grads": result, "graph": graph, "changed": _changed(inputs, before)}, {}
+        GRAPHS[graph] = (inputs + [created[i] for i in sorted(created)], result, leaves + _leaves(created))
+    return {"grads": result, "graph": graph, "changed": _changed(inputs, before),
+            "bumped": _bumped(inputs, versions)}, {}
 
 
 def op_probe(message: dict, created: dict) -> tuple:
@@ -383,4 +410,5 @@ def fork_per_test(control: socket.socket) -> None:
         if pid < 0:
             continue
         _, status = os.waitpid(pid, 0)
-        control.sendall(json.dumps({"op": "ended", "status": status}).encode())
+        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        control.sendall(json.dumps({"op": "ended", "status": status, "peak_mb": round(peak_mb, 1)}).encode())
