@@ -172,9 +172,14 @@ def _require_answers(decisions, keys) -> None:
                                 "(a string, exactly as written).")
 
 
-def well_formed(decisions) -> None:
-    """Visible: every scenario has one of the labels (says nothing about whether the labels are right)."""
+def well_formed(decisions, group: int | None = None) -> None:
+    """Visible: every scenario (of group `group`, if given) has one of the labels (says nothing about whether
+    the labels are right: the verdict is the self-check's)."""
     _require_dict(decisions)
+    c.require_self_contained(decisions, NAME)
+    if group is not None:
+        _require_answers(decisions, GROUPS[group])
+        return
     _require_answers(decisions, list(SCENARIOS))
     extra = [k for k in decisions if k not in SCENARIOS]
     if extra:

@@ -90,6 +90,7 @@ def _require_output(y, x, what):
 def cumsum_values(NumpyCumsum) -> None:
     """Visible: values along dim 0 and 1, and the gradient along dim 1."""
     c.require_function(NumpyCumsum, CUMSUM)
+    c.require_self_contained(NumpyCumsum, CUMSUM)
     x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=_float64, requires_grad=True)
     for dim in (0, 1):
         y = _call(NumpyCumsum.apply, x, dim, what="NumpyCumsum.forward")
@@ -135,13 +136,16 @@ def cumsum_dims_and_dtypes(NumpyCumsum, seeds=(0, 1)) -> None:
                     "wrong-forward")
 
 
-def cumsum_gradcheck(NumpyCumsum, seeds=(0, 1, 2)) -> None:
-    """Hidden: float64 finite differences over shapes and dims, and None for dim (crafted ctx)."""
+CUMSUM_CASES = (((4,), 0), ((3, 4), 1), ((3, 4), -2), ((2, 3, 2), -1))   # (shape, dim)
+
+
+def cumsum_gradcheck(NumpyCumsum, seeds=(0, 1, 2), cases=CUMSUM_CASES) -> None:
+    """float64 finite differences over (shape, dim) cases, and None for dim (crafted ctx)."""
     c.require_function(NumpyCumsum, CUMSUM)
     probe = c.randn(3, 4, seed=seeds[0])
     _require_output(_call(NumpyCumsum.apply, probe, 1, what="NumpyCumsum.forward"), probe, "NumpyCumsum.apply(x, 1)")
     for seed in seeds:
-        for shape, dim in (((4,), 0), ((3, 4), 1), ((3, 4), -2), ((2, 3, 2), -1)):
+        for shape, dim in cases:
             x = c.randn(*shape, seed=seed)
             _gradcheck(lambda t, d=dim: NumpyCumsum.apply(t, d), (x,), f"NumpyCumsum on shape {shape}, dim {dim}",
                         hint=CUMSUM_HINT)
@@ -158,10 +162,15 @@ def cumsum_gradcheck(NumpyCumsum, seeds=(0, 1, 2)) -> None:
                                "position.")
 
 
-def cumsum_once_differentiable(NumpyCumsum) -> None:
-    """Hidden: asking for a second derivative must raise the @once_differentiable error."""
+def cumsum_once_differentiable(NumpyCumsum, seeds=(11, 21)) -> None:
+    """Asking for a second derivative must raise the @once_differentiable error."""
     c.require_function(NumpyCumsum, CUMSUM)
-    x = c.randn(3, 4, seed=11)
+    for seed in seeds:
+        _cumsum_once_differentiable(NumpyCumsum, seed)
+
+
+def _cumsum_once_differentiable(NumpyCumsum, seed: int) -> None:
+    x = c.randn(3, 4, seed=seed)
     y = _call(NumpyCumsum.apply, x, 1, what="NumpyCumsum.forward")
     _require_output(y, x, "NumpyCumsum.apply(x, 1)")
     what = "NumpyCumsum.backward under create_graph=True"
@@ -241,6 +250,7 @@ def _require_sorted(x, values, indices, what):
 def sort_values(SortWithIndices) -> None:
     """Visible: values, indices and the gradient on a 3-cycle (gather and scatter differ there)."""
     c.require_function(SortWithIndices, SORT)
+    c.require_self_contained(SortWithIndices, SORT)
     x = torch.tensor([[3.0, 1.0, 2.0], [0.5, -1.0, 4.0]], dtype=_float64, requires_grad=True)
     values, indices = _sort_outputs(SortWithIndices, x)
     _require_sorted(x, values, indices, "SortWithIndices.apply(x)")
@@ -253,20 +263,20 @@ def sort_values(SortWithIndices) -> None:
     c.require_close(grad, expected, "the gradient of x through the sorted values", "wrong-derivative", SORT_HINT)
 
 
-def sort_gradcheck(SortWithIndices, seeds=(0, 1, 2)) -> None:
-    """Hidden: float64 finite differences of the values output over several shapes."""
+def sort_gradcheck(SortWithIndices, seeds=(0, 1, 2), shapes=((5,), (3, 4), (2, 3, 5))) -> None:
+    """float64 finite differences of the values output over several shapes."""
     c.require_function(SortWithIndices, SORT)
     for seed in seeds:
-        for shape in ((5,), (3, 4), (2, 3, 5)):
+        for shape in shapes:
             x = c.randn(*shape, seed=seed)
             _gradcheck(lambda t: SortWithIndices.apply(t)[0], (x,), f"the values of SortWithIndices on shape {shape}",
                         hint=SORT_HINT)
 
 
-def sort_indices(SortWithIndices, seeds=(0, 1)) -> None:
-    """Hidden: indices are int64, need no grad, are right on random inputs, float32 inputs and ties."""
+def sort_indices(SortWithIndices, seeds=(0, 1), shapes=((6,), (3, 5), (2, 2, 4))) -> None:
+    """Indices are int64, need no grad, are right on random inputs, float32 inputs and ties."""
     c.require_function(SortWithIndices, SORT)
-    cases = [c.randn(*shape, seed=seed, dtype=dtype) for seed in seeds for shape in ((6,), (3, 5), (2, 2, 4))
+    cases = [c.randn(*shape, seed=seed, dtype=dtype) for seed in seeds for shape in shapes
              for dtype in (_float64, _float32)]
     ties = torch.tensor([[2.0, 1.0, 2.0, 1.0, 0.0], [3.0, 3.0, 3.0, -1.0, 3.0]], dtype=_float64, requires_grad=True)
     for x in cases + [ties]:
@@ -344,6 +354,7 @@ def _require_mask(mask, x, lo, hi, what):
 def clamp_values(ClampWithMask) -> None:
     """Visible: clamped values, mask and gradient on a small example."""
     c.require_function(ClampWithMask, CLAMP)
+    c.require_self_contained(ClampWithMask, CLAMP)
     x = torch.tensor([-2.0, -0.7, 0.0, 0.4, 1.5], dtype=_float64, requires_grad=True)
     lo, hi = -1.0, 1.0
     y, mask = _clamp_outputs(ClampWithMask, x, lo, hi)
@@ -392,11 +403,14 @@ def clamp_mask(ClampWithMask) -> None:
                         "wrong-derivative", CLAMP_HINT)
 
 
-def clamp_gradcheck(ClampWithMask, seeds=(0, 1, 2)) -> None:
-    """Hidden: float64 finite differences away from lo and hi, and None for lo, hi (crafted ctx)."""
+CLAMP_CASES = (((6,), -0.5, 0.5), ((3, 4), -1.0, 0.2), ((2, 3, 4), 0.1, 1.2))   # (shape, lo, hi)
+
+
+def clamp_gradcheck(ClampWithMask, seeds=(0, 1, 2), cases=CLAMP_CASES) -> None:
+    """float64 finite differences away from lo and hi, and None for lo, hi (crafted ctx)."""
     c.require_function(ClampWithMask, CLAMP)
     for seed in seeds:
-        for shape, lo, hi in (((6,), -0.5, 0.5), ((3, 4), -1.0, 0.2), ((2, 3, 4), 0.1, 1.2)):
+        for shape, lo, hi in cases:
             x = c.randn(*shape, seed=seed, away_from=(lo, hi), scale=1.5)
             _gradcheck(lambda t, a=lo, b=hi: ClampWithMask.apply(t, a, b)[0], (x,),
                         f"ClampWithMask on shape {shape} with lo={lo}, hi={hi}", hint=CLAMP_HINT)

@@ -138,6 +138,7 @@ def _check_pair(grad_x, grad_y, g, alpha, what, rtol=1e-7, atol=1e-7):
 def values(ScaledAdd) -> None:
     """Visible: values, the node, and both gradients on a small example (grad_output not all ones)."""
     c.require_function(ScaledAdd, NAME)
+    c.require_self_contained(ScaledAdd, NAME)
     alpha = 2.5
     x = torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64, requires_grad=True)
     y = torch.tensor([0.25, 3.0, -1.0], dtype=torch.float64, requires_grad=True)
@@ -166,10 +167,10 @@ def gradcheck(ScaledAdd, seeds=(0, 1, 2)) -> None:
                             hint="backward must return (grad_output, alpha * grad_output, None).")
 
 
-def none_for_alpha(ScaledAdd) -> None:
-    """Hidden: backward returns exactly three values, the last None, both directly and through autograd."""
+def none_for_alpha(ScaledAdd, shapes=None) -> None:
+    """backward returns exactly three values, the last None, both directly and through autograd."""
     c.require_function(ScaledAdd, NAME)
-    for seed, shape in enumerate(SHAPES[1:]):
+    for seed, shape in enumerate(SHAPES[1:] if shapes is None else shapes):
         x, y = _tensors(shape, seed)
         g = _grad_output(shape, seed)
         _direct_backward(ScaledAdd, (True, True, False), x, y, -1.25, g,
@@ -180,15 +181,15 @@ def none_for_alpha(ScaledAdd) -> None:
             c.backward_grads(out, [x, y], g, what=f"{NAME}.backward")
 
 
-def needs_input_grad(ScaledAdd) -> None:
-    """Hidden: a crafted ctx says which inputs need a gradient; the others must get None (work skipped).
+def needs_input_grad(ScaledAdd, shapes=((4,), (2, 3))) -> None:
+    """A crafted ctx says which inputs need a gradient; the others must get None (work skipped).
 
     Through the engine this mistake is invisible (autograd drops a gradient for an input that does not
     require grad), so backward is called directly.
     """
     c.require_function(ScaledAdd, NAME)
     alpha = -0.75
-    for seed, shape in enumerate([(4,), (2, 3)]):
+    for seed, shape in enumerate(shapes):
         x, y = _tensors(shape, seed + 10)
         g = _grad_output(shape, seed + 10)
         for needs, other in (((True, False, False), 1), ((False, True, False), 0)):
@@ -225,15 +226,19 @@ def needs_input_grad(ScaledAdd) -> None:
                     "grad_x = grad_output, whatever y needs.")
 
 
-def alpha_scaling(ScaledAdd) -> None:
-    """Hidden: grad_y is alpha * grad_output for each call's own alpha, exactly (alpha kept as a float)."""
+def alpha_scaling(ScaledAdd, shapes=((3, 4), (2, 5))) -> None:
+    """grad_y is alpha * grad_output for each call's own alpha, exactly (alpha kept as a float)."""
     c.require_function(ScaledAdd, NAME)
+    for k, shape in enumerate(shapes):
+        _alpha_scaling(ScaledAdd, shape, 30 + 10 * k)
+
+
+def _alpha_scaling(ScaledAdd, shape, seed: int) -> None:
     alphas = (1.0 / 3.0, -7.0 / 3.0)
-    shape = (3, 4)
     xs, ys, gs, outs = [], [], [], []
     for i, alpha in enumerate(alphas):
-        x, y = _tensors(shape, 30 + i)
-        xs.append(x), ys.append(y), gs.append(_grad_output(shape, 30 + i))
+        x, y = _tensors(shape, seed + i)
+        xs.append(x), ys.append(y), gs.append(_grad_output(shape, seed + i))
         with _explained(f"{NAME}.apply(x, y, {alpha:.4g})"):
             out = c.call(ScaledAdd.apply, x, y, alpha, what=f"{NAME}.forward")
         c.require_close(out, x.detach() + alpha * y.detach(), f"{NAME}.apply(x, y, {alpha:.4g})", "wrong-forward",

@@ -114,6 +114,7 @@ def _silu_grad_ref(x):
 def silu_values(RecomputeSiLU) -> None:
     """Visible: forward values and the gradient on a small example."""
     c.require_function(RecomputeSiLU, SILU)
+    c.require_self_contained(RecomputeSiLU, SILU)
     x = torch.tensor([-3.0, -0.5, 0.0, 1.0, 2.5], dtype=_float64, requires_grad=True)
     y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")
     c.require_close(y, _silu_ref(x), "RecomputeSiLU.apply(x)", "wrong-forward",
@@ -148,26 +149,27 @@ def silu_dtype_and_extremes(RecomputeSiLU) -> None:
                         SILU_HINT, rtol=1e-5, atol=1e-6)
 
 
-def silu_gradcheck(RecomputeSiLU, seeds=(0, 1, 2)) -> None:
-    """Hidden: float64 finite differences over several shapes and seeds."""
+def silu_gradcheck(RecomputeSiLU, seeds=(0, 1, 2), shapes=SHAPES) -> None:
+    """float64 finite differences over several shapes and seeds."""
     c.require_function(RecomputeSiLU, SILU)
     for seed in seeds:
-        for shape in SHAPES:
+        for shape in shapes:
             x = c.randn(*shape, seed=seed, scale=2.0)
             c.gradcheck(RecomputeSiLU.apply, (x,), f"RecomputeSiLU on shape {shape}", hint=SILU_HINT)
 
 
-def silu_graph(RecomputeSiLU) -> None:
-    """Hidden: .apply records RecomputeSiLU's own node, and backward multiplies by grad_output."""
+def silu_graph(RecomputeSiLU, seeds=(5, 15)) -> None:
+    """.apply records RecomputeSiLU's own node, and backward multiplies by grad_output."""
     c.require_function(RecomputeSiLU, SILU)
-    x = c.randn(2, 3, seed=5)
-    y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")
-    c.require_own_node(y, RecomputeSiLU, SILU)
-    weights = c.randn(2, 3, seed=6, requires_grad=False)
-    (grad,) = c.backward_grads(y, [x], weights, what="RecomputeSiLU.backward")
-    c.require_close(grad, weights * _silu_grad_ref(x), "the gradient with a random grad_output",
-                    "ignores-grad-output", "multiply by grad_output: backward receives dLoss/dy and must return "
-                                           "grad_output * dy/dx.")
+    for seed in seeds:
+        x = c.randn(2, 3, seed=seed)
+        y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")
+        c.require_own_node(y, RecomputeSiLU, SILU)
+        weights = c.randn(2, 3, seed=seed + 1, requires_grad=False)
+        (grad,) = c.backward_grads(y, [x], weights, what="RecomputeSiLU.backward")
+        c.require_close(grad, weights * _silu_grad_ref(x), "the gradient with a random grad_output",
+                        "ignores-grad-output", "multiply by grad_output: backward receives dLoss/dy and must "
+                                               "return grad_output * dy/dx.")
 
 
 @c.probe
@@ -426,6 +428,7 @@ def _compare_grads(x, widths, seed, facts, what):
 
 def mlp_values(checkpointed_mlp, widths=(6, 8, 8, 5), batch=4, seed=0) -> None:
     """Visible: values and every gradient equal the plain composition."""
+    c.require_self_contained(checkpointed_mlp, MLP)
     x = c.randn(batch, widths[0], seed=seed + 100)
     facts = _run(checkpointed_mlp, x, widths, seed)
     _compare_grads(x, widths, seed, facts, "")

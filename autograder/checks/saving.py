@@ -41,6 +41,7 @@ def forward_with_fake_ctx(Function, *inputs, name: str):
 def values(Exp) -> None:
     """Visible: forward values, the gradient on a small example, and that .apply records Exp's node."""
     c.require_function(Exp, NAME)
+    c.require_self_contained(Exp, NAME)
     x = torch.tensor([-2.0, -0.5, 0.0, 1.0, 2.5], dtype=torch.float64, requires_grad=True)
     y = c.call(Exp.apply, x, what="Exp.forward")
     c.require_close(y, _exp(x), "Exp.apply(x)", "wrong-forward", "forward should return torch.exp(x).")
@@ -73,10 +74,15 @@ def gradcheck(Exp, seeds=(0, 1, 2)) -> None:
                     "multiply the local derivative y by grad_output (the chain rule), element by element.")
 
 
-def saves_output(Exp) -> None:
-    """Hidden: forward passes exactly the tensor it returns, and nothing else, to ctx.save_for_backward."""
+def saves_output(Exp, seeds=(20, 21)) -> None:
+    """forward passes exactly the tensor it returns, and nothing else, to ctx.save_for_backward."""
     c.require_function(Exp, NAME)
-    x = c.randn(3, 4, seed=20)
+    for seed in seeds:
+        _saves_output(Exp, seed)
+
+
+def _saves_output(Exp, seed: int) -> None:
+    x = c.randn(3, 4, seed=seed)
     ctx, y = forward_with_fake_ctx(Exp, x, name=NAME)
     c.require_close(y, _exp(x), "Exp.forward(ctx, x)", "wrong-forward", "forward should return torch.exp(x).")
     saved = tuple(ctx.saved_tensors)
@@ -114,10 +120,15 @@ def saves_output(Exp) -> None:
            "with ctx.save_for_backward(y).")
 
 
-def inplace_output(Exp) -> None:
-    """Hidden: changing the output in place before backward must raise the version-counter error."""
+def inplace_output(Exp, seeds=(30, 31)) -> None:
+    """Changing the output in place before backward must raise the version-counter error."""
     c.require_function(Exp, NAME)
-    leaf = c.randn(6, seed=30)
+    for seed in seeds:
+        _inplace_output(Exp, seed)
+
+
+def _inplace_output(Exp, seed: int) -> None:
+    leaf = c.randn(6, seed=seed)
     x = leaf * 1.0  # a non-leaf input
     y = c.call(Exp.apply, x, what="Exp.forward")
     c.require_own_node(y, Exp, NAME)
@@ -137,10 +148,15 @@ def inplace_output(Exp) -> None:
            "have caught the change. Save the output itself (not the input, not ctx.y = y, not a copy).")
 
 
-def inplace_input(Exp) -> None:
-    """Hidden: backward does not need the input, so changing the input in place after forward is harmless."""
+def inplace_input(Exp, seeds=(40, 41)) -> None:
+    """backward does not need the input, so changing the input in place after forward is harmless."""
     c.require_function(Exp, NAME)
-    leaf = c.randn(6, seed=40)
+    for seed in seeds:
+        _inplace_input(Exp, seed)
+
+
+def _inplace_input(Exp, seed: int) -> None:
+    leaf = c.randn(6, seed=seed)
     x = leaf * 1.0
     y = c.call(Exp.apply, x, what="Exp.forward")
     expected = _exp(leaf)

@@ -140,6 +140,7 @@ def unbroadcast_values(unbroadcast, hidden: bool = False) -> None:
     """Visible: three small examples. Hidden: more pairs that only remove leading dimensions."""
     if not callable(unbroadcast):
         c.fail("not-defined", "`unbroadcast` must be a function unbroadcast(grad, shape).")
+    c.require_self_contained(unbroadcast, "unbroadcast")
     g = torch.arange(6, dtype=torch.float64).reshape(2, 3)
     examples = [((3,), [3.0, 5.0, 7.0]), ((2, 3), [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]), ((2, 1), [[3.0], [12.0]]),
                 ((), 15.0)]
@@ -163,19 +164,19 @@ def unbroadcast_values(unbroadcast, hidden: bool = False) -> None:
             _check_one_unbroadcast(unbroadcast, gs, ts, seed=10 + k, as_size=k % 2 == 0)
 
 
-def unbroadcast_size1(unbroadcast) -> None:
-    """Hidden: targets with size-1 dims (first, middle, last, together with leading dims)."""
+def unbroadcast_size1(unbroadcast, pairs=None) -> None:
+    """Targets with size-1 dims (first, middle, last, together with leading dims)."""
     if not callable(unbroadcast):
         c.fail("not-defined", "`unbroadcast` must be a function unbroadcast(grad, shape).")
-    for k, (gs, ts) in enumerate(SIZE1_PAIRS):
+    for k, (gs, ts) in enumerate(SIZE1_PAIRS if pairs is None else pairs):
         _check_one_unbroadcast(unbroadcast, gs, ts, seed=30 + k, as_size=k % 2 == 1)
 
 
-def unbroadcast_many(unbroadcast, count: int = 40) -> None:
-    """Hidden: edge cases (scalars, nothing to do, size-1 everywhere) and many generated pairs."""
+def unbroadcast_many(unbroadcast, count: int = 40, edges=None) -> None:
+    """Edge cases (scalars, nothing to do, size-1 everywhere) and `count` generated pairs."""
     if not callable(unbroadcast):
         c.fail("not-defined", "`unbroadcast` must be a function unbroadcast(grad, shape).")
-    pairs = EDGE_PAIRS + random_pairs(count)
+    pairs = list(EDGE_PAIRS if edges is None else edges) + random_pairs(count)
     for k, (gs, ts) in enumerate(pairs):
         _check_one_unbroadcast(unbroadcast, gs, ts, seed=50 + k, as_size=k % 3 != 0)
 
@@ -220,6 +221,7 @@ def _mul_engine(BroadcastMul, a, b, grad_output):
 def broadcastmul_values(BroadcastMul, hidden: bool = False) -> None:
     """Visible: a (2, 3) times b (3,): value and both gradients through autograd. Hidden: more pairs."""
     c.require_function(BroadcastMul, "BroadcastMul")
+    c.require_self_contained(BroadcastMul, "BroadcastMul")
     pairs = MUL_ALL if hidden else [((2, 3), (3,))]
     for k, (sa, sb) in enumerate(pairs):
         a = c.randn(*sa, seed=100 + k)
@@ -236,11 +238,11 @@ def broadcastmul_values(BroadcastMul, hidden: bool = False) -> None:
                             _MUL_HINT)
 
 
-def broadcastmul_gradcheck(BroadcastMul, seeds=(0, 1)) -> None:
-    """Hidden: float64 gradcheck over broadcast pairs, both orders, several seeds."""
+def broadcastmul_gradcheck(BroadcastMul, seeds=(0, 1), pairs=None) -> None:
+    """float64 gradcheck over broadcast pairs (by default all of them, both orders), several seeds."""
     c.require_function(BroadcastMul, "BroadcastMul")
     for seed in seeds:
-        for k, (sa, sb) in enumerate(MUL_ALL):
+        for k, (sa, sb) in enumerate(MUL_ALL if pairs is None else pairs):
             a = c.randn(*sa, seed=400 + 10 * seed + k)
             b = c.randn(*sb, seed=500 + 10 * seed + k)
             c.gradcheck(BroadcastMul.apply, (a, b), f"BroadcastMul on shapes {_fmt(sa)} and {_fmt(sb)}",
@@ -342,6 +344,7 @@ def _expected_sum_grad(shape, dim, keepdim, g):
 def sumdim_values(SumDim, hidden: bool = False) -> None:
     """Visible: x of shape (3, 4), dim 1, both keepdim values. Hidden: all cases."""
     c.require_function(SumDim, "SumDim")
+    c.require_self_contained(SumDim, "SumDim")
     cases = SUM_CASES if hidden else [((3, 4), 1, False), ((3, 4), 1, True)]
     for k, (shape, dim, keepdim) in enumerate(cases):
         x = c.randn(*shape, seed=900 + k)
@@ -352,11 +355,11 @@ def sumdim_values(SumDim, hidden: bool = False) -> None:
                         f"the gradient of x for {_sum_what(shape, dim, keepdim)}", "wrong-derivative", _SUM_HINT)
 
 
-def sumdim_gradcheck(SumDim, seeds=(0, 1)) -> None:
-    """Hidden: float64 gradcheck over several shapes, dims (incl. negative) and both keepdim values."""
+def sumdim_gradcheck(SumDim, seeds=(0, 1), cases=None) -> None:
+    """float64 gradcheck over several shapes, dims (incl. negative) and both keepdim values."""
     c.require_function(SumDim, "SumDim")
     for seed in seeds:
-        for k, (shape, dim, keepdim) in enumerate(SUM_CASES):
+        for k, (shape, dim, keepdim) in enumerate(SUM_CASES if cases is None else cases):
             x = c.randn(*shape, seed=1100 + 20 * seed + k)
             out_shape = x.detach().sum(dim, keepdim=keepdim).shape
             _sum_engine(SumDim, x, dim, keepdim, torch.ones(out_shape, dtype=x.dtype))  # clear errors first
@@ -364,10 +367,10 @@ def sumdim_gradcheck(SumDim, seeds=(0, 1)) -> None:
                         _sum_what(shape, dim, keepdim), hint=_SUM_HINT)
 
 
-def sumdim_shape(SumDim) -> None:
-    """Hidden: backward called directly returns a gradient of EXACTLY x's shape, with the right values."""
+def sumdim_shape(SumDim, cases=None) -> None:
+    """backward called directly returns a gradient of EXACTLY x's shape, with the right values."""
     c.require_function(SumDim, "SumDim")
-    for k, (shape, dim, keepdim) in enumerate(SUM_CASES):
+    for k, (shape, dim, keepdim) in enumerate(SUM_CASES if cases is None else cases):
         x = c.randn(*shape, seed=1300 + k)
         out_shape = x.detach().sum(dim, keepdim=keepdim).shape
         g = c.randn(*out_shape, seed=1400 + k, requires_grad=False)
@@ -390,10 +393,10 @@ def sumdim_shape(SumDim) -> None:
                         "wrong-derivative", _SUM_HINT)
 
 
-def sumdim_none(SumDim) -> None:
-    """Hidden: backward returns exactly three values, None for dim and keepdim (directly and via autograd)."""
+def sumdim_none(SumDim, cases=(((3, 4), 1, False), ((2, 3, 4), -1, True))) -> None:
+    """backward returns exactly three values, None for dim and keepdim (directly and via autograd)."""
     c.require_function(SumDim, "SumDim")
-    for k, (shape, dim, keepdim) in enumerate([((3, 4), 1, False), ((2, 3, 4), -1, True)]):
+    for k, (shape, dim, keepdim) in enumerate(cases):
         x = c.randn(*shape, seed=1500 + k)
         g = torch.ones(x.detach().sum(dim, keepdim=keepdim).shape, dtype=x.dtype)
         what = _sum_what(shape, dim, keepdim)

@@ -164,6 +164,7 @@ def _grad(SCE, logits, target, scale=1.0, loss_what=None, **tol):
 def values(SCE) -> None:
     """Visible: loss and gradient against F.cross_entropy on a small float64 example; own graph node."""
     c.require_function(SCE, NAME)
+    c.require_self_contained(SCE, NAME)
     logits = torch.tensor([[2.0, -1.0, 0.5], [0.1, 0.2, 0.3], [-3.0, 4.0, 1.0], [1.0, 1.0, -2.0]],
                           dtype=torch.float64)
     target = torch.tensor([0, 2, 1, 2])
@@ -187,11 +188,11 @@ def values_hidden(SCE, seeds=(0, 1, 2)) -> None:
             _require_grad(grad, logits, target, f"the gradient of the loss {what}")
 
 
-def gradcheck(SCE, seeds=(0, 1)) -> None:
-    """Hidden: float64 finite differences with respect to the logits."""
+def gradcheck(SCE, seeds=(0, 1), sizes=((1, 3), (3, 4), (6, 5))) -> None:
+    """float64 finite differences with respect to the logits, for (N, C) in `sizes`."""
     c.require_function(SCE, NAME)
     for seed in seeds:
-        for n, classes in [(1, 3), (3, 4), (6, 5)]:
+        for n, classes in sizes:
             logits = c.randn(n, classes, seed=seed)
             target = _targets(n, classes, seed)
             c.gradcheck(lambda z: SCE.apply(z, target), (logits,), f"{NAME} for N={n}, C={classes}",
@@ -238,11 +239,16 @@ def stable(SCE, seeds=(0, 1)) -> None:
                 _require_grad(grad, z, target, f"the gradient {what}", rtol=rtol, atol=atol)
 
 
-def grad_output(SCE) -> None:
-    """Hidden: the gradient of loss * 3 is 3 times the gradient (through the engine and called directly)."""
+def grad_output(SCE, seeds=(21, 31)) -> None:
+    """The gradient of loss * 3 is 3 times the gradient (through the engine and called directly)."""
     c.require_function(SCE, NAME)
-    logits = c.randn(5, 4, seed=21, requires_grad=False)
-    target = _targets(5, 4, 21)
+    for seed in seeds:
+        _grad_output(SCE, seed)
+
+
+def _grad_output(SCE, seed: int) -> None:
+    logits = c.randn(5, 4, seed=seed, requires_grad=False)
+    target = _targets(5, 4, seed)
     loss, grad = _grad(SCE, logits, target, scale=3.0)
     c.require_own_node(loss, SCE, NAME)
     _require_grad(grad, logits, target, "the gradient of loss * 3", scale=3.0)
@@ -250,11 +256,16 @@ def grad_output(SCE) -> None:
     _require_grad(grads[0], logits, target, f"what {NAME}.backward returns for grad_output = -2.5", scale=-2.5)
 
 
-def none_for_target(SCE) -> None:
-    """Hidden: backward returns None for the integer target (called directly: the engine would drop it)."""
+def none_for_target(SCE, seeds=(22, 32)) -> None:
+    """backward returns None for the integer target (called directly: the engine would drop it)."""
     c.require_function(SCE, NAME)
-    logits = c.randn(4, 3, seed=22, requires_grad=False)
-    target = _targets(4, 3, 22)
+    for seed in seeds:
+        _none_for_target(SCE, seed)
+
+
+def _none_for_target(SCE, seed: int) -> None:
+    logits = c.randn(4, 3, seed=seed, requires_grad=False)
+    target = _targets(4, 3, seed)
     _, grads = _direct(SCE, logits, target, torch.tensor(1.0, dtype=torch.float64))
     if grads[1] is not None:
         c.fail("missing-none",
@@ -264,13 +275,18 @@ def none_for_target(SCE) -> None:
     _require_grad(grads[0], logits, target, f"the first value {NAME}.backward returns")
 
 
-def dtype(SCE) -> None:
-    """Hidden: float32 logits give a float32 loss and a float32 gradient (backward called directly: the
+def dtype(SCE, seeds=(23, 33)) -> None:
+    """float32 logits give a float32 loss and a float32 gradient (backward called directly: the
     engine would silently convert a float64 gradient)."""
     c.require_function(SCE, NAME)
+    for seed in seeds:
+        _dtype(SCE, seed)
+
+
+def _dtype(SCE, seed: int) -> None:
     for dt in (torch.float32, torch.float64):
-        logits = c.randn(6, 5, seed=23, dtype=dt, requires_grad=False)
-        target = _targets(6, 5, 23)
+        logits = c.randn(6, 5, seed=seed, dtype=dt, requires_grad=False)
+        target = _targets(6, 5, seed)
         loss = _forward(SCE, logits.clone().requires_grad_(True), target)
         if loss.dtype != dt:
             c.fail("wrong-dtype", f"for {dt} logits, {NAME}.apply returned a {loss.dtype} loss: compute in the "

@@ -155,6 +155,7 @@ def _require_pass_through(grad: torch.Tensor, x: torch.Tensor, g: torch.Tensor, 
 def round_values(RoundSTE) -> None:
     """Visible: forward equals torch.round (ties included) and the gradient is grad_output."""
     c.require_function(RoundSTE, ROUND)
+    c.require_self_contained(RoundSTE, ROUND)
     x = torch.tensor([-1.7, -0.5, 0.2, 0.5, 1.5, 2.6], dtype=torch.float64)
     _require_round_forward(RoundSTE, x)
     g = torch.tensor([0.3, -1.2, 2.0, 0.7, -0.1, 1.1], dtype=torch.float64)
@@ -177,12 +178,12 @@ def round_forward_exact(RoundSTE, seeds=(0, 1, 2)) -> None:
             _require_round_forward(RoundSTE, halves)
 
 
-def round_backward(RoundSTE, seeds=(0, 1, 2)) -> None:
-    """Hidden: the gradient is exactly grad_output for random x (inside and far outside [-1, 1]) and random
+def round_backward(RoundSTE, seeds=(0, 1, 2), shapes=SHAPES) -> None:
+    """The gradient is exactly grad_output for random x (inside and far outside [-1, 1]) and random
     grad_output, through the engine and through a direct call of backward."""
     c.require_function(RoundSTE, ROUND)
     for seed in seeds:
-        for shape in SHAPES:
+        for shape in shapes:
             x = c.randn(*shape, seed=seed, scale=3.0, away_from=(-1.0, 1.0), requires_grad=False)
             g = _random_grad(shape, seed + 100, torch.float64)
             grad = _grad_via_autograd(RoundSTE, ROUND, x, g)
@@ -202,27 +203,29 @@ def round_backward(RoundSTE, seeds=(0, 1, 2)) -> None:
                     "inside a larger graph the STE is the identity: the chain rule gives 3 * 2 * grad_output.")
 
 
-def round_dtype(RoundSTE) -> None:
-    """Hidden: float32 stays float32 and float64 stays float64, in the output and in backward's result."""
+def round_dtype(RoundSTE, seeds=(11, 21)) -> None:
+    """float32 stays float32 and float64 stays float64, in the output and in backward's result."""
     c.require_function(RoundSTE, ROUND)
     for dtype in DTYPES:
-        x = c.randn(6, seed=11, dtype=dtype, requires_grad=False, scale=3.0)
-        _require_round_forward(RoundSTE, x)
-        g = _random_grad((6,), 12, dtype)
-        _, out = _direct_backward(RoundSTE, ROUND, x, g)
-        if not isinstance(out, torch.Tensor):
-            c.fail("no-gradient", f"{ROUND}.backward returned {type(out).__name__}, not a tensor: return grad_output.")
-        if out.dtype != dtype:
-            c.fail("wrong-dtype", f"for a {dtype} input, {ROUND}.backward returned a {out.dtype} gradient: the "
-                                  "gradient must keep the input's dtype (return grad_output as it is).")
+        for seed in seeds:
+            x = c.randn(6, seed=seed, dtype=dtype, requires_grad=False, scale=3.0)
+            _require_round_forward(RoundSTE, x)
+            _, out = _direct_backward(RoundSTE, ROUND, x, _random_grad((6,), seed + 1, dtype))
+            if not isinstance(out, torch.Tensor):
+                c.fail("no-gradient", f"{ROUND}.backward returned {type(out).__name__}, not a tensor: "
+                                      "return grad_output.")
+            if out.dtype != dtype:
+                c.fail("wrong-dtype", f"for a {dtype} input, {ROUND}.backward returned a {out.dtype} gradient: "
+                                      "the gradient must keep the input's dtype (return grad_output as it is).")
 
 
-def round_graph(RoundSTE) -> None:
-    """Hidden: RoundSTE.apply records RoundSTE's own node (so the STE backward is the one that runs)."""
+def round_graph(RoundSTE, seeds=(13, 23)) -> None:
+    """RoundSTE.apply records RoundSTE's own node (so the STE backward is the one that runs)."""
     c.require_function(RoundSTE, ROUND)
-    x = c.randn(4, seed=13, scale=2.0)
-    y = _forward(RoundSTE, ROUND, x)
-    c.require_own_node(y, RoundSTE, ROUND)
+    for seed in seeds:
+        x = c.randn(4, seed=seed, scale=2.0)
+        y = _forward(RoundSTE, ROUND, x)
+        c.require_own_node(y, RoundSTE, ROUND)
 
 
 # ------------------------------------------------------------------------------------------- SignSTE
@@ -305,6 +308,7 @@ def _require_clipped(grad: torch.Tensor, x: torch.Tensor, g: torch.Tensor, what:
 def sign_values(SignSTE) -> None:
     """Visible: forward equals torch.sign and the gradient is grad_output inside [-1, 1], zero outside."""
     c.require_function(SignSTE, SIGN)
+    c.require_self_contained(SignSTE, SIGN)
     x = torch.tensor([-2.0, -0.5, 0.0, 0.3, 0.9, 3.0], dtype=torch.float64)
     _require_sign_forward(SignSTE, x)
     g = torch.tensor([0.3, -1.2, 2.0, 0.7, -0.4, 1.1], dtype=torch.float64)
@@ -323,12 +327,12 @@ def sign_forward_exact(SignSTE, seeds=(0, 1, 2)) -> None:
                                                        scale=2.0))
 
 
-def sign_backward(SignSTE, seeds=(0, 1, 2)) -> None:
-    """Hidden: random x (about half of it outside [-1, 1]) and random grad_output, against the hand-computed
+def sign_backward(SignSTE, seeds=(0, 1, 2), shapes=SHAPES) -> None:
+    """Random x (about half of it outside [-1, 1]) and random grad_output, against the hand-computed
     grad_output * (|x| <= 1); through the engine and through a direct call of backward."""
     c.require_function(SignSTE, SIGN)
     for seed in seeds:
-        for shape in SHAPES:
+        for shape in shapes:
             x = c.randn(*shape, seed=seed, scale=1.5, away_from=(-1.0, 1.0), requires_grad=False)
             g = _random_grad(shape, seed + 100, torch.float64)
             grad = _grad_via_autograd(SignSTE, SIGN, x, g)
@@ -353,10 +357,10 @@ def sign_backward(SignSTE, seeds=(0, 1, 2)) -> None:
                     "number broadcast to every element.")
 
 
-def sign_boundary(SignSTE) -> None:
-    """Hidden: x = +-1 exactly is inside (gradient passes), +-1.0000001 is outside, 0 is inside."""
+def sign_boundary(SignSTE, dtypes=DTYPES) -> None:
+    """x = +-1 exactly is inside (gradient passes), +-1.0000001 is outside, 0 is inside."""
     c.require_function(SignSTE, SIGN)
-    for dtype in DTYPES:
+    for dtype in dtypes:
         x = torch.tensor([-1.0, 1.0, -1.0000001, 1.0000001, 0.0, -0.0, 0.5, 3.0], dtype=dtype)
         _require_sign_forward(SignSTE, x)
         g = torch.tensor([0.7, -1.3, 2.1, -0.9, 1.7, -0.6, 0.4, 1.2], dtype=dtype)
@@ -364,11 +368,11 @@ def sign_boundary(SignSTE) -> None:
         _require_clipped(grad, x, g, f"the gradient of {SIGN} at the boundary points (x in {dtype})")
 
 
-def sign_dtype(SignSTE) -> None:
-    """Hidden: float32 stays float32 and float64 stays float64, in the output and in what backward returns
+def sign_dtype(SignSTE, dtypes=DTYPES) -> None:
+    """float32 stays float32 and float64 stays float64, in the output and in what backward returns
     (called directly: the engine would silently convert a float64 gradient for a float32 input)."""
     c.require_function(SignSTE, SIGN)
-    for dtype in DTYPES:
+    for dtype in dtypes:
         x = torch.tensor([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0], dtype=dtype)
         _require_sign_forward(SignSTE, x)
         g = torch.tensor([1.5, -0.5, 2.0, 0.25, -1.0, 0.75, 3.0], dtype=dtype)
@@ -385,9 +389,10 @@ def sign_dtype(SignSTE) -> None:
         _require_clipped(out, x, g, f"what {SIGN}.backward returns for {dtype}")
 
 
-def sign_graph(SignSTE) -> None:
-    """Hidden: SignSTE.apply records SignSTE's own node (so the clipped STE backward is the one that runs)."""
+def sign_graph(SignSTE, seeds=(13, 23)) -> None:
+    """SignSTE.apply records SignSTE's own node (so the clipped STE backward is the one that runs)."""
     c.require_function(SignSTE, SIGN)
-    x = c.randn(4, seed=13)
-    y = _forward(SignSTE, SIGN, x)
-    c.require_own_node(y, SignSTE, SIGN)
+    for seed in seeds:
+        x = c.randn(4, seed=seed)
+        y = _forward(SignSTE, SIGN, x)
+        c.require_own_node(y, SignSTE, SIGN)

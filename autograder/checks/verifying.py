@@ -69,6 +69,7 @@ def _diagnose(result, expected, what, eps):
 def numgrad_values(numerical_grad) -> None:
     """Visible: the gradient of sum(x**3) at three points is 3 x**2."""
     _require_callable(numerical_grad, NG)
+    c.require_self_contained(numerical_grad, NG)
     x = torch.tensor([-1.5, 0.5, 2.0], dtype=torch.float64)
     result = _numgrad(numerical_grad, _cubic, x)
     expected = 3 * x ** 2
@@ -88,14 +89,19 @@ def numgrad_general(numerical_grad, seeds=(0, 1, 2)) -> None:
                 _diagnose(result, expected, f"{NG} on a shape-{tuple(shape)} input", 1e-6)
 
 
-def numgrad_central(numerical_grad) -> None:
-    """Hidden: with eps = 1e-2 the central difference of sum(x**3) is exactly 3x**2 + eps**2.
+def numgrad_central(numerical_grad, seeds=(50, 51)) -> None:
+    """With eps = 1e-2 the central difference of sum(x**3) is exactly 3x**2 + eps**2.
 
     A forward difference is off by about 3 * x * eps; an estimate that ignores `eps` is off by eps**2.
     """
     _require_callable(numerical_grad, NG)
+    for seed in seeds:
+        _numgrad_central(numerical_grad, seed)
+
+
+def _numgrad_central(numerical_grad, seed: int) -> None:
     eps = 1e-2
-    x = c.randn(5, seed=50, requires_grad=False, away_from=(0.0,), margin=0.3)
+    x = c.randn(5, seed=seed, requires_grad=False, away_from=(0.0,), margin=0.3)
     result = _numgrad(numerical_grad, _cubic, x, eps)
     central = 3 * x ** 2 + eps ** 2
     if bool(c._allclose(result, central, rtol=0, atol=1e-7)):
@@ -112,10 +118,15 @@ def numgrad_central(numerical_grad) -> None:
     _diagnose(result, central, f"{NG}(f, x, eps=1e-2)", eps)
 
 
-def numgrad_untouched(numerical_grad) -> None:
-    """Hidden: x is left exactly as it was (values and version counter), also when it requires grad."""
+def numgrad_untouched(numerical_grad, seeds=(60, 70)) -> None:
+    """x is left exactly as it was (values and version counter), also when it requires grad."""
     _require_callable(numerical_grad, NG)
-    leaf = c.randn(3, seed=60)  # a leaf that requires grad, as in ordinary use
+    for seed in seeds:
+        _numgrad_untouched(numerical_grad, seed)
+
+
+def _numgrad_untouched(numerical_grad, seed: int) -> None:
+    leaf = c.randn(3, seed=seed)  # a leaf that requires grad, as in ordinary use
     leaf_before = leaf.detach().clone()
     try:
         result = numerical_grad(_cubic, leaf)
@@ -129,7 +140,7 @@ def numgrad_untouched(numerical_grad) -> None:
     if leaf._version != 0 or not torch.equal(leaf.detach(), leaf_before):
         c.fail("modifies-input", f"{NG} changed x in place (its version counter is now {leaf._version}). "
                                  "Work on a copy (x.detach().clone()) or build new tensors x + eps * e_i.")
-    x = c.randn(2, 3, seed=61, requires_grad=False)
+    x = c.randn(2, 3, seed=seed + 1, requires_grad=False)
     before = x.clone()
     c.call(numerical_grad, _coupled, x, what=NG)
     if x._version != 0 or not torch.equal(x, before):
@@ -144,13 +155,16 @@ def _sin(t):
     return torch.sin(t)
 
 
-def numgrad_dtype(numerical_grad) -> None:
-    """Hidden: the estimate has x's dtype and shape (float32 in, float32 out; a 0-d x gives a 0-d result)."""
+def numgrad_dtype(numerical_grad, cases=("float32", "0-d")) -> None:
+    """The estimate has x's dtype and shape (float32 in, float32 out; a 0-d x gives a 0-d result)."""
     _require_callable(numerical_grad, NG)
-    x = torch.tensor([0.3, -1.2, 2.0, 0.7])
-    result = _numgrad(numerical_grad, _cubic, x, 1e-2)
-    if not bool(c._allclose(result, 3 * x ** 2, rtol=0, atol=1e-2)):
-        _diagnose(result, 3 * x ** 2, f"{NG} on a float32 input with eps = 1e-2", 1e-2)
+    if "float32" in cases:
+        x = torch.tensor([0.3, -1.2, 2.0, 0.7])
+        result = _numgrad(numerical_grad, _cubic, x, 1e-2)
+        if not bool(c._allclose(result, 3 * x ** 2, rtol=0, atol=1e-2)):
+            _diagnose(result, 3 * x ** 2, f"{NG} on a float32 input with eps = 1e-2", 1e-2)
+    if "0-d" not in cases:
+        return
     x0 = torch.tensor(0.8, dtype=torch.float64)
     result = _numgrad(numerical_grad, _sin, x0)
     c.require_close(result, torch.cos(x0), f"{NG} of sin at a 0-d x", "wrong-estimate", rtol=1e-6, atol=1e-6)
@@ -184,6 +198,7 @@ def guarded(check, *args, what: str, **kwargs):
 def tanh_values(Tanh) -> None:
     """Visible: values, the gradient on a small example, and Tanh's own graph node."""
     c.require_function(Tanh, NAME)
+    c.require_self_contained(Tanh, NAME)
     x = torch.tensor([-3.0, -0.5, 0.0, 0.7, 2.0], dtype=torch.float64, requires_grad=True)
     y = c.call(Tanh.apply, x, what="Tanh.forward")
     c.require_close(y, _tanh(x), "Tanh.apply(x)", "wrong-forward", "forward should return torch.tanh(x).")
@@ -259,10 +274,15 @@ def tanh_gradgradcheck(Tanh, seeds=(0, 1, 2)) -> None:
             guarded(c.gradgradcheck, Tanh.apply, (x,), what=f"Tanh on shape {shape}", hint=_SECOND_HINT)
 
 
-def tanh_saves_output(Tanh) -> None:
-    """Hidden: forward saves exactly its output, and changing the output in place before backward raises."""
+def tanh_saves_output(Tanh, seeds=(80, 90)) -> None:
+    """forward saves exactly its output, and changing the output in place before backward raises."""
     c.require_function(Tanh, NAME)
-    x = c.randn(2, 5, seed=80)
+    for seed in seeds:
+        _tanh_saves_output(Tanh, seed)
+
+
+def _tanh_saves_output(Tanh, seed: int) -> None:
+    x = c.randn(2, 5, seed=seed)
     ctx, y = forward_with_fake_ctx(Tanh, x, name=NAME)
     saved = tuple(ctx.saved_tensors)
     if not saved:
@@ -277,7 +297,7 @@ def tanh_saves_output(Tanh) -> None:
         c.fail("saves-wrong-tensor",
                "forward should save exactly one tensor, the output it returns (not a copy, not y.detach(), "
                "not an intermediate such as 1 - y*y): ctx.save_for_backward(y).")
-    leaf = c.randn(6, seed=81)
+    leaf = c.randn(6, seed=seed + 1)
     y = c.call(Tanh.apply, leaf * 1.0, what="Tanh.forward")
     y.mul_(2.0)
     try:
@@ -291,10 +311,10 @@ def tanh_saves_output(Tanh) -> None:
            "with ctx.save_for_backward(y) so its version counter is checked.")
 
 
-def tanh_extremes(Tanh) -> None:
-    """Hidden: very large |x| gives +-1 and a zero gradient, never inf or NaN."""
+def tanh_extremes(Tanh, points=(-1000.0, -40.0, -20.0, 0.0, 20.0, 40.0, 1000.0)) -> None:
+    """Very large |x| gives +-1 and a zero gradient, never inf or NaN."""
     c.require_function(Tanh, NAME)
-    x = torch.tensor([-1000.0, -40.0, -20.0, 0.0, 20.0, 40.0, 1000.0], dtype=torch.float64, requires_grad=True)
+    x = torch.tensor(points, dtype=torch.float64, requires_grad=True)
     y = c.call(Tanh.apply, x, what="Tanh.forward")
     if not bool(torch.isfinite(y.detach()).all()):
         bad = x.detach()[~torch.isfinite(y.detach())].tolist()
