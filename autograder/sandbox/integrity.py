@@ -53,4 +53,5 @@ def changed() -> list[str]:
     return found
 
 
-_VOLATILE = frozenset({"__warningregistry__", "_base_seed", "_learner", "__loader__", "__spec__"})
+# Names PyTorch itself rebinds for honest calls (torch.set_default_dtype rebinds torch.Storage).
+_VOLATILE = frozenset({"__warningregistry__", "_base_seed", "_learner", "__loader__", "__spec__", "Storage"})

@@ -9,6 +9,7 @@ import select
 import struct
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
@@ -57,6 +58,7 @@ def prepare() -> None:
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     import numpy  # noqa: F401
+    import numpy.testing  # noqa: F401  (watched by the integrity checkpoint: import it before any answer)
     import torch
 
     torch.set_num_threads(1)  # one thread per grading process; keeps fork() safe with OpenMP
@@ -65,6 +67,7 @@ def prepare() -> None:
     import torch.func  # noqa: F401
     import torch.library  # noqa: F401
     import torch.utils.checkpoint  # noqa: F401
+    import torch._dynamo  # noqa: F401  (it rebinds torch.manual_seed on import: before the integrity baseline)
     import autograder.checks as checks_pkg
 
     for module in sorted(p.stem for p in Path(checks_pkg.__file__).parent.glob("*.py")):
@@ -101,9 +104,22 @@ def zygote_main() -> None:
             return
         key = tuple(job["protected"])
         if key not in roots:
-            temp = os.path.realpath(tempfile.gettempdir())
-            roots[key] = confine.readable_roots(list(job["protected"]) + [temp])
+            roots[key] = learner_read_roots(list(job["protected"]))
         _send(channel_out, _judge_in_fork(job, roots[key]))
+
+
+def learner_read_roots(protected: list) -> list[str]:
+    """What the learner's process may read: everything but the protected trees and the temporary folder
+    (other gradings' folders live there), plus the libraries and this package even when they live in the
+    temporary folder (a fresh clone in /tmp, say): lazy imports must keep working."""
+    from autograder.sandbox import confine
+
+    temp = os.path.realpath(tempfile.gettempdir())
+    libraries = {os.path.realpath(p) for p in (sys.prefix, sys.exec_prefix, sys.base_prefix,
+                                               *sysconfig.get_paths().values(),
+                                               os.path.dirname(os.path.dirname(__file__)))}
+    inside = [p for p in libraries if p.startswith(temp + os.sep) and os.path.exists(p)]
+    return sorted(set(confine.readable_roots(protected + [temp]) + inside))
 
 
 def _judge_in_fork(job: dict, read_roots: list) -> dict:
