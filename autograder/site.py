@@ -14,9 +14,9 @@ Only course/ goes in (never solutions/). Each notebook runs top to bottom with i
   - the self-check cell (`grade_this_notebook(...)`) is shown but not run: the site never grades.
 Each page links to its notebook on Binder. The table of contents comes from the list of course
 notebooks, and the home page's course table from README.md, so neither is kept by hand. Executed
-notebooks are cached in .site/book/ by content (notebook, the autograder package, the PyTorch version):
-a rebuild re-executes only what changed. The Sphinx build itself always runs in full, with warnings
-treated as errors.
+notebooks are cached in .site/book/ by content (the notebook, the files of this package its cells
+imported, the PyTorch version): a rebuild re-executes only what changed. The Sphinx build itself
+always runs in full, with warnings treated as errors.
 """
 
 from __future__ import annotations
@@ -24,13 +24,15 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -47,7 +49,8 @@ REPOSITORY = "custom-autograd-course/custom-autograd-functions"
 BRANCH = "main"
 SKIP_TAG = "skip-execution"      # nbclient's tag for cells it must not run
 ERROR_TAG = "raises-exception"   # nbclient's tag for cells whose error is expected
-TIMEOUT = 600                    # seconds per cell
+TIMEOUT = 300                    # seconds per cell (each takes under 30 s on 2 busy cores)
+IOPUB_TIMEOUT = 30               # seconds for a cell's last outputs after its reply: late outputs fail the build
 
 
 def course_notebooks(course: Path | None = None) -> list[Path]:
@@ -144,44 +147,106 @@ def finish(nb: nbformat.NotebookNode, notebook: Path) -> nbformat.NotebookNode:
     return nb
 
 
-def cache_key(notebook: Path) -> str:
-    """What an executed copy depends on: the notebook, the package its cells import, the PyTorch version."""
+# The last cell of each run, removed again: which of the package's files the notebook's cells imported.
+_IMPORTED = """import json as _json, sys as _sys
+print(_json.dumps(sorted({getattr(_m, "__file__", None) or "" for _m in list(_sys.modules.values())}
+                         - {""})))"""
+
+
+def _package_files() -> dict[str, bytes]:
+    package = paths.ROOT / "autograder"
+    return {f.relative_to(paths.ROOT).as_posix(): f.read_bytes() for f in sorted(package.rglob("*.py"))}
+
+
+def cache_key(notebook: bytes, imported: list[str], files: dict[str, bytes]) -> str:
+    """What an executed page depends on: the notebook, the files of this package its cells imported,
+    the code that runs and shapes it (this module, the cell roles) and the PyTorch version."""
     import torch
 
-    digest = hashlib.sha256(notebook.read_bytes())
-    for path in sorted((paths.ROOT / "autograder").rglob("*.py")):
-        digest.update(path.relative_to(paths.ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    digest = hashlib.sha256(notebook)
+    for name in sorted({*imported, "autograder/site.py", "autograder/notebooks.py"}):
+        digest.update(name.encode() + b"\0" + files.get(name, b"(missing)"))
     digest.update(torch.__version__.encode())
     return digest.hexdigest()
 
 
-def execute(notebook: Path, target: Path, force: bool = False) -> tuple[str, float]:
-    """Write the executed page of one course notebook to target; reuse it if nothing it depends on changed."""
+def _sliced(get_msg):
+    """A channel's get_msg that waits in slices of at most a second. A single long wait on a kernel
+    channel (pyzmq's asyncio poll) can miss the wake-up for a message that has arrived, and then sits
+    out its whole timeout (seen here after widget-heavy cells on busy cores); each slice's end looks
+    again, so a missed wake-up costs at most a second."""
+    from queue import Empty
+
+    async def wait(timeout: float | None = None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = 1.0 if deadline is None else min(1.0, max(0.0, deadline - time.monotonic()))
+            try:
+                return await get_msg(timeout=left)
+            except Empty:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
+
+    return wait
+
+
+def _client(nb, **options):
     from nbclient import NotebookClient
 
-    key = cache_key(notebook)
+    class Client(NotebookClient):
+        async def async_start_new_kernel_client(self):
+            kc = await super().async_start_new_kernel_client()
+            for channel in (kc.shell_channel, kc.iopub_channel):
+                channel.get_msg = _sliced(channel.get_msg)
+            return kc
+
+    return Client(nb, **options)
+
+
+def execute(notebook: Path, target: Path, force: bool = False, logs: Path = LOGS) -> tuple[str, float]:
+    """Write the executed page of one course notebook to target; reuse it if nothing it depends on changed."""
+    # The key is computed from the files as they were before the run: one edited meanwhile runs again.
+    source, files = notebook.read_bytes(), _package_files()
     if not force and target.exists():
-        old = nbformat.read(target, as_version=4)
-        if old.metadata.get("course_site", {}).get("key") == key:
+        old = nbformat.read(target, as_version=4).metadata.get("course_site", {})
+        if old.get("key") == cache_key(source, old.get("imported", []), files):
             return "cached", 0.0
-    nb = prepare(nbformat.read(notebook, as_version=4))
+    nb = prepare(nbformat.reads(source.decode("utf-8"), as_version=4))
+    nb.cells.append(nbformat.v4.new_code_cell(_IMPORTED))
     target.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     # Run in the page's own folder, as a learner runs the notebook in its folder.
-    client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", skip_cells_with_tag=SKIP_TAG,
-                            resources={"metadata": {"path": str(target.parent)}},
-                            extra_arguments=["--IPKernelApp.log_level=ERROR", "--HistoryManager.enabled=False"])
+    client = _client(nb, timeout=TIMEOUT, iopub_timeout=IOPUB_TIMEOUT, raise_on_iopub_timeout=True,
+                     kernel_name="python3", skip_cells_with_tag=SKIP_TAG,
+                     resources={"metadata": {"path": str(target.parent)}},
+                     extra_arguments=["--IPKernelApp.log_level=ERROR", "--HistoryManager.enabled=False"])
     # What the kernel process itself prints (not a cell's output: e.g. PyTorch's C++ warnings) goes to a log.
-    LOGS.mkdir(parents=True, exist_ok=True)
-    with open(LOGS / f"{notebook.stem}.kernel.log", "w") as log:
+    logs.mkdir(parents=True, exist_ok=True)
+    with open(logs / f"{notebook.stem}.kernel.log", "w") as log:
         client.execute(stdout=log, stderr=log)
     seconds = time.monotonic() - start
+    last = nb.cells.pop()
+    loaded = json.loads("".join(o.text for o in last.outputs if o.output_type == "stream" and o.name == "stdout"))
+    package = paths.ROOT / "autograder"
+    imported = sorted(Path(f).resolve().relative_to(paths.ROOT).as_posix() for f in loaded
+                      if Path(f).resolve().is_relative_to(package))
     nb = finish(nb, notebook)
-    nb.metadata["course_site"] = {"key": key}
+    nb.metadata["course_site"] = {"key": cache_key(source, imported, files), "imported": imported}
     tmp = target.with_suffix(".tmp")
     nbformat.write(nb, tmp)
     tmp.replace(target)
     return "executed", seconds
+
+
+def _execute_job(job: tuple[Path, Path, bool, Path]) -> tuple[str, float, str | None]:
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+    try:
+        return (*execute(*job), None)
+    except CellTimeoutError as error:
+        return "failed", 0.0, f"a cell or its output timed out:\n{error}"
+    except CellExecutionError as error:   # a demonstration that fails without the answers
+        return "failed", 0.0, f"a demonstration raised an error, so its page would mislead:\n{error}"
 
 
 def readme_parts(readme: Path | None = None) -> tuple[str, str]:
@@ -229,17 +294,12 @@ def build(force: bool = False, workers: int = 2, quiet: bool = False) -> Path:
                 stale.unlink()
     start = time.monotonic()
 
-    def run(source: Path):
-        from nbclient.exceptions import CellExecutionError
-
-        try:
-            return source, *execute(source, BOOK / f"{page_name(source)}.ipynb", force=force)
-        except CellExecutionError as error:   # a demonstration that fails without the answers
-            raise SystemExit(f"course/{source.parent.name}/{source.name}: a demonstration raised an error, so its page "
-                             f"would mislead:\n{error}") from None
-
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for source, how, seconds in pool.map(run, sources):
+    # One process per notebook at a time (each drives its own kernel), started fresh: no state shared.
+    jobs = [(source, BOOK / f"{page_name(source)}.ipynb", force, LOGS) for source in sources]
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for (source, *_), (how, seconds, error) in zip(jobs, pool.map(_execute_job, jobs)):
+            if error:
+                raise SystemExit(f"course/{source.parent.name}/{source.name}: {error}")
             say(f"  {source.name:40} {how}" + (f" in {seconds:.1f} s" if how == "executed" else ""))
     say(f"notebooks ready in {time.monotonic() - start:.1f} s")
     write_book(pages)
