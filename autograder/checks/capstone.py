@@ -15,7 +15,7 @@ import functools
 import torch
 
 from autograder.checks import common as c
-from autograder.checks import modern as _modern
+from autograder.checks import torch_func as _func
 
 _logsumexp = torch.logsumexp
 _softmax = torch.softmax
@@ -54,7 +54,7 @@ def _apply(LSE, x, dim, keepdim, what=None, run=None):
     except c.Mistake:
         raise
     except (RuntimeError, TypeError) as error:
-        _modern._explain_func(error, what)
+        _func._explain_func(error, what)
         _explain_shape(error, what)
         raise
 
@@ -71,7 +71,7 @@ def _grads(y, x, g, what):
     except c.Mistake:
         raise
     except (RuntimeError, TypeError) as error:
-        _modern._explain_func(error, what)
+        _func._explain_func(error, what)
         _explain_shape(error, what)
         raise
 
@@ -262,7 +262,7 @@ def gradcheck(LSE, seeds=(0, 1)) -> None:
             except c.Mistake:
                 raise
             except (RuntimeError, TypeError) as error:
-                _modern._explain_func(error, what)
+                _func._explain_func(error, what)
                 _explain_shape(error, what)
                 raise
 
@@ -279,7 +279,7 @@ def gradgradcheck(LSE, seeds=(0,)) -> None:
             except c.Mistake:
                 raise
             except (RuntimeError, TypeError) as error:
-                _modern._explain_func(error, what)
+                _func._explain_func(error, what)
                 _explain_shape(error, what)
                 raise
 
@@ -288,23 +288,23 @@ def gradgradcheck(LSE, seeds=(0,)) -> None:
 
 def vmap(LSE) -> None:
     """Hidden: torch.func.vmap over LogSumExp (values, other in_dims) and per-sample gradients vmap(grad), run
-    where LogSumExp lives (`modern.transformed`) and compared here."""
+    where LogSumExp lives (`torch_func.transformed`) and compared here."""
     _require_function(LSE)
     xb = c.randn(5, 4, 3, seed=500, requires_grad=False)
     for dim, keepdim in ((0, False), (-1, True)):
         what = f"torch.func.vmap(lambda t: LogSumExp.apply(t, {dim}, {keepdim}))"
-        out = _modern.under_func(LSE, "vmap", xb, args=(dim, keepdim), what=what)
+        out = _func.under_func(LSE, "vmap", xb, args=(dim, keepdim), what=what)
         expected = torch.stack([_logsumexp(sample, dim, keepdim) for sample in xb])
         c.require_close(out, expected, f"{what}(x) for x of shape (5, 4, 3)", "wrong-vmap",
                         "each sample must get its own log-sum-exp along dim.")
     what = "torch.func.vmap(..., in_dims=1)"
-    out = _modern.under_func(LSE, "vmap", xb, args=(1, False), in_dims=1, what=what)
+    out = _func.under_func(LSE, "vmap", xb, args=(1, False), in_dims=1, what=what)
     expected = torch.stack([_logsumexp(xb[:, j], 1) for j in range(xb.shape[1])])
     c.require_close(out, expected, "torch.func.vmap(lambda t: LogSumExp.apply(t, 1, False), in_dims=1)(x)",
                     "wrong-vmap")
     x2 = c.randn(6, 4, seed=501, requires_grad=False)
-    per_sample = _modern.under_func(LSE, "vmap(grad)", x2, args=(0, False), summed=False,
-                                    what="torch.func.vmap(torch.func.grad(lambda t: LogSumExp.apply(t, 0, False)))")
+    per_sample = _func.under_func(LSE, "vmap(grad)", x2, args=(0, False), summed=False,
+                                  what="torch.func.vmap(torch.func.grad(lambda t: LogSumExp.apply(t, 0, False)))")
     c.require_close(per_sample, _softmax(x2, 1), "per-sample gradients vmap(grad(...)) (they are softmax(x))",
                     "wrong-derivative", GRAD_HINT)
 

@@ -1,0 +1,24 @@
+# mistake: jvp returns the derivative sigmoid(x) itself, ignoring the tangent x_t it receives
+# feedback: ignores the tangent
+class Softplus(torch.autograd.Function):
+    generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
+
+    @staticmethod
+    def forward(x):
+        return x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x)
+        ctx.save_for_forward(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * torch.sigmoid(x)
+
+    @staticmethod
+    def jvp(ctx, x_t):
+        (x,) = ctx.saved_tensors
+        return torch.sigmoid(x)

@@ -1,0 +1,22 @@
+# mistake: generate_vmap_rule = True left out, so vmap, and with it jacfwd and hessian, cannot batch the Function
+# feedback: generate_vmap_rule
+class Softplus(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x)
+        ctx.save_for_forward(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * torch.sigmoid(x)
+
+    @staticmethod
+    def jvp(ctx, x_t):
+        (x,) = ctx.saved_tensors
+        return x_t * torch.sigmoid(x)
