@@ -7,9 +7,12 @@ the vector-Jacobian product through the graph it recorded there, and is itself r
 derivative is wanted. So `gradcheck`, `gradgradcheck`, `torch.autograd.grad` and direct comparisons all
 run here, on tensors this process computed or decoded, against references computed here.
 
-In-place effects cross too: an input the learner's code changed is changed here (through `.data`, as the
-learner's `x.data` would), and an input the judge changes in place after the call is changed there before
-backward, so autograd's version counter there sees what it would see in one process.
+In-place effects cross too: an input the learner's code changed is changed here (through `.data`, plus a
+version-counter bump when the change there moved the counter: `x.mul_()` does, `x.data.mul_()` does not); an
+input changed in place and returned with a new history (`ctx.mark_dirty`) comes back as that very input, its
+history here ending at the call's node; and an input the judge changes in place after the call is changed
+there before backward. So autograd's version counters on both sides see what they would see in one process.
+A tensor with a history here has one there too (a clone of a leaf), so in-place ops on it are legal there.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ class LearnerGone(BaseException):
     check's `except Exception` may swallow it."""
 
 
+_increment_version = torch.autograd.graph.increment_version
 _FACTS: dict = {}  # id(tensor) -> (weakref to it, facts the learner's process reported about it)
 _ERRORS = {cls.__name__: cls for cls in (
     NotImplementedError, RuntimeError, TypeError, ValueError, IndexError, KeyError, AttributeError,
@@ -172,6 +176,9 @@ class Link:
             return result["out"]
         box: dict = {}
         flat = _RemoteCall.apply(self, message, box, *tensors)
+        node = box["ctx"]  # versions as the caller sees them: after ctx.mark_dirty bumped the rebased inputs'
+        node.versions = [t._version for t in tensors]
+        node.output_refs = [(j, ref, ref()._version) for j, ref, _ in node.output_refs if ref() is not None]
         return _rebuild(box["out"], box["outputs"], flat)
 
     def probe(self, name: str, args: tuple, kwargs: dict):
@@ -189,6 +196,10 @@ class Link:
                     tensors[i].data.copy_(value)
                 except RuntimeError:  # x cannot be written in place (an expanded tensor): replace its data
                     tensors[i].data = value.to(tensors[i].dtype)
+        bumped = result.get("bumped", [])
+        for i in bumped if type(bumped) is list else ():
+            if type(i) is int and 0 <= i < len(tensors):
+                _increment_version(tensors[i])  # the change was an in-place op there (x.mul_), not x.data's
         for state in result.get("ctx", []) or []:
             if type(state) is codec.CtxState:
                 for key, (k, ctx) in self._ctx_keys.items():
@@ -221,13 +232,22 @@ class _RemoteCall(torch.autograd.Function):
         ctx.link, ctx.graph, ctx.inputs = link, result.get("graph"), tensors
         ctx.versions = [t._version for t in tensors]
         ctx.n_outputs = len(outputs)
-        fresh = tuple(o if isinstance(o, torch.Tensor) else None for o in outputs)
+        fresh = [o if isinstance(o, torch.Tensor) else None for o in outputs]
+        # An input the learner's code changed in place and returned with a new history (ctx.mark_dirty): the
+        # output IS that input, as in one process, and its history here ends at this node too.
+        rebased = _rebased(result, fresh, tensors)
+        for j, i in rebased.items():
+            _remember_as(tensors[i], fresh[j])
+            fresh[j] = tensors[i]
+        if rebased:
+            ctx.mark_dirty(*(tensors[i] for i in rebased.values()))
+        box["ctx"] = ctx
         # Outputs changed in place later (y.mul_(2)) are changed there too before backward.
         ctx.output_refs = [(j, weakref.ref(o), o._version) for j, o in enumerate(fresh) if o is not None]
         no_grad = [o for o in fresh if o is not None and not _learner_requires_grad(o)]
         if no_grad:
             ctx.mark_non_differentiable(*no_grad)
-        return fresh
+        return tuple(fresh)
 
     @staticmethod
     def backward(ctx, *grads):
@@ -248,6 +268,27 @@ class _RemoteCall(torch.autograd.Function):
             ctx.link._apply_changes(list(ctx.inputs), reply)
             result = reply["grads"]
         return (None, None, None) + tuple(result)[:len(ctx.inputs)]
+
+
+def _rebased(result: dict, outputs: list, inputs: tuple) -> dict:
+    """output index -> input index, for outputs that are (by identity) an input given a new history there."""
+    rebased = result.get("rebased")
+    found: dict = {}
+    for key, i in rebased.items() if type(rebased) is dict else ():
+        j = int(key) if type(key) is str and key.isdigit() else -1
+        if 0 <= j < len(outputs) and type(i) is int and 0 <= i < len(inputs) and i not in found.values() \
+                and outputs[j] is not None and outputs[j].shape == inputs[i].shape \
+                and outputs[j].dtype == inputs[i].dtype:
+            found[j] = i
+    return found
+
+
+def _remember_as(tensor: torch.Tensor, reported: torch.Tensor) -> None:
+    """`tensor` (the judge's) now stands for the learner's `reported`: it answers with that tensor's facts."""
+    facts = facts_of(reported)
+    if facts is not None:
+        key = id(tensor)
+        _FACTS[key] = (weakref.ref(tensor, lambda _, key=key: _FACTS.pop(key, None)), facts)
 
 
 def _learner_requires_grad(t: torch.Tensor) -> bool:

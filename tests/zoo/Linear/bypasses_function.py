@@ -1,0 +1,14 @@
+# mistake: forward calls torch.nn.functional.linear, bypassing LinearFunction
+# feedback: must go through your Function
+class Linear(nn.Module):
+    def __init__(self, in_features, out_features, bias=True):
+        super().__init__()
+        bound = 1 / math.sqrt(in_features)
+        self.weight = nn.Parameter(torch.empty(out_features, in_features).uniform_(-bound, bound))
+        if bias:
+            self.bias = nn.Parameter(torch.empty(out_features).uniform_(-bound, bound))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, x):
+        return torch.nn.functional.linear(x, self.weight, self.bias)

@@ -1,0 +1,11 @@
+# mistake: keeps weight and bias as plain tensors (requires_grad=True), not nn.Parameters, so no optimiser sees them
+# feedback: not an nn.Parameter
+class Linear(nn.Module):
+    def __init__(self, in_features, out_features, bias=True):
+        super().__init__()
+        bound = 1 / math.sqrt(in_features)
+        self.weight = (torch.rand(out_features, in_features) * 2 - 1).mul(bound).requires_grad_()
+        self.bias = (torch.rand(out_features) * 2 - 1).mul(bound).requires_grad_() if bias else None
+
+    def forward(self, x):
+        return LinearFunction.apply(x, self.weight, self.bias)

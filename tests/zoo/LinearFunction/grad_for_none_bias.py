@@ -1,0 +1,15 @@
+# mistake: always returns a bias gradient, also when bias is None
+# feedback: return None for a missing bias
+class LinearFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight)
+        out = x @ weight.T
+        if bias is not None:
+            out = out + bias
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight = ctx.saved_tensors
+        return grad_output @ weight, grad_output.T @ x, grad_output.sum(0)

@@ -1,0 +1,13 @@
+# mistake: backward returns a gradient for the float alpha (grad_output times x would be its derivative)
+# feedback: return None for alpha
+class ScaleInplace(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, alpha):
+        ctx.alpha = alpha
+        x.mul_(alpha)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.alpha, grad_output.sum()

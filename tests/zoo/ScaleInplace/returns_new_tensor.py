@@ -1,0 +1,11 @@
+# mistake: returns x * alpha, a new tensor, leaving x unchanged (not in place at all)
+# feedback: left x unchanged and returned a new tensor
+class ScaleInplace(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, alpha):
+        ctx.alpha = alpha
+        return x * alpha
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.alpha, None

@@ -1,0 +1,12 @@
+# mistake: scales x.data (hidden from the version counter) and does not mark x dirty
+# feedback: ctx.mark_dirty(x)
+class ScaleInplace(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, alpha):
+        ctx.alpha = alpha
+        x.data.mul_(alpha)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.alpha, None
