@@ -197,7 +197,7 @@ def cube_gradgradcheck(Cube, hidden: bool = False) -> None:
     """Second derivatives: gradgradcheck, and torch.func.grad of torch.func.grad gives 6x.
     Visible: one shape; hidden: more shapes and seeds."""
     c.require_function(Cube, CUBE)
-    cases = [(seed, shape) for seed in (0, 1) for shape in CUBE_SHAPES[1:]] if hidden else [(0, (3,))]
+    cases = [(0, (3,)), (1, (2, 3)), (0, (2, 3, 4))] if hidden else [(0, (3,))]
     for seed, shape in cases:
         x = c.randn(*shape, seed=10 + seed)
         _cube_gradcheck(Cube.apply, (x,), f"Cube on shape {shape}", TWICE_HINT, second=True)
@@ -342,7 +342,7 @@ def softplus_values(Softplus, hidden: bool = False) -> None:
 def softplus_gradcheck(Softplus, hidden: bool = False) -> None:
     """float64 gradcheck. Visible: one shape; hidden: several shapes, scales and seeds."""
     c.require_function(Softplus, SOFTPLUS)
-    cases = [(seed, shape, scale) for seed in (0, 1) for shape in SOFTPLUS_SHAPES for scale in (1.0, 5.0)] \
+    cases = [(0, shape, 1.0) for shape in SOFTPLUS_SHAPES] + [(1, (2, 3), 5.0), (2, (5,), 8.0)] \
         if hidden else [(0, (4,), 2.0)]
     for seed, shape, scale in cases:
         x = c.randn(*shape, seed=120 + seed, scale=scale)
