@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
+import importlib.metadata
 import json
 import os
 import re
@@ -161,13 +162,19 @@ def _package_files() -> dict[str, bytes]:
 def cache_key(notebook: bytes, imported: list[str], files: dict[str, bytes]) -> str:
     """What an executed page depends on: the notebook, the files of this package its cells imported,
     the code that runs and shapes it (this module, the cell roles) and the PyTorch version."""
-    import torch
-
     digest = hashlib.sha256(notebook)
     for name in sorted({*imported, "autograder/site.py", "autograder/notebooks.py"}):
         digest.update(name.encode() + b"\0" + files.get(name, b"(missing)"))
-    digest.update(torch.__version__.encode())
+    digest.update(importlib.metadata.version("torch").encode())
     return digest.hexdigest()
+
+
+def is_current(notebook: Path, target: Path) -> bool:
+    """Whether target is notebook's executed page and nothing it depends on has changed since."""
+    if not target.exists():
+        return False
+    old = nbformat.read(target, as_version=4).metadata.get("course_site", {})
+    return old.get("key") == cache_key(notebook.read_bytes(), old.get("imported", []), _package_files())
 
 
 def _sliced(get_msg):
@@ -205,12 +212,10 @@ def _client(nb, **options):
 
 def execute(notebook: Path, target: Path, force: bool = False, logs: Path = LOGS) -> tuple[str, float]:
     """Write the executed page of one course notebook to target; reuse it if nothing it depends on changed."""
+    if not force and is_current(notebook, target):
+        return "cached", 0.0
     # The key is computed from the files as they were before the run: one edited meanwhile runs again.
     source, files = notebook.read_bytes(), _package_files()
-    if not force and target.exists():
-        old = nbformat.read(target, as_version=4).metadata.get("course_site", {})
-        if old.get("key") == cache_key(source, old.get("imported", []), files):
-            return "cached", 0.0
     nb = prepare(nbformat.reads(source.decode("utf-8"), as_version=4))
     nb.cells.append(nbformat.v4.new_code_cell(_IMPORTED))
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -294,13 +299,20 @@ def build(force: bool = False, workers: int = 2, quiet: bool = False) -> Path:
                 stale.unlink()
     start = time.monotonic()
 
-    # One process per notebook at a time (each drives its own kernel), started fresh: no state shared.
-    jobs = [(source, BOOK / f"{page_name(source)}.ipynb", force, LOGS) for source in sources]
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for (source, *_), (how, seconds, error) in zip(jobs, pool.map(_execute_job, jobs)):
-            if error:
-                raise SystemExit(f"course/{source.parent.name}/{source.name}: {error}")
-            say(f"  {source.name:40} {how}" + (f" in {seconds:.1f} s" if how == "executed" else ""))
+    jobs = []
+    for source in sources:
+        target = BOOK / f"{page_name(source)}.ipynb"
+        if not force and is_current(source, target):
+            say(f"  {source.name:40} unchanged")
+        else:
+            jobs.append((source, target, True, LOGS))
+    # Each notebook runs in a fresh process of its own (which drives its kernel): no state is shared.
+    if jobs:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            for (source, *_), (how, seconds, error) in zip(jobs, pool.map(_execute_job, jobs)):
+                if error:
+                    raise SystemExit(f"course/{source.parent.name}/{source.name}: {error}")
+                say(f"  {source.name:40} executed in {seconds:.1f} s")
     say(f"notebooks ready in {time.monotonic() - start:.1f} s")
     write_book(pages)
     if HTML.exists():
