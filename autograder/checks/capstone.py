@@ -1,11 +1,14 @@
-"""Checks for the capstone (notebook 11): `LogSumExp.apply(x, dim, keepdim)`.
+"""Checks for the capstone (notebook 14): `LogSumExp.apply(x, dim, keepdim)`.
 
 Contract: log(sum(exp(x), dim)) like torch.logsumexp(x, dim, keepdim), for an int `dim` (negative allowed) and a
 bool `keepdim`; finite and accurate for inputs of magnitude 1e4 (shift by the max); backward returns
 (grad_x, None, None) with grad_x = grad_output (unsqueezed when keepdim=False) * exp(x - output); written in the
 torch.func style (forward without ctx, setup_context, generate_vmap_rule = True) with a differentiable backward,
-so that gradgradcheck and vmap work; saves x itself plus reduced-size tensors only (no second x-sized tensor).
-The trusted reference is torch.logsumexp, bound when this module is imported.
+so that gradgradcheck and vmap work; a `jvp` (tensors saved with ctx.save_for_forward) returning the output's
+tangent sum(exp(x - output) * x_t, dim, keepdim), so that torch.func.jvp, jacfwd and hessian work; saves x itself
+plus reduced-size tensors only (no second x-sized tensor).
+The trusted reference is torch.logsumexp (and torch.func's transforms of it, computed here), bound when this module
+is imported.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ _Function = torch.autograd.Function
 _base_setup_context = torch.autograd.Function.setup_context
 _float32 = torch.float32
 _float64 = torch.float64
+_func_jvp = torch.func.jvp
+_jacfwd = torch.func.jacfwd
+_hessian = torch.func.hessian
 
 NAME = "LogSumExp"
 GRAD_HINT = ("d logsumexp(x)/dx = exp(x - logsumexp(x)) = softmax(x) along dim; backward returns grad_output times "
@@ -34,6 +40,9 @@ SHIFT_HINT = ("subtract the max along dim before exp (the log-sum-exp trick of n
 EXPAND_HINT = ("grad_output has the output's shape: with keepdim=False the reduced dim is missing, so unsqueeze(dim) "
                "grad_output and the saved output before multiplying by exp(x - output), or they line up with the wrong "
                "dimension (notebook 03).")
+JVP_HINT = ("jvp(ctx, x_t, dim_t, keepdim_t) returns the output's tangent: exp(x - output) * x_t summed over dim "
+            "(with keepdim=ctx.keepdim), the saved output unsqueezed at dim first when keepdim=False; "
+            "x and the output come from ctx.saved_tensors, saved in setup_context with ctx.save_for_forward.")
 TWICE_HINT = ("Save what backward needs in setup_context with ctx.save_for_backward (x and the output), and build "
               "backward from differentiable torch operations on them, without .detach(), NumPy or torch.no_grad(): "
               "a second derivative differentiates your backward (notebooks 05 and 10).")
@@ -224,12 +233,19 @@ def _direct_backward(LSE, x, dim, keepdim, ctx):
         raise
 
 
+class _Ctx(c.FakeCtx):
+    """A stand-in ctx that also takes ctx.save_for_forward (what jvp reads), kept apart from saved_tensors."""
+
+    def save_for_forward(self, *tensors):
+        self.saved_for_forward = tuple(tensors)
+
+
 def none_for_dim_and_keepdim(LSE) -> None:
     """Hidden: backward called directly returns exactly (grad_x, None, None)."""
     _require_function(LSE)
     for dim, keepdim in ((1, False), (0, True)):
         x = c.randn(3, 4, seed=300 + dim, requires_grad=False)
-        ctx = c.FakeCtx((True, False, False))
+        ctx = _Ctx((True, False, False))
         _, grads = _direct_backward(LSE, x, dim, keepdim, ctx)
         if isinstance(grads, torch.Tensor) or not isinstance(grads, (tuple, list)):
             c.fail("missing-none",
@@ -307,6 +323,158 @@ def vmap(LSE) -> None:
                                   what="torch.func.vmap(torch.func.grad(lambda t: LogSumExp.apply(t, 0, False)))")
     c.require_close(per_sample, _softmax(x2, 1), "per-sample gradients vmap(grad(...)) (they are softmax(x))",
                     "wrong-derivative", GRAD_HINT)
+
+
+# ------------------------------------------------------------------------------------------ forward mode
+
+NO_JVP_MSG = "You must implement the jvp function"
+SIZE_MSG = "Trying to set a forward gradient that has a different size"
+COUNT_MSG = "jvp returned an invalid number of forward gradients"
+
+
+@c.probe
+def forward_transform(LSE, how: str, x, dim: int, keepdim: bool, tangent=None):
+    """In the learner's process (torch.func transforms the real Function, never a proxy of it): a forward-mode
+    transform of f(t) = LSE.apply(t, dim, keepdim) at x. Only the tensors it computes come back.
+
+    how: "jvp" (the output and its tangent for `tangent`), "jacfwd" (the Jacobian), "hessian" (of f(t).sum()).
+    """
+
+    def f(t):
+        return LSE.apply(t, dim, keepdim)
+
+    if how == "jvp":
+        return _func_jvp(f, (x,), (tangent,))
+    if how == "jacfwd":
+        return _jacfwd(f)(x)
+    if how == "hessian":
+        return _hessian(lambda t: f(t).sum())(x)
+    raise ValueError(f"unknown transform {how!r}")
+
+
+def _reference_forward(how, x, dim, keepdim, tangent=None):
+    """The same transform of torch.logsumexp, computed here in float64, returned in x's dtype."""
+    x64 = x.detach().to(_float64)
+
+    def f(t):
+        return _logsumexp(t, dim, keepdim)
+
+    if how == "jvp":
+        value, out = _func_jvp(f, (x64,), (tangent.detach().to(_float64),))
+        return value.to(x.dtype), out.to(x.dtype)
+    if how == "jacfwd":
+        return _jacfwd(f)(x64).to(x.dtype)
+    return _hessian(lambda t: f(t).sum())(x64).to(x.dtype)
+
+
+def _explain_forward(error: Exception, what: str) -> None:
+    """Plain words for what forward-mode AD raises on a Function whose jvp is missing or malformed."""
+    text = str(error)
+    if NO_JVP_MSG in text:
+        c.fail("no-jvp", f"{what}: PyTorch refused (\"{NO_JVP_MSG} for custom autograd.Function to use it with "
+                         "forward mode AD\"). torch.func.jvp, jacfwd and hessian (jacfwd of jacrev) run forward mode: "
+                         "add a @staticmethod jvp(ctx, x_t, dim_t, keepdim_t) to LogSumExp. " + JVP_HINT)
+    if (isinstance(error, ValueError) and "not enough values to unpack" in text and "got 0" in text) or (
+            isinstance(error, IndexError) and "out of range" in text):
+        c.fail("no-save-for-forward",
+               f"{what}: jvp found nothing in ctx.saved_tensors ({text}). Tensors saved with ctx.save_for_backward "
+               "are for backward only: in setup_context, also call ctx.save_for_forward(x, output).")
+    if SIZE_MSG in text:
+        c.fail("wrong-tangent-shape",
+               f"{what}: jvp returned a tangent whose shape is not the output's ({text.splitlines()[0]}). Sum over "
+               "dim with keepdim=ctx.keepdim, so that the tangent has the output's shape for both keepdim values.")
+    if COUNT_MSG in text:
+        c.fail("jvp-arity",
+               f"{what}: {text.splitlines()[0]}. jvp returns one tangent per output of forward (LogSumExp has one "
+               "output), not one value per input as backward does: return a single tensor, no Nones.")
+
+
+def _forward(LSE, how, x, dim, keepdim, tangent=None, what=""):
+    """forward_transform(...) with plain feedback on failure."""
+    what = what or f"torch.func.{how} of LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {tuple(x.shape)}"
+    try:
+        return forward_transform(LSE, how, x, dim, keepdim, tangent)
+    except c.Mistake:
+        raise
+    except NotImplementedError as error:
+        _explain_forward(error, what)
+        c.fail("not-implemented", f"{what}: LogSumExp is not implemented yet (one of its methods still raises "
+                                  "NotImplementedError): write forward, setup_context, backward and jvp.")
+    except (RuntimeError, TypeError, ValueError, IndexError) as error:
+        _explain_forward(error, what)
+        _func._explain_func(error, what)
+        _explain_shape(error, what)
+        raise
+
+
+def _check_jvp(LSE, x, dim, keepdim, t, rows=None):
+    """Value and tangent of torch.func.jvp for the tangent t, against torch.logsumexp's (on `rows` of the
+    output only, if given); a tangent that does not follow t is named as such."""
+    what = f"torch.func.jvp of LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {tuple(x.shape)} ({x.dtype})"
+    value, tangent = _forward(LSE, "jvp", x, dim, keepdim, t, what=what)
+    expected_value, expected = _reference_forward("jvp", x, dim, keepdim, t)
+    rtol, atol = _tolerance(x[_isfinite(x)])
+    c.require_close(value, expected_value, f"the value returned by {what}", "wrong-forward",
+                    "the result is log(sum(exp(x), dim)), as torch.logsumexp(x, dim, keepdim).", rtol=rtol, atol=atol)
+    c.require_shape(tangent, expected.shape, f"the output's tangent from {what}", "wrong-tangent-shape")
+    if rows is not None:
+        tangent, expected = tangent[rows], expected[rows]
+    if not bool(c._allclose(tangent, expected, rtol=rtol, atol=atol)):
+        _, doubled = _forward(LSE, "jvp", x, dim, keepdim, 2 * t, what=what)
+        doubled = doubled[rows] if rows is not None else doubled
+        if bool(c._allclose(doubled, tangent, rtol=rtol, atol=atol)):
+            c.fail("jvp-ignores-tangent",
+                   f"{what}: the output's tangent is the same for the tangent x_t and for 2 * x_t, so your jvp "
+                   "ignores the tangent it receives. The output's tangent is linear in x_t: "
+                   "(exp(x - output) * x_t) summed over dim. " + JVP_HINT)
+    c.require_close(tangent, expected, f"the output's tangent from {what}", "wrong-jvp", JVP_HINT,
+                    rtol=rtol, atol=atol)
+
+
+def _check_matrix(LSE, how, x, dim, keepdim):
+    what = f"torch.func.{how} of LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {tuple(x.shape)}"
+    if how == "hessian":
+        what = f"torch.func.hessian of LogSumExp.apply(x, {dim}, {keepdim}).sum() for x of shape {tuple(x.shape)}"
+    got = _forward(LSE, how, x, dim, keepdim, what=what)
+    expected = _reference_forward(how, x, dim, keepdim)
+    rtol, atol = _tolerance(x)
+    hint = JVP_HINT if how == "jacfwd" else (
+        "hessian is jacfwd(jacrev(f)): forward mode through your backward, whose saved output gets its tangent from "
+        "your jvp. Both must be right, and backward made of torch operations. " + JVP_HINT)
+    c.require_close(got, expected, what, "wrong-jvp" if how == "jacfwd" else "wrong-hessian", hint,
+                    rtol=rtol, atol=atol)
+
+
+def forward_mode(LSE) -> None:
+    """Visible: torch.func.jvp and jacfwd of one small example, against torch.logsumexp's."""
+    _require_function(LSE)
+    x = torch.tensor([[0.5, -1.0, 2.0], [3.0, 1.0, -2.0]], dtype=_float64)
+    t = torch.tensor([[1.0, 0.0, -2.0], [0.5, 3.0, 1.0]], dtype=_float64)
+    _check_jvp(LSE, x, 1, False, t)
+    _check_matrix(LSE, "jacfwd", x, 1, False)
+
+
+def forward_mode_hidden(LSE, seeds=(0, 1)) -> None:
+    """Hidden: jvp for every case (both keepdim, negative dims, float32 too) with random tangents; jacfwd and
+    hessian over shapes; rows with masked (-inf) positions and a fully masked row (its value -inf; its tangent
+    is nan in torch.logsumexp and is not compared)."""
+    _require_function(LSE)
+    for seed in seeds:
+        for k, (shape, dim, keepdim) in enumerate(CASES):
+            dtype = _float32 if k % 3 == 2 else _float64
+            x = c.randn(*shape, seed=800 + 10 * seed + k, requires_grad=False, dtype=dtype)
+            t = c.randn(*shape, seed=900 + 10 * seed + k, requires_grad=False, dtype=dtype)
+            _check_jvp(LSE, x, dim, keepdim, t)
+    for k, (shape, dim, keepdim) in enumerate((((3, 3), 1, False), ((2, 3, 4), -1, True), ((4, 2), 0, False))):
+        _check_matrix(LSE, "jacfwd", c.randn(*shape, seed=950 + k, requires_grad=False), dim, keepdim)
+    for k, (shape, dim, keepdim) in enumerate((((5,), 0, False), ((3, 4), 1, False), ((2, 3, 2), 1, True))):
+        _check_matrix(LSE, "hessian", c.randn(*shape, seed=960 + k, requires_grad=False), dim, keepdim)
+    inf = float("inf")
+    x = c.randn(3, 4, seed=970, requires_grad=False)
+    x[0] = -inf                   # every position masked: value -inf
+    x[1, 1:3] = -inf              # two positions masked
+    t = c.randn(3, 4, seed=971, requires_grad=False)
+    _check_jvp(LSE, x, 1, False, t, rows=torch.tensor([1, 2]))
 
 
 # ------------------------------------------------------------------------------------------------ memory

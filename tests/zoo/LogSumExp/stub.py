@@ -1,7 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 class LogSumExp(torch.autograd.Function):
-    generate_vmap_rule = True   # vmap runs forward and backward on batched tensors itself
+    generate_vmap_rule = True   # vmap runs forward, backward and jvp on batched tensors itself
 
     @staticmethod
     def forward(x, dim, keepdim):
@@ -15,5 +15,10 @@ class LogSumExp(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_output):
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    @staticmethod
+    def jvp(ctx, x_t, dim_t, keepdim_t):          # dim_t and keepdim_t are None (not tensors)
         # YOUR CODE HERE
         raise NotImplementedError()
