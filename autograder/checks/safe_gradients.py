@@ -1,0 +1,336 @@
+"""Checks for notebook 13 (safe gradients): `SafeNorm.apply(x)`.
+
+Contract: SafeNorm.apply(x) = x.norm(dim=-1), the Euclidean norm over the last dimension, for x of shape (..., D)
+(any leading shape, none included), float32 or float64, in x's dtype; exactly 0 for a zero row. Its gradient is
+grad_output[..., None] * x / norm where the norm is positive and exactly 0 where the norm is 0, never nan or inf,
+for any number of zero rows. Rows with a small but positive norm (the checks go down to 1e-6) get the exact unit
+vector: an eps added to the norm changes them. Below 1e-12 a clamped denominator (as F.normalize has) is accepted:
+no check goes there.
+
+Second derivatives are not part of the contract, so nothing here grades them: at a zero row the norm's curvature is
+unbounded (its Hessian is (I - u u^T) / norm), no value there is right, and sound answers differ there (nan, 0, or
+grad_output * I), as the notebook shows.
+
+The trusted reference is that formula, computed here in float64 (torch.linalg.vector_norm's own backward agrees).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from autograder.checks import common as c
+
+_vector_norm = torch.linalg.vector_norm
+_where = torch.where
+_isfinite = torch.isfinite
+_float32 = torch.float32
+_float64 = torch.float64
+
+NAME = "SafeNorm"
+GRAD_HINT = ("The gradient of the norm is the unit vector x / norm, exactly (nothing added to the norm), times "
+             "grad_output unsqueezed at the last dimension: grad_output.unsqueeze(-1) * x / norm.unsqueeze(-1).")
+ZERO_HINT = ("Keep x / norm where the norm is positive and put exactly 0 where it is 0, for example "
+             "torch.where(norm > 0, x / norm, 0.0) with the norm unsqueezed at -1: inside backward the nan of 0 / 0 "
+             "is computed but never selected, because nothing differentiates through that where.")
+EXPAND_HINT = ("grad_output has the output's shape, x's shape without its last dimension: unsqueeze(-1) it (and the "
+               "norm) before multiplying by x, or it lines up with the wrong dimension (notebook 03).")
+
+# leading shape + (D,): square shapes make a grad_output broadcast along the wrong dimension silent
+SHAPES = [(5,), (4, 4), (2, 3, 4), (3, 1, 2), (6, 1), (1,), (2, 2, 2)]
+
+
+# ------------------------------------------------------------------------------------------- helpers
+
+def _reference(x, g=None):
+    """The norm over the last dimension and its gradient for grad_output g (0 at zero rows), in float64,
+    returned in x's dtype."""
+    x64 = x.detach().to(_float64)
+    norm = _vector_norm(x64, dim=-1)
+    positive = norm.unsqueeze(-1) > 0
+    unit = _where(positive, x64 / _where(positive, norm.unsqueeze(-1), 1.0), 0.0)
+    weight = torch.ones_like(norm) if g is None else g.detach().to(_float64)
+    return norm.to(x.dtype), (weight.unsqueeze(-1) * unit).to(x.dtype)
+
+
+def _tolerances(x, g):
+    """(rtol, atol for values, atol for gradients)."""
+    size = float(x.detach().abs().max()) if x.numel() else 1.0
+    weight = float(g.detach().abs().max()) if g is not None and g.numel() else 1.0
+    if x.dtype == _float64:
+        return 1e-9, 1e-13 * size, 1e-12 * weight
+    return 1e-5, 1e-6 * size, 1e-6 * weight
+
+
+def _explain_shape(error, what):
+    text = str(error)
+    if "must match the size of tensor" in text or "is not broadcastable" in text or "Attempting to broadcast" in text:
+        c.fail("no-unsqueeze", f"{what}: {text.splitlines()[0]}. " + EXPAND_HINT)
+
+
+def _apply(SN, x, what=None):
+    what = what or f"SafeNorm.apply(x) for x of shape {tuple(x.shape)}"
+    try:
+        return c.call(SN.apply, x, what=what)
+    except c.Mistake:
+        raise
+    except (RuntimeError, TypeError) as error:
+        _explain_shape(error, what)
+        raise
+
+
+def _grad(y, x, g, what):
+    try:
+        (grad,) = c.backward_grads(y, [x], g, what=what)
+    except c.Mistake:
+        raise
+    except RuntimeError as error:
+        _explain_shape(error, what)
+        raise
+    if grad is None:
+        c.fail("no-graph", f"{what}: x received no gradient. Is the output connected to x through SafeNorm.apply?")
+    return grad
+
+
+def _require_output(y, x, what):
+    if not isinstance(y, torch.Tensor):
+        c.fail("not-a-tensor", f"{what} should return a tensor, got {type(y).__name__}.")
+    expected = tuple(x.shape[:-1])
+    if tuple(y.shape) == expected + (1,):
+        c.fail("wrong-dim", f"{what} has shape {tuple(y.shape)}, but x.norm(dim=-1) has shape {expected}: the "
+                            "last dimension is reduced away (no keepdim=True in the result).")
+    if tuple(y.shape) != expected:
+        c.fail("wrong-dim", f"{what} has shape {tuple(y.shape)}, but the norm over the last dimension (dim=-1) has "
+                            f"shape {expected}: one norm per row, x.norm(dim=-1), never over another dimension or "
+                            "over the whole tensor.")
+
+
+def _diagnose(grad, x, g, what):
+    """Name the usual wrong gradients: grad_output ignored, or broadcast without unsqueeze(-1)."""
+    _, expected = _reference(x, g)
+    rtol, _, atol = _tolerances(x, g)
+    if tuple(grad.shape) != tuple(expected.shape) or bool(c._allclose(grad, expected, rtol=rtol, atol=atol)):
+        return
+    _, unit = _reference(x)
+    if g.numel() > 1 and bool(c._allclose(grad, unit, rtol=rtol, atol=atol)):
+        c.fail("ignores-grad-output",
+               f"{what} is x / norm whatever grad_output is: backward must multiply by grad_output (the "
+               "gradient of the loss with respect to the norm), unsqueezed at the last dimension.")
+    if x.dim() >= 2 and g.shape[-1] == x.shape[-1]:
+        misaligned = g * unit   # grad_output broadcast from the right: along the entries of each row
+        if bool(c._allclose(grad, misaligned, rtol=rtol, atol=atol)):
+            c.fail("no-unsqueeze", f"{what} is wrong: grad_output was multiplied without unsqueeze(-1), so it "
+                                   "lined up with the entries of each row instead of with the rows. " + EXPAND_HINT)
+
+
+def _check_grad(grad, x, g, what):
+    """The gradient against the reference, with the usual wrong answers named."""
+    _diagnose(grad, x, g, what)
+    _, expected = _reference(x, g)
+    rtol, _, atol = _tolerances(x, g)
+    c.require_close(grad, expected, what, "wrong-derivative", GRAD_HINT, rtol=rtol, atol=atol)
+
+
+def _check_case(SN, x, g, label):
+    what = f"SafeNorm.apply(x) for x of shape {tuple(x.shape)} ({label})"
+    y = _apply(SN, x, what)
+    _require_output(y, x, what)
+    expected, _ = _reference(x)
+    rtol, atol, _ = _tolerances(x, g)
+    c.require_close(y, expected, what, "wrong-forward", "the result is x.norm(dim=-1).", rtol=rtol, atol=atol)
+    grad = _grad(y, x, g, f"SafeNorm.backward ({label})")
+    _check_grad(grad, x, g, f"the gradient of SafeNorm.apply(x) for x of shape {tuple(x.shape)} ({label})")
+
+
+def _away_from_zero(*shape, seed, dtype=_float64, requires_grad=True):
+    """A random x whose rows all have a norm of at least 0.5 (far from the kink at 0)."""
+    x = c.randn(*shape, seed=seed, requires_grad=False, dtype=_float64)
+    norm = _vector_norm(x, dim=-1, keepdim=True)
+    x = _where(norm < 0.5, x + 0.5 * torch.sign(x + 1e-9), x)
+    return x.to(dtype).requires_grad_(requires_grad)
+
+
+# ------------------------------------------------------------------------------------------- values
+
+def values(SN) -> None:
+    """Visible: values and gradient of a small float64 batch (no zero row), with a grad_output of 4 weights."""
+    c.require_function(SN, NAME)
+    x = torch.tensor([[3.0, 4.0, 0.0], [1.0, -2.0, 2.0], [0.5, 0.5, -0.5], [-6.0, 0.0, 8.0]],
+                     dtype=_float64, requires_grad=True)
+    g = torch.tensor([1.0, -2.0, 0.5, 3.0], dtype=_float64)
+    _check_case(SN, x, g, "float64")
+
+
+def values_hidden(SN, seeds=(0, 1)) -> None:
+    """Hidden: values and gradients for several leading shapes (none, square, three dims), float32 and float64."""
+    c.require_function(SN, NAME)
+    for seed in seeds:
+        for k, shape in enumerate(SHAPES):
+            dtype = _float32 if (k + seed) % 2 else _float64
+            x = _away_from_zero(*shape, seed=10 * seed + k, dtype=dtype)
+            g = c.randn(*shape[:-1], seed=100 + 10 * seed + k, requires_grad=False, dtype=dtype)
+            _check_case(SN, x, g, str(dtype).replace("torch.", ""))
+
+
+# ---------------------------------------------------------------------------------------- gradcheck
+
+def _gradcheck(SN, x):
+    what = f"SafeNorm (x of shape {tuple(x.shape)}, no zero row)"
+    try:
+        c.gradcheck(SN.apply, (x,), what, hint=GRAD_HINT)
+    except c.Mistake:
+        raise
+    except RuntimeError as error:
+        _explain_shape(error, what)
+        raise
+
+
+def gradcheck_visible(SN) -> None:
+    """Visible: float64 gradcheck on one (3, 4) batch away from zero."""
+    c.require_function(SN, NAME)
+    _gradcheck(SN, _away_from_zero(3, 4, seed=200))
+
+
+def gradcheck(SN, seeds=(0, 1)) -> None:
+    """Hidden: float64 gradcheck over shapes and seeds, every row away from zero."""
+    c.require_function(SN, NAME)
+    for seed in seeds:
+        for k, shape in enumerate(SHAPES):
+            _gradcheck(SN, _away_from_zero(*shape, seed=210 + 10 * seed + k))
+
+
+# ---------------------------------------------------------------------------------------- zero rows
+
+@c.probe
+def forward_backward(SN, x, g) -> dict:
+    """Probe: y = SN.apply(x); y.backward(g). Values: y right after forward and again after backward (a backward
+    that changes the saved output in place changes the y its caller holds), and x's gradient."""
+    leaf = x.detach().clone().requires_grad_(True)
+    y = SN.apply(leaf)
+    if not isinstance(y, torch.Tensor):
+        return {"output": y}
+    before = y.detach().clone()
+    y.backward(g)
+    return {"output": before, "after": y.detach().clone(), "grad": leaf.grad}
+
+
+def _check_zero_rows(SN, x, g, label):
+    zero = _vector_norm(x.detach(), dim=-1) == 0
+    what = f"SafeNorm.apply(x) for x of shape {tuple(x.shape)} with {int(zero.sum())} zero row(s) ({label})"
+    y = _apply(SN, x, what)
+    _require_output(y, x, what)
+    at_zero = y.detach()[zero]
+    if not bool((at_zero == 0).all()):
+        c.fail("value-at-zero",
+               f"{what}: the norm of a zero row must be exactly 0, got {at_zero.tolist()[:4]}. An eps inside the "
+               "square root (sqrt(sum(x**2) + eps)) or a clamp_min on the norm moves the value of every short row: "
+               "compute the norm itself in forward (x.norm(dim=-1)) and deal with 0 in backward only.")
+    expected, _ = _reference(x)
+    rtol, atol, _ = _tolerances(x, g)
+    c.require_close(y, expected, what, "wrong-forward", "the result is x.norm(dim=-1).", rtol=rtol, atol=atol)
+    grad = _grad(y, x, g, f"SafeNorm.backward for {tuple(x.shape)} with zero rows ({label})")
+    c.require_shape(grad, x.shape, f"the gradient of {what}", "wrong-grad-shape")
+    if not bool(_isfinite(grad[zero]).all()):
+        c.fail("nan-at-zero",
+               f"the gradient of {what} is {grad[zero][0].tolist()} on a zero row: NaN (or inf), from x / norm = "
+               "0 / 0. One NaN is enough to turn every weight NaN after the next optimizer step. " + ZERO_HINT)
+    if not bool(_isfinite(grad).all()):
+        c.fail("nan-elsewhere", f"the gradient of {what} contains nan or inf on rows whose norm is positive. "
+                                + GRAD_HINT)
+    if not bool((grad[zero] == 0).all()):
+        c.fail("nonzero-at-zero",
+               f"the gradient of {what} is {grad[zero][0].tolist()} on a zero row, but the contract asks for exactly "
+               "0 there (the smallest of the norm's subgradients at 0, and what torch.linalg.vector_norm returns), "
+               "whatever grad_output is. " + ZERO_HINT)
+    _check_grad(grad, x, g, f"the gradient of {what} (on the rows whose norm is positive)")
+    facts = c.call(forward_backward, SN, x, g, what=f"SafeNorm forward and backward ({label})")
+    if isinstance(facts.get("after"), torch.Tensor) and not bool(
+            (facts["after"] == facts["output"]).all()):
+        c.fail("modifies-output",
+               f"after backward, the output of {what} has changed from {facts['output'].tolist()[:4]} to "
+               f"{facts['after'].tolist()[:4]}: your backward changed the saved norm in place (as norm[norm == 0] = 1 "
+               "does), and that tensor is the output your caller holds. Build a new tensor instead: "
+               "torch.where(norm > 0, norm, 1.0), or norm.clamp_min(...) without the trailing underscore.")
+
+
+def zero_rows(SN) -> None:
+    """Visible: a float64 batch with one zero row: value 0 there, gradient exactly 0 there, right elsewhere."""
+    c.require_function(SN, NAME)
+    x = torch.tensor([[3.0, 4.0, 0.0], [0.0, 0.0, 0.0], [1.0, -2.0, 2.0], [0.0, 0.5, 0.0]],
+                     dtype=_float64, requires_grad=True)
+    g = torch.tensor([1.0, -2.0, 0.5, 3.0], dtype=_float64)
+    _check_zero_rows(SN, x, g, "float64")
+
+
+def zero_rows_hidden(SN, seeds=(0, 1)) -> None:
+    """Hidden: several zero rows, leading shapes, float32 and float64, every row zero, a single zero vector, large
+    and negative grad_output; never nan or inf anywhere."""
+    c.require_function(SN, NAME)
+    for seed in seeds:
+        for k, shape in enumerate([(6, 3), (2, 4, 5), (3, 3), (5, 1), (3,), (4, 2)]):
+            dtype = _float32 if (k + seed) % 2 else _float64
+            x = _away_from_zero(*shape, seed=300 + 10 * seed + k, dtype=dtype, requires_grad=False)
+            rows = x.reshape(-1, shape[-1])                        # a view: zeroing rows zeroes x's rows
+            chosen = (torch.arange(rows.shape[0]) + seed + k) % 3 == 0
+            chosen[0] |= not bool(chosen.any())                   # at least one zero row
+            rows[chosen | (k == 3)] = 0.0                          # k == 3: every row zero
+            g = c.randn(*shape[:-1], seed=400 + 10 * seed + k, requires_grad=False, dtype=dtype, scale=1e3)
+            _check_zero_rows(SN, x.requires_grad_(True), g, str(dtype).replace("torch.", ""))
+
+
+# -------------------------------------------------------------------------------------- small norms
+
+def _check_small(SN, x, g, label):
+    what = f"SafeNorm.apply(x) for rows of norm {label}"
+    y = _apply(SN, x, what)
+    _require_output(y, x, what)
+    expected, _ = _reference(x)
+    rtol, _, _ = _tolerances(x, g)
+    c.require_close(y, expected, what, "value-biased",
+                    "The norm of a short row is its exact length: an eps inside the square root (sqrt(sum(x**2) + "
+                    "eps)) or a clamp_min on the norm makes it longer. Compute x.norm(dim=-1) in forward.",
+                    rtol=rtol, atol=0.0)
+    grad = _grad(y, x, g, f"SafeNorm.backward for rows of norm {label}")
+    c.require_shape(grad, x.shape, f"the gradient of {what}", "wrong-grad-shape")
+    _diagnose(grad, x, g, f"the gradient of {what}")
+    x64, grad64, g64 = x.detach().to(_float64), grad.detach().to(_float64), g.detach().to(_float64)
+    norms = _vector_norm(x64, dim=-1)
+    lengths = _vector_norm(grad64, dim=-1) / g64.abs()
+    along = (grad64 * x64).sum(-1) / (g64 * norms)              # the component along x / norm, per unit of g
+    shrunk = (lengths < 1 - 10 * rtol) & ((along - lengths).abs() <= 10 * rtol * lengths.clamp_min(1e-30))
+    if bool(_isfinite(lengths).all()) and bool(shrunk.any()):
+        i = int(torch.argmin(_where(shrunk, lengths, 2.0)))
+        c.fail("eps-in-backward",
+               f"for a row of norm {float(norms[i]):.0e}, the gradient of {what} has length {float(lengths[i]):.4g} "
+               "(per unit of grad_output) instead of 1. The gradient of the norm is the unit vector x / norm "
+               "however short the row is: an eps added to the norm in backward (x / (norm + eps)) or a "
+               "clamp_min(eps) above the row's norm shrinks it, and that changes the gradient of every short row, "
+               "not only of the zero rows. Guard only the rows whose norm is exactly 0.")
+    _check_grad(grad, x, g, f"the gradient of {what}")
+
+
+def _short_rows(scales, d, seed, dtype):
+    directions = _away_from_zero(len(scales), d, seed=seed, requires_grad=False)
+    directions = directions / _vector_norm(directions, dim=-1, keepdim=True)
+    return (directions * torch.tensor(scales, dtype=_float64).unsqueeze(-1)).to(dtype).requires_grad_(True)
+
+
+def small_norms(SN) -> None:
+    """Visible: rows of norm 1, 1e-2, 1e-4 and 1e-6 (float64) get the exact unit vector as their gradient."""
+    c.require_function(SN, NAME)
+    x = _short_rows([1.0, 1e-2, 1e-4, 1e-6], 3, seed=500, dtype=_float64)
+    g = torch.tensor([1.0, -2.0, 0.5, 3.0], dtype=_float64)
+    _check_small(SN, x, g, "1 to 1e-6 (float64)")
+
+
+def small_norms_hidden(SN, seeds=(0, 1)) -> None:
+    """Hidden: short rows in float32 and float64, other widths, mixed with long rows."""
+    c.require_function(SN, NAME)
+    for seed in seeds:
+        for k, (scales, d, dtype) in enumerate((([1e-6, 1e-5, 1e-3, 10.0], 5, _float64),
+                                                ([1e-6, 1e-4, 1e-2, 1.0], 4, _float32),
+                                                ([1e-6, 3e-6, 2.0], 1, _float64),
+                                                ([1e-5, 1e-6, 1e-3], 8, _float32))):
+            x = _short_rows(scales, d, seed=510 + 10 * seed + k, dtype=dtype)
+            g = c.randn(len(scales), seed=520 + 10 * seed + k, requires_grad=False, dtype=dtype, low=0.5)
+            g = g * torch.where(torch.arange(len(scales)) % 2 == 0, 1.0, -1.0).to(dtype)
+            _check_small(SN, x, g, f"{scales[0]:.0e} to {max(scales):.0e} ({str(dtype).replace('torch.', '')})")

@@ -1,0 +1,14 @@
+# mistake: backward returns the unit vector x / norm without multiplying by grad_output
+# feedback: grad_output
+class SafeNorm(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        norm = x.norm(dim=-1)
+        ctx.save_for_backward(x, norm)
+        return norm
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, norm = ctx.saved_tensors
+        norm = norm.unsqueeze(-1)
+        return torch.where(norm > 0, x / norm, 0.0)
