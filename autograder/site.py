@@ -26,7 +26,6 @@ import ast
 import hashlib
 import importlib.metadata
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -50,6 +49,8 @@ REPOSITORY = "custom-autograd-course/custom-autograd-functions"
 BRANCH = "main"
 SKIP_TAG = "skip-execution"      # nbclient's tag for cells it must not run
 ERROR_TAG = "raises-exception"   # nbclient's tag for cells whose error is expected
+NEEDS_ANSWERS_NOTE = ("```{note}\nThe next demonstration uses your answers to the exercises above, so here, "
+                      "without them, it shows the error it raises. Run it on Binder once you have written them.\n```")
 TIMEOUT = 300                    # seconds per cell (each takes under 30 s on 2 busy cores)
 IOPUB_TIMEOUT = 30               # seconds for a cell's last outputs after its reply: late outputs fail the build
 
@@ -126,7 +127,10 @@ def prepare(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def finish(nb: nbformat.NotebookNode, notebook: Path) -> nbformat.NotebookNode:
-    """After execution: answer cells back to how they are handed out, our tags removed, a Binder link."""
+    """After execution: answer cells back to how they are handed out, our tags removed, a Binder link,
+    and a note above each demonstration that needs the learner's answers."""
+    for index in sorted(needs_answers(nb), reverse=True):
+        nb.cells.insert(index, nbformat.v4.new_markdown_cell(NEEDS_ANSWERS_NOTE))
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -287,6 +291,9 @@ def write_book(pages: list[str], book: Path = BOOK) -> None:
 def build(force: bool = False, workers: int = 2, quiet: bool = False) -> Path:
     """Execute the course notebooks (2 at a time) and build the HTML. Returns the HTML folder."""
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, flush=True))
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    if not jupyter_book.exists():
+        raise SystemExit("jupyter-book is not installed: `make site` installs it (pip install -e '.[site]')")
     sources = course_notebooks()
     if not sources:
         raise SystemExit("no notebooks in course/: run `make release` first")
@@ -318,14 +325,11 @@ def build(force: bool = False, workers: int = 2, quiet: bool = False) -> Path:
     if HTML.exists():
         shutil.rmtree(HTML)
     sphinx_start = time.monotonic()
-    jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    if not jupyter_book.exists():
-        raise SystemExit("jupyter-book is not installed: `make site` installs it (pip install -e '.[site]')")
     command = [str(jupyter_book), "build", str(BOOK), "--path-output", str(BUILD), "--builder", "html",
                "--all", "--warningiserror", "--keep-going"]
     if quiet:
         command.append("--quiet")
-    result = subprocess.run(command, env=dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1"))
+    result = subprocess.run(command)
     if result.returncode != 0:
         raise SystemExit(f"the site did not build (jupyter-book exit code {result.returncode}); "
                          "every warning counts as an error")
