@@ -45,6 +45,18 @@ def generate(assignments: list[str], release_dir: Path | None = None) -> None:
             raise ReleaseRefused(f"nbgrader could not generate {assignment}:\n{result.get('log', '')[-3000:]}")
 
 
+def remove_retired(course: Path, assignments: set[str]) -> list[str]:
+    """Delete released notebooks whose source is gone (a notebook split or renamed): course/ mirrors
+    solutions/. Only folders that hold a notebook named after the folder are touched."""
+    import shutil
+
+    retired = [d for d in sorted(course.iterdir()) if d.is_dir() and d.name not in assignments
+               and (d / f"{d.name}.ipynb").exists()]
+    for folder in retired:
+        shutil.rmtree(folder)
+    return [d.name for d in retired]
+
+
 def problems_in_release(course: Path | None = None) -> list[str]:
     """What must never be in course/: solutions, hidden tests, markers, outputs."""
     course = course or paths.COURSE
@@ -64,6 +76,7 @@ def release(sandbox, check: bool = True) -> list[grading.Report]:
     sources = notebooks.sources()
     reports = verify_solutions(sources, sandbox) if check else []
     generate([s.assignment for s in sources])
+    remove_retired(paths.COURSE, {s.assignment for s in sources})
     leftovers = problems_in_release()
     if leftovers:
         raise ReleaseRefused("the release contains what students must not see: " + "; ".join(leftovers))

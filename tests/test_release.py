@@ -47,3 +47,13 @@ def test_release_refuses_when_a_solution_fails_its_tests(sandbox):
             cell.source = cell.source.replace("grad_output * 2 * x", "grad_output * x")
     with pytest.raises(release.ReleaseRefused, match="test_Square_values"):
         release.verify_solutions([notebooks.Source(source.path, broken)], sandbox)
+
+
+def test_release_removes_notebooks_whose_source_is_gone(tmp_path):
+    """A split or renamed notebook leaves no stale copy behind in course/."""
+    for name in ("10_old_name", "01_square"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.ipynb").write_text("{}")
+    (tmp_path / "images").mkdir()  # not a notebook folder: left alone
+    assert release.remove_retired(tmp_path, {"01_square"}) == ["10_old_name"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["01_square", "images"]
