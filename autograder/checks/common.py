@@ -377,9 +377,9 @@ def require_self_contained(obj, name: str) -> None:
     if missing:
         other = missing[0]
         fail("outside-answer-cells",
-             f"`{name}` uses `{other}`, which a cell other than the setup and answer cells defined: it works in "
+             f"`{name}` uses `{other}`, which only a cell outside the setup and answer cells defines: it works in "
              f"your kernel; the grader won't see `{other}`. The grader runs only the setup cell and the answer "
-             f"cells, so define `{other}` in the answer cell of `{name}` (copy it, do not refer to it).")
+             f"cells: copy what you need of `{other}` into the answer cell of `{name}` instead of referring to it.")
 
 
 def _names_only_this_kernel_has(obj, name: str) -> list[str]:
