@@ -2,7 +2,9 @@
 
 Notebook 03 (shapes): `show_broadcast((2, 3), (3,))` draws which output dimensions each input's gradient must
 sum over; `broadcast_explorer()` is the same picture with two menus of shapes; `recipe` and `copies` put it in
-words and numbers. matplotlib and ipywidgets are imported only when a figure is drawn.
+words and numbers. Notebook 08: `show_saved_and_compute` draws memory and compute of four ways of writing
+the same network. Notebook 14: `show_error_curves`. matplotlib and ipywidgets are imported only when a figure
+is drawn.
 """
 
 from __future__ import annotations
@@ -153,6 +155,33 @@ def show_error_curves(title, scales, curves: dict, floor: float = 1e-10, broken:
     axes[0].set_ylabel("error (vs float64)", fontsize=11)
     axes[1].legend(fontsize=9, loc="center right")
     fig.suptitle(title, fontsize=12)
+    fig.tight_layout()
+    if show:
+        plt.show()
+    return fig
+
+
+def show_saved_and_compute(results: dict, depth: int, batch: int, show: bool = True):
+    """Notebook 08: two bar charts over the ways of writing a network, from `results` mapping a name to
+    (bytes saved for backward, forward runs of each Linear per step). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    names = list(results)
+    megabytes = [results[n][0] / 2**20 for n in names]
+    runs = [results[n][1] for n in names]
+    colors = ["tab:gray", "tab:blue", "tab:green", "tab:orange"][:len(names)]
+    plt.rcParams.update({"font.size": 11})
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    left.bar(names, megabytes, color=colors)
+    left.set_title(f"Saved activations ({depth} blocks, batch {batch})")
+    left.set_ylabel("megabytes kept for backward")
+    right.bar(names, runs, color=colors)
+    right.set_title("Compute: forward runs of each Linear per step")
+    right.set_ylabel("runs per training step")
+    right.set_yticks([0, 1, 2])
+    for ax in (left, right):
+        ax.set_xlabel("how the network is written")
+        ax.tick_params(axis="x", labelrotation=15)
     fig.tight_layout()
     if show:
         plt.show()

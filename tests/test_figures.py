@@ -130,3 +130,12 @@ def test_show_error_curves():
     left, right = fig.axes
     assert [line.get_label() for line in right.get_lines()] == ["a", "b"]
     assert left.get_ylim()[0] == pytest.approx(1e-10 / 3) and right.get_legend() is not None
+
+
+def test_show_saved_and_compute():
+    results = {"x * sigmoid(x)": (3 * 2**20, 1), "F.silu": (2 * 2**20, 1), "checkpointed_mlp": (2**20, 2.0)}
+    fig = figures.show_saved_and_compute(results, depth=4, batch=64, show=False)
+    left, right = fig.axes
+    assert [bar.get_height() for bar in left.patches] == [3, 2, 1]          # megabytes
+    assert [bar.get_height() for bar in right.patches] == [1, 1, 2]         # runs of each Linear per step
+    assert "4 blocks, batch 64" in left.get_title()
