@@ -43,7 +43,7 @@ test-browser: $(STAMP)
 
 test-postgres: $(STAMP)
 	bash tests/install-postgresql.sh
-	POSTGRES_TESTS=1 $(PY) -m pytest tests/test_postgres.py -q -m postgres -p no:xdist
+	POSTGRES_TESTS=1 $(PY) -m pytest tests/test_postgres.py -q -m postgres -n 0
 
 # The whole nbgrader course flow on a real JupyterHub: it creates (and removes) Linux accounts, so it runs as
 # root. Installs the classroom extra, Chromium and PostgreSQL (apt, for the gradebook) and
