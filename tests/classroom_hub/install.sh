@@ -25,6 +25,17 @@ apt_install() {
     "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
+# The test's accounts run the project's files: every folder above the clone must let them pass (a clone in a
+# `mktemp -d` folder, mode 0700, would not). Only the search bit is added, never reading: nothing is listed.
+dir="$ROOT"
+while [ "$dir" != "/" ]; do
+    if [ "$(( 0$(stat -c %a "$dir") & 1 ))" -eq 0 ]; then
+        say "letting other users pass through $dir (chmod o+x) so the test's accounts can reach the project"
+        "${SUDO[@]}" chmod o+x "$dir"
+    fi
+    dir="$(dirname "$dir")"
+done
+
 # Accounts and running commands as them (passwd, util-linux are in every Debian; checked anyway).
 for tool in useradd userdel runuser; do
     command -v "$tool" >/dev/null || apt_install passwd util-linux
