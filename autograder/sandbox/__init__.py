@@ -6,8 +6,9 @@
                              └─ one copy per test, answering the judge's requests over a socket
 
 Modules: `limits` (what a grading may use), `confine` (rlimits, Landlock, seccomp), `codec` and `channel`
-(values and tensors as plain data), `learner` (the confined side), `proxy` (the learner's objects as seen
-by the judge), `judge` (one notebook), `zygote` (the long-lived parent, and the grader's `Sandbox`).
+(values and tensors as plain data), `learner` (the confined side), `integrity` (its one checkpoint before
+each reply), `proxy` (the learner's objects as seen by the judge), `cells` (running cells, describing what
+they raised), `judge` (one notebook), `zygote` (the long-lived parent, and the grader's `Sandbox`).
 """
 
 from autograder.sandbox.cells import STATUSES, Outcome
