@@ -106,6 +106,20 @@ def encode(value, handle_of=None, tensor_tag=None) -> tuple[dict, list[bytes]]:
     return {"v": walk(value, 0), "sizes": [len(b) for b in buffers]}, buffers
 
 
+def tensors_in(value, found: list | None = None) -> list:
+    """The tensors in `value` (through lists, tuples and dicts), in the order encode() meets them."""
+    found = [] if found is None else found
+    if isinstance(value, torch.Tensor):
+        found.append(value)
+    elif type(value) in (list, tuple):
+        for v in value:
+            tensors_in(v, found)
+    elif type(value) is dict:
+        for v in value.values():
+            tensors_in(v, found)
+    return found
+
+
 def _tensor(t: torch.Tensor, buffers: list, tensor_tag) -> dict:
     if t.layout != torch.strided or t.is_quantized or t.device.type != "cpu":
         raise TypeError(f"cannot send a {t.layout} tensor on {t.device}")

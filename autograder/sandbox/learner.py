@@ -91,16 +91,7 @@ def _materialize(value):
     return value
 
 
-def _tensors(value, found: list) -> list:
-    if isinstance(value, torch.Tensor):
-        found.append(value)
-    elif type(value) in (list, tuple):
-        for v in value:
-            _tensors(v, found)
-    elif type(value) is dict:
-        for v in value.values():
-            _tensors(v, found)
-    return found
+_tensors = codec.tensors_in
 
 
 def _ctx_states(ctxs: list) -> list:

@@ -296,17 +296,7 @@ def _learner_requires_grad(t: torch.Tensor) -> bool:
     return bool(facts.get("rg", True)) if facts else True
 
 
-def _flatten(value, found: list | None = None) -> list:
-    found = [] if found is None else found
-    if isinstance(value, torch.Tensor):
-        found.append(value)
-    elif type(value) in (list, tuple):
-        for v in value:
-            _flatten(v, found)
-    elif type(value) is dict:
-        for v in value.values():
-            _flatten(v, found)
-    return found
+_flatten = codec.tensors_in
 
 
 def _rebuild(template, originals: list, replacements):
