@@ -4,6 +4,8 @@ integrity checkpoint, the seccomp program."""
 from __future__ import annotations
 
 import json
+import sys
+import types
 
 import numpy as np
 import pytest
@@ -91,6 +93,19 @@ def test_integrity_sees_replaced_objects_not_added_ones():
         torch.autograd.function.BackwardCFunction.apply = original
         del torch.Tensor.some_new_helper
     assert integrity.changed() == []
+
+
+def test_integrity_sees_a_replaced_module_and_skips_unchanged_namespaces(monkeypatch):
+    integrity.record()
+    numpy_ns = vars(sys.modules["numpy"])
+    version = integrity._version(numpy_ns)
+    assert version is not None and integrity._version(numpy_ns) == version  # the fast path is in force
+    doc = numpy_ns["__doc__"]
+    numpy_ns["__doc__"], numpy_ns["__doc__"] = "changed", doc  # changed and put back: the tag moved
+    assert integrity._version(numpy_ns) != version and integrity.changed() == []
+    assert integrity._baseline["numpy"][1] == integrity._version(numpy_ns)  # so the next check skips it
+    monkeypatch.setitem(sys.modules, "numpy", types.ModuleType("numpy"))
+    assert integrity.changed() == ["numpy (replaced)"]
 
 
 @pytest.mark.parametrize("forks", ["notify", "deny"])

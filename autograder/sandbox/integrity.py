@@ -4,10 +4,16 @@ of PyTorch, NumPy, the builtins and the checks still hold the objects they held 
 It guards what the judge cannot see for itself: a learner's Function observed through a patched autograd
 (`BackwardCFunction.apply` doubling gradients), and the probes' facts. It does not pretend to stop code that
 rewrites memory (docs/threat-model.md): values and gradients never rest on it, since the judge computes them.
+
+Cheap because CPython 3.11 bumps a dict's version tag on every change to it: a namespace whose tag has not
+moved is not compared name by name (without reading the tag, each check touched 4,500 objects: 1.3 ms per
+reply, 13 ms for a fresh copy's first reply, whose pages the reads copied).
 """
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import sys
 
 _WATCHED = ("builtins", "torch", "torch.autograd", "torch.autograd.function", "torch.autograd.graph",
@@ -15,41 +21,58 @@ _WATCHED = ("builtins", "torch", "torch.autograd", "torch.autograd.function", "t
             "numpy", "numpy.testing", "autograder.checks.common")
 _CLASSES = ("torch.Tensor", "torch._C.TensorBase", "torch.autograd.Function",
             "torch.autograd.function.BackwardCFunction", "torch.autograd.function.FunctionCtx")
-_baseline: dict = {}
+_baseline: dict = {}   # where -> (the namespace dict, its version tag then, {name: object})
 
 
-def _namespaces():
-    for name in _WATCHED:
-        module = sys.modules.get(name)
-        if module is not None:
-            yield name, vars(module)
-    for dotted in _CLASSES:
-        module, _, attr = dotted.rpartition(".")
+def _names() -> list[str]:
+    checks = [name for name in list(sys.modules) if name.startswith("autograder.checks.")]
+    return list(_WATCHED) + list(_CLASSES) + sorted(checks)
+
+
+def _namespace(where: str) -> dict | None:
+    """The dict behind a module, or behind a class (its own dict, not the mappingproxy), found afresh."""
+    if where in _CLASSES:
+        module, _, attr = where.rpartition(".")
         cls = getattr(sys.modules.get(module), attr, None)
-        if isinstance(cls, type):
-            yield dotted, cls.__dict__
-    for name, module in list(sys.modules.items()):
-        if name.startswith("autograder.checks.") and module is not None:
-            yield name, vars(module)
+        return gc.get_referents(cls.__dict__)[0] if isinstance(cls, type) else None
+    module = sys.modules.get(where)
+    return vars(module) if module is not None else None
+
+
+def _version(namespace: dict) -> int | None:
+    """PyDictObject.ma_version_tag (CPython 3.11: after refcount, type and size); None elsewhere."""
+    if sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11) or type(namespace) is not dict:
+        return None
+    return ctypes.c_uint64.from_address(id(namespace) + 3 * ctypes.sizeof(ctypes.c_ssize_t)).value
 
 
 def record() -> None:
     """Remember every (namespace, name) -> object, before learner code runs."""
     _baseline.clear()
-    for where, namespace in _namespaces():
-        _baseline[where] = {key: value for key, value in dict(namespace).items() if type(key) is str}
+    for where in _names():
+        namespace = _namespace(where)
+        if namespace is None:
+            continue
+        objects = {key: value for key, value in dict(namespace).items() if type(key) is str}
+        _baseline[where] = (namespace, _version(namespace), objects)
 
 
 def changed() -> list[str]:
     """Names whose object was replaced or removed since record() (added names are allowed)."""
     found = []
-    for where, namespace in _namespaces():
-        before = _baseline.get(where)
-        if before is None:
+    for where, (namespace, version, before) in _baseline.items():
+        if _namespace(where) is not namespace:
+            found.append(f"{where} (replaced)")
+            continue
+        now_version = _version(namespace)
+        if version is not None and now_version == version:
             continue
         now = dict(namespace)
-        found += [f"{where}.{key}" for key, value in before.items()
-                  if key not in now or now[key] is not value and key not in _VOLATILE]
+        moved = [f"{where}.{key}" for key, value in before.items()
+                 if key not in now or now[key] is not value and key not in _VOLATILE]
+        if not moved:  # only names added, or rebound to the same object: the next check may skip it
+            _baseline[where] = (namespace, now_version, before)
+        found += moved
     return found
 
 

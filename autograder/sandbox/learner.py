@@ -50,9 +50,10 @@ def handle_of(obj) -> codec.Handle:
 
 
 def resolve(handle_id: int, info: dict):
+    """The object a handle names; `info["attr"] == "apply"` names its `apply` (see proxy.Remote)."""
     if handle_id not in OBJECTS:
         raise LookupError(f"unknown object {handle_id}")
-    return OBJECTS[handle_id]
+    return OBJECTS[handle_id].apply if info.get("attr") == "apply" else OBJECTS[handle_id]
 
 
 def checks_object(path: str):
@@ -160,7 +161,7 @@ def _leaves(created: dict) -> list:
 
 
 def op_call(message: dict, created: dict) -> tuple:
-    fn = resolve(message["h"], {})
+    fn = resolve(message["h"], {"attr": message.get("attr")})
     args, kwargs = message["args"], message["kwargs"]
     inputs = [created[i] for i in sorted(created)]
     before = [t.detach().clone() for t in inputs]
@@ -253,7 +254,7 @@ def op_probe(message: dict, created: dict) -> tuple:
 
 
 def op_getattr(message: dict, created: dict) -> tuple:
-    return getattr(resolve(message["h"], {}), message["name"]), {}
+    return getattr(resolve(message["h"], {"attr": message.get("attr")}), message["name"]), {}
 
 
 OPERATIONS = {"call": op_call, "vjp": op_vjp, "probe": op_probe, "getattr": op_getattr}

@@ -67,7 +67,10 @@ class Remote:
     def __getattr__(self, name: str):
         if name.startswith("__") and name.endswith("__") and name not in ("__name__", "__qualname__", "__doc__"):
             raise AttributeError(name)
-        return self._link.request({"op": "getattr", "h": self._id, "name": name})
+        if name == "apply" and self._info.get("type") == "FunctionMeta" and "attr" not in self._info:
+            # Every Function class has it: read it there when called (a round trip saved on each call).
+            return Remote(self._link, self._id, {"type": "method", "name": "apply", "attr": "apply"})
+        return self._link.request({"op": "getattr", "h": self._id, "attr": self._info.get("attr"), "name": name})
 
     def __setattr__(self, name, value):
         raise AttributeError("the learner's objects cannot be changed from the judge")
@@ -103,7 +106,7 @@ class Link:
 
         def handle_of(obj):
             if type(obj) is Remote:
-                return codec.Handle(obj._id, {})
+                return codec.Handle(obj._id, {"attr": obj._info["attr"]} if "attr" in obj._info else {})
             path = _checks_function(obj)
             if path:
                 return codec.Ref(path)
@@ -168,8 +171,8 @@ class Link:
         tensors: list = []
         self._encode({"args": args, "kwargs": kwargs}, tensors)  # finds the tensors, in argument order
         wants_graph = torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
-        message = {"op": "call", "h": remote._id, "args": args, "kwargs": kwargs, "grad": torch.is_grad_enabled(),
-                   "record": wants_graph}
+        message = {"op": "call", "h": remote._id, "attr": remote._info.get("attr"), "args": args, "kwargs": kwargs,
+                   "grad": torch.is_grad_enabled(), "record": wants_graph}
         if not wants_graph:
             result = self.exchange(message, list(tensors))
             self._apply_changes(tensors, result)
