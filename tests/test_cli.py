@@ -1,7 +1,6 @@
 """`python -m autograder grade`: the self-learner's command and the JSON contract outside tools rely on."""
 
 import json
-import shutil
 
 import pytest
 

@@ -5,8 +5,7 @@ import json
 
 import pytest
 
-from autograder import grading, notebooks, paths, release
-from helpers import ROOT
+from autograder import notebooks, paths, release
 
 
 def test_course_is_in_sync_with_solutions(grading_home, tmp_path):
@@ -37,8 +36,6 @@ def test_every_solution_notebook_has_a_release():
 
 def test_release_refuses_when_a_solution_fails_its_tests(sandbox):
     import copy
-
-    import nbformat
 
     source = next(s for s in notebooks.sources() if s.assignment == "01_square")
     broken = copy.deepcopy(source.notebook)

@@ -20,17 +20,6 @@ import torch
 from autograder.checks import common as c
 from autograder.checks import torch_func as _func
 
-_logsumexp = torch.logsumexp
-_softmax = torch.softmax
-_isfinite = torch.isfinite
-_hooks = torch.autograd.graph.saved_tensors_hooks
-_Function = torch.autograd.Function
-_base_setup_context = torch.autograd.Function.setup_context
-_float32 = torch.float32
-_float64 = torch.float64
-_func_jvp = torch.func.jvp
-_jacfwd = torch.func.jacfwd
-_hessian = torch.func.hessian
 
 NAME = "LogSumExp"
 GRAD_HINT = ("d logsumexp(x)/dx = exp(x - logsumexp(x)) = softmax(x) along dim; backward returns grad_output times "
@@ -87,23 +76,23 @@ def _grads(y, x, g, what):
 
 def _reference(x, dim, keepdim, g=None):
     """torch.logsumexp's value and gradient (for grad_output g), computed in float64, returned in x's dtype."""
-    leaf = x.detach().to(_float64).requires_grad_(True)
+    leaf = x.detach().to(torch.float64).requires_grad_(True)
     with torch.enable_grad():
-        out = _logsumexp(leaf, dim, keepdim)
-        weight = torch.ones_like(out) if g is None else g.detach().to(_float64)
+        out = torch.logsumexp(leaf, dim, keepdim)
+        weight = torch.ones_like(out) if g is None else g.detach().to(torch.float64)
         (grad,) = torch.autograd.grad(out, [leaf], weight)
     return out.detach().to(x.dtype), grad.to(x.dtype)
 
 
 def _tolerance(x):
-    if x.dtype == _float64:
+    if x.dtype == torch.float64:
         return 1e-9, 1e-9
     eps = torch.finfo(x.dtype).eps
     return 1e-5, 1e-6 + 16 * eps * float(x.detach().abs().max())
 
 
 def _require_output_shape(y, x, dim, keepdim):
-    expected = _logsumexp(x.detach(), dim, keepdim)
+    expected = torch.logsumexp(x.detach(), dim, keepdim)
     if not isinstance(y, torch.Tensor):
         c.fail("not-a-tensor", f"LogSumExp.apply should return a tensor, got {type(y).__name__}.")
     if tuple(y.shape) != tuple(expected.shape):
@@ -138,13 +127,13 @@ def values(LSE) -> None:
     """Visible: value and gradient of one small example, against torch.logsumexp."""
     _require_function(LSE)
     x = torch.tensor([[0.5, -1.0, 2.0, 0.0], [3.0, 1.0, -2.0, 0.25], [-0.5, -0.5, 1.5, 1.0]],
-                     dtype=_float64, requires_grad=True)
+                     dtype=torch.float64, requires_grad=True)
     y = _apply(LSE, x, 1, False)
     _require_output_shape(y, x, 1, False)
     expected, _ = _reference(x, 1, False)
     c.require_close(y, expected, "LogSumExp.apply(x, 1, False)", "wrong-forward",
                     "the result is log(sum(exp(x), dim)), as torch.logsumexp(x, dim, keepdim).")
-    g = torch.tensor([1.0, 2.0, -1.0], dtype=_float64)
+    g = torch.tensor([1.0, 2.0, -1.0], dtype=torch.float64)
     _, expected_grad = _reference(x, 1, False, g)
     (grad,) = _grads(y, x, g, what="LogSumExp.backward")
     c.require_close(grad, expected_grad, "the gradient of LogSumExp.apply(x, 1, False) with grad_output = [1, 2, -1]",
@@ -156,7 +145,7 @@ def values_hidden(LSE, seeds=(0, 1)) -> None:
     _require_function(LSE)
     for seed in seeds:
         for k, (shape, dim, keepdim) in enumerate(CASES[:5]):
-            dtype = _float32 if k % 2 else _float64
+            dtype = torch.float32 if k % 2 else torch.float64
             x = c.randn(*shape, seed=seed * 10 + k, dtype=dtype)
             _check_case(LSE, x, dim, keepdim, seed * 10 + k,
                         f"LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {shape} ({dtype})", "wrong-forward",
@@ -170,26 +159,26 @@ def stability(LSE, seeds=(0, 1)) -> None:
     """Hidden: values and gradients stay finite and accurate at magnitudes 1e4 (overflow and underflow)."""
     _require_function(LSE)
     for seed in seeds:
-        for label, shift, scale, dtype in (("entries of size 1e4", 0.0, 1e4, _float64),
-                                           ("entries near -1e4", -1e4, 1.0, _float64),
-                                           ("entries near +1e4", 1e4, 1.0, _float64),
-                                           ("float32 entries of size 1e4", 0.0, 1e4, _float32)):
-            base = c.randn(4, 6, seed=100 + seed, requires_grad=False, dtype=_float64) * scale + shift
+        for label, shift, scale, dtype in (("entries of size 1e4", 0.0, 1e4, torch.float64),
+                                           ("entries near -1e4", -1e4, 1.0, torch.float64),
+                                           ("entries near +1e4", 1e4, 1.0, torch.float64),
+                                           ("float32 entries of size 1e4", 0.0, 1e4, torch.float32)):
+            base = c.randn(4, 6, seed=100 + seed, requires_grad=False, dtype=torch.float64) * scale + shift
             x = base.to(dtype).requires_grad_(True)
             y = _apply(LSE, x, 1, False)
             _require_output_shape(y, x, 1, False)
-            if not bool(_isfinite(y).all()):
+            if not bool(torch.isfinite(y).all()):
                 c.fail("overflow", f"LogSumExp.apply(x, 1, False) for {label} returned {y.detach().tolist()}: exp "
                                    "overflowed (or underflowed to log(0)). " + SHIFT_HINT)
             g = torch.ones(4, dtype=dtype)
             (grad,) = _grads(y, x, g, what=f"LogSumExp.backward for {label}")
-            if grad is not None and not bool(_isfinite(grad).all()):
+            if grad is not None and not bool(torch.isfinite(grad).all()):
                 c.fail("unstable-backward", f"the gradient of LogSumExp for {label} contains inf or nan. " + SHIFT_HINT)
             expected, expected_grad = _reference(x, 1, False, g)
             rtol, atol = _tolerance(x)
             c.require_close(y, expected, f"LogSumExp.apply(x, 1, False) for {label}", "inaccurate-forward",
                             SHIFT_HINT, rtol=rtol, atol=atol)
-            grad_atol = 1e-9 if dtype == _float64 else 16 * torch.finfo(dtype).eps * float(x.detach().abs().max())
+            grad_atol = 1e-9 if dtype == torch.float64 else 16 * torch.finfo(dtype).eps * float(x.detach().abs().max())
             c.require_close(grad, expected_grad, f"the gradient of LogSumExp for {label}", "inaccurate-backward",
                             SHIFT_HINT, rtol=1e-6, atol=grad_atol)
 
@@ -310,18 +299,18 @@ def vmap(LSE) -> None:
     for dim, keepdim in ((0, False), (-1, True)):
         what = f"torch.func.vmap(lambda t: LogSumExp.apply(t, {dim}, {keepdim}))"
         out = _func.under_func(LSE, "vmap", xb, args=(dim, keepdim), what=what)
-        expected = torch.stack([_logsumexp(sample, dim, keepdim) for sample in xb])
+        expected = torch.stack([torch.logsumexp(sample, dim, keepdim) for sample in xb])
         c.require_close(out, expected, f"{what}(x) for x of shape (5, 4, 3)", "wrong-vmap",
                         "each sample must get its own log-sum-exp along dim.")
     what = "torch.func.vmap(..., in_dims=1)"
     out = _func.under_func(LSE, "vmap", xb, args=(1, False), in_dims=1, what=what)
-    expected = torch.stack([_logsumexp(xb[:, j], 1) for j in range(xb.shape[1])])
+    expected = torch.stack([torch.logsumexp(xb[:, j], 1) for j in range(xb.shape[1])])
     c.require_close(out, expected, "torch.func.vmap(lambda t: LogSumExp.apply(t, 1, False), in_dims=1)(x)",
                     "wrong-vmap")
     x2 = c.randn(6, 4, seed=501, requires_grad=False)
     per_sample = _func.under_func(LSE, "vmap(grad)", x2, args=(0, False), summed=False,
                                   what="torch.func.vmap(torch.func.grad(lambda t: LogSumExp.apply(t, 0, False)))")
-    c.require_close(per_sample, _softmax(x2, 1), "per-sample gradients vmap(grad(...)) (they are softmax(x))",
+    c.require_close(per_sample, torch.softmax(x2, 1), "per-sample gradients vmap(grad(...)) (they are softmax(x))",
                     "wrong-derivative", GRAD_HINT)
 
 
@@ -344,27 +333,27 @@ def forward_transform(LSE, how: str, x, dim: int, keepdim: bool, tangent=None):
         return LSE.apply(t, dim, keepdim)
 
     if how == "jvp":
-        return _func_jvp(f, (x,), (tangent,))
+        return torch.func.jvp(f, (x,), (tangent,))
     if how == "jacfwd":
-        return _jacfwd(f)(x)
+        return torch.func.jacfwd(f)(x)
     if how == "hessian":
-        return _hessian(lambda t: f(t).sum())(x)
+        return torch.func.hessian(lambda t: f(t).sum())(x)
     raise ValueError(f"unknown transform {how!r}")
 
 
 def _reference_forward(how, x, dim, keepdim, tangent=None):
     """The same transform of torch.logsumexp, computed here in float64, returned in x's dtype."""
-    x64 = x.detach().to(_float64)
+    x64 = x.detach().to(torch.float64)
 
     def f(t):
-        return _logsumexp(t, dim, keepdim)
+        return torch.logsumexp(t, dim, keepdim)
 
     if how == "jvp":
-        value, out = _func_jvp(f, (x64,), (tangent.detach().to(_float64),))
+        value, out = torch.func.jvp(f, (x64,), (tangent.detach().to(torch.float64),))
         return value.to(x.dtype), out.to(x.dtype)
     if how == "jacfwd":
-        return _jacfwd(f)(x64).to(x.dtype)
-    return _hessian(lambda t: f(t).sum())(x64).to(x.dtype)
+        return torch.func.jacfwd(f)(x64).to(x.dtype)
+    return torch.func.hessian(lambda t: f(t).sum())(x64).to(x.dtype)
 
 
 def _explain_forward(error: Exception, what: str) -> None:
@@ -413,16 +402,16 @@ def _check_jvp(LSE, x, dim, keepdim, t, rows=None):
     what = f"torch.func.jvp of LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {tuple(x.shape)} ({x.dtype})"
     value, tangent = _forward(LSE, "jvp", x, dim, keepdim, t, what=what)
     expected_value, expected = _reference_forward("jvp", x, dim, keepdim, t)
-    rtol, atol = _tolerance(x[_isfinite(x)])
+    rtol, atol = _tolerance(x[torch.isfinite(x)])
     c.require_close(value, expected_value, f"the value returned by {what}", "wrong-forward",
                     "the result is log(sum(exp(x), dim)), as torch.logsumexp(x, dim, keepdim).", rtol=rtol, atol=atol)
     c.require_shape(tangent, expected.shape, f"the output's tangent from {what}", "wrong-tangent-shape")
     if rows is not None:
         tangent, expected = tangent[rows], expected[rows]
-    if not bool(c._allclose(tangent, expected, rtol=rtol, atol=atol)):
+    if not bool(torch.allclose(tangent, expected, rtol=rtol, atol=atol)):
         _, doubled = _forward(LSE, "jvp", x, dim, keepdim, 2 * t, what=what)
         doubled = doubled[rows] if rows is not None else doubled
-        if bool(c._allclose(doubled, tangent, rtol=rtol, atol=atol)):
+        if bool(torch.allclose(doubled, tangent, rtol=rtol, atol=atol)):
             c.fail("jvp-ignores-tangent",
                    f"{what}: the output's tangent is the same for the tangent x_t and for 2 * x_t, so your jvp "
                    "ignores the tangent it receives. The output's tangent is linear in x_t: "
@@ -448,8 +437,8 @@ def _check_matrix(LSE, how, x, dim, keepdim):
 def forward_mode(LSE) -> None:
     """Visible: torch.func.jvp and jacfwd of one small example, against torch.logsumexp's."""
     _require_function(LSE)
-    x = torch.tensor([[0.5, -1.0, 2.0], [3.0, 1.0, -2.0]], dtype=_float64)
-    t = torch.tensor([[1.0, 0.0, -2.0], [0.5, 3.0, 1.0]], dtype=_float64)
+    x = torch.tensor([[0.5, -1.0, 2.0], [3.0, 1.0, -2.0]], dtype=torch.float64)
+    t = torch.tensor([[1.0, 0.0, -2.0], [0.5, 3.0, 1.0]], dtype=torch.float64)
     _check_jvp(LSE, x, 1, False, t)
     _check_matrix(LSE, "jacfwd", x, 1, False)
 
@@ -461,7 +450,7 @@ def forward_mode_hidden(LSE, seeds=(0, 1)) -> None:
     _require_function(LSE)
     for seed in seeds:
         for k, (shape, dim, keepdim) in enumerate(CASES):
-            dtype = _float32 if k % 3 == 2 else _float64
+            dtype = torch.float32 if k % 3 == 2 else torch.float64
             x = c.randn(*shape, seed=800 + 10 * seed + k, requires_grad=False, dtype=dtype)
             t = c.randn(*shape, seed=900 + 10 * seed + k, requires_grad=False, dtype=dtype)
             _check_jvp(LSE, x, dim, keepdim, t)
@@ -495,7 +484,7 @@ def kept_for_backward(LSE, x, dim, keepdim) -> dict:
         saved.append(tensor)
         return tensor
 
-    with _hooks(pack, lambda tensor: tensor):
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
         out = LSE.apply(x, dim, keepdim)
     if not isinstance(out, torch.Tensor):
         return {"output": out}
@@ -517,11 +506,11 @@ def _describe(kept: dict, x):
         return "the output"
     t = kept["tensor"]
     if t.shape == x.shape:
-        if bool(c._allclose(t, x.detach())):
+        if bool(torch.allclose(t, x.detach())):
             return "a copy of x"
-        if bool(c._allclose(t, _softmax(x.detach(), 1))):
+        if bool(torch.allclose(t, torch.softmax(x.detach(), 1))):
             return "softmax(x) (that is, exp(x - output))"
-        if bool(c._allclose(t, torch.exp(x.detach()))):
+        if bool(torch.allclose(t, torch.exp(x.detach()))):
             return "exp(x)"
         return f"an x-sized tensor of shape {tuple(t.shape)}"
     return f"a tensor of shape {tuple(t.shape)}"

@@ -19,11 +19,6 @@ import torch
 from torch.autograd import gradcheck as _gradcheck
 from torch.autograd import gradgradcheck as _gradgradcheck
 
-_allclose = torch.allclose
-_isclose = torch.isclose
-_Function = torch.autograd.Function
-_float64 = torch.float64
-
 
 class Mistake(AssertionError):
     """A check failed because of a recognisable mistake.
@@ -109,12 +104,13 @@ def function_facts(obj) -> dict:
     facts = {"is_class": isinstance(obj, type), "type": type(obj).__name__, "is_function": False,
              "not_static": [], "setup_context": False, "vmap_rule": False, "callable": callable(obj)}
     if facts["is_class"]:
-        facts["is_function"] = issubclass(obj, _Function)
+        facts["is_function"] = issubclass(obj, torch.autograd.Function)
         facts["not_static"] = [m for m in ("forward", "backward") if m in vars(obj)
                                and not isinstance(inspect.getattr_static(obj, m), staticmethod)]
     if facts["is_function"]:
         own = getattr(obj.setup_context, "__func__", obj.setup_context)
-        facts["setup_context"] = own is not getattr(_Function.setup_context, "__func__", _Function.setup_context)
+        base = torch.autograd.Function.setup_context
+        facts["setup_context"] = own is not getattr(base, "__func__", base)
         facts["vmap_rule"] = bool(getattr(obj, "generate_vmap_rule", False))
     return facts
 
@@ -139,7 +135,7 @@ def generator(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
-def randn(*shape: int, seed: int = 0, requires_grad: bool = True, dtype=_float64, low: float | None = None,
+def randn(*shape: int, seed: int = 0, requires_grad: bool = True, dtype=torch.float64, low: float | None = None,
           away_from: Sequence[float] = (), margin: float = 0.05, scale: float = 1.0) -> torch.Tensor:
     """A float64 random tensor, optionally kept at least `margin` away from `away_from` points.
 
@@ -255,7 +251,7 @@ def require_close(actual, expected, what: str, code: str, hint: str = "", rtol=1
     if actual.dtype != expected.dtype:
         fail("wrong-dtype", f"{what} has dtype {actual.dtype} but should have {expected.dtype} "
                             "(compute in the input's dtype; do not convert to float32).")
-    if not bool(_allclose(actual.detach(), expected.detach(), rtol=rtol, atol=atol, equal_nan=False)):
+    if not bool(torch.allclose(actual.detach(), expected.detach(), rtol=rtol, atol=atol, equal_nan=False)):
         worst = (actual.detach() - expected.detach()).abs().max().item()
         fail(code, f"{what} is wrong (largest error {worst:.3g}). {hint}".strip())
 

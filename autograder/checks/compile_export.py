@@ -36,16 +36,6 @@ try:
 except ImportError:  # a private helper: if a later PyTorch moves it, the first compile installs the patch
     pass
 
-_compile = torch.compile
-_compiler_reset = torch.compiler.reset
-_export = torch.export.export
-_opcheck = torch.library.opcheck
-_CustomOpDef = torch.library.CustomOpDef
-_sin = torch.sin
-_cos = torch.cos
-_float32 = torch.float32
-_float64 = torch.float64
-
 
 # ------------------------------------------------------------------------------------------ numpy_sin
 
@@ -62,9 +52,9 @@ AUTOGRAD_HINT = ("register the backward: numpy_sin.register_autograd(backward, s
 @c.probe
 def op_facts(op) -> dict:
     """What kind of object `op` is (probe: type checks happen where op lives)."""
-    is_op = isinstance(op, _CustomOpDef)
+    is_op = isinstance(op, torch.library.CustomOpDef)
     return {"type": type(op).__name__, "is_custom_op": is_op,
-            "is_function": isinstance(op, type) and issubclass(op, c._Function),
+            "is_function": isinstance(op, type) and issubclass(op, torch.autograd.Function),
             "qualname": str(getattr(op, "_qualname", QUALNAME)) if is_op else None}
 
 
@@ -160,7 +150,7 @@ def _op_call(fn, *args, what: str):
 
 
 def _sin_tolerance(dtype):
-    return (1e-6, 1e-7) if dtype == _float32 else (1e-12, 1e-12)
+    return (1e-6, 1e-7) if dtype == torch.float32 else (1e-12, 1e-12)
 
 
 def sin_values(op, hidden: bool = False) -> None:
@@ -169,26 +159,27 @@ def sin_values(op, hidden: bool = False) -> None:
     require_op(op)
     if hidden:
         samples = [c.randn(seed=55, requires_grad=False), c.randn(2, 3, 4, seed=56, requires_grad=False, scale=10.0),
-                   c.randn(7, seed=57, requires_grad=False, dtype=_float32, scale=100.0)]
+                   c.randn(7, seed=57, requires_grad=False, dtype=torch.float32, scale=100.0)]
     else:
-        samples = [torch.tensor([[-2.0, -0.5, 0.0], [0.25, 1.0, 3.0]], dtype=dtype) for dtype in (_float32, _float64)]
+        samples = [torch.tensor([[-2.0, -0.5, 0.0], [0.25, 1.0, 3.0]], dtype=dtype)
+                   for dtype in (torch.float32, torch.float64)]
     for x in samples:
         dtype = x.dtype
         original = x.clone()
         y = _op_call(op, x, what=f"numpy_sin(x) for a {dtype} input")
-        if not bool(c._allclose(x, original)):
+        if not bool(torch.allclose(x, original)):
             c.fail("kernel-mutates-input",
                    "numpy_sin(x) changed x itself, although mutates_args=() promises it does not: x.numpy() shares "
                    "x's memory, so do not write into it (no out= into that array); return a new array.")
         rtol, atol = _sin_tolerance(dtype)
-        c.require_close(y, _sin(original), f"numpy_sin(x) for a {dtype} input", "wrong-forward",
+        c.require_close(y, torch.sin(original), f"numpy_sin(x) for a {dtype} input", "wrong-forward",
                         "the kernel should return np.sin of x's data as a tensor of x's dtype.", rtol=rtol, atol=atol)
     if hidden:
         return
-    x = torch.tensor([-1.0, 0.5, 2.0], dtype=_float64, requires_grad=True)
+    x = torch.tensor([-1.0, 0.5, 2.0], dtype=torch.float64, requires_grad=True)
     y = _op_call(op, x, what="numpy_sin(x)")
     (grad,) = _op_call(c.backward_grads, y, [x], torch.full_like(y, 2.0), what="numpy_sin's backward")
-    c.require_close(grad, 2 * _cos(x.detach()), "the gradient of numpy_sin(x) with grad_output = 2",
+    c.require_close(grad, 2 * torch.cos(x.detach()), "the gradient of numpy_sin(x) with grad_output = 2",
                     "wrong-derivative", SIN_HINT)
 
 
@@ -214,7 +205,7 @@ def sin_gradcheck(op, hidden: bool = False) -> None:
 def opcheck_results(op, x) -> dict:
     """In the learner's process: torch.library.opcheck(op, (x,)), its results by test name."""
     try:
-        return dict(_opcheck(op, (x,)))
+        return dict(torch.library.opcheck(op, (x,)))
     except Exception as error:  # noqa: BLE001 - re-raised
         _surface(error)
 
@@ -223,7 +214,7 @@ def sin_opcheck(op, hidden: bool = False) -> None:
     """torch.library.opcheck (schema, fake kernel, autograd registration, AOT dispatch) passes. Visible: a float64
     input that requires grad; hidden: a float32 one that does not."""
     require_op(op)
-    samples = [c.randn(2, 5, seed=61, requires_grad=False, dtype=_float32)] if hidden else [c.randn(3, 4, seed=60)]
+    samples = [c.randn(2, 5, seed=61, requires_grad=False, dtype=torch.float32)] if hidden else [c.randn(3, 4, seed=60)]
     for x in samples:
         what = f"torch.library.opcheck(numpy_sin, (x,)) for x of shape {tuple(x.shape)}, {x.dtype}"
         try:
@@ -242,12 +233,12 @@ def compiled(op):
     """In the learner's process: fn(t) = op(t) * 2 + 1 under torch.compile(fullgraph=True, backend="aot_eager").
     The compiled function stays there (it crosses as a handle): calling it compiles it at the first call, on the
     caller's tensors, and its backward is the compiled one."""
-    _compiler_reset()
+    torch.compiler.reset()
 
     def fn(t):
         return op(t) * 2.0 + 1.0
 
-    return functools.partial(_surfacing, _compile(fn, backend="aot_eager", fullgraph=True))
+    return functools.partial(_surfacing, torch.compile(fn, backend="aot_eager", fullgraph=True))
 
 
 def sin_compile(op, hidden: bool = False) -> None:
@@ -257,13 +248,13 @@ def sin_compile(op, hidden: bool = False) -> None:
     require_op(op)
     fn = compiled(op)
     what = 'torch.compile(fn, fullgraph=True, backend="aot_eager") with fn(t) = numpy_sin(t) * 2 + 1'
-    for x in ((c.randn(2, 5, seed=71, dtype=_float32),) if hidden else (c.randn(3, 4, seed=70),)):
+    for x in ((c.randn(2, 5, seed=71, dtype=torch.float32),) if hidden else (c.randn(3, 4, seed=70),)):
         y = _op_call(fn, x, what=what)
         rtol, atol = _sin_tolerance(x.dtype)
-        c.require_close(y, 2 * _sin(x.detach()) + 1, f"the compiled function's output ({x.dtype})",
+        c.require_close(y, 2 * torch.sin(x.detach()) + 1, f"the compiled function's output ({x.dtype})",
                         "wrong-compiled-forward", rtol=rtol, atol=atol)
         (grad,) = _op_call(c.backward_grads, y, [x], what=what + ", backward")
-        c.require_close(grad, 2 * _cos(x.detach()), f"the gradient through the compiled function ({x.dtype})",
+        c.require_close(grad, 2 * torch.cos(x.detach()), f"the gradient through the compiled function ({x.dtype})",
                         "wrong-compiled-backward", SIN_HINT, rtol=rtol, atol=atol)
 
 
@@ -282,7 +273,7 @@ def export_facts(op, x) -> dict:
     call_function nodes (target, and the shape and dtype recorded for their output), and the exported program's
     module (it crosses as a handle, to be called like the learner's objects)."""
     try:
-        program = _export(_UsesOp(op), (x,))
+        program = torch.export.export(_UsesOp(op), (x,))
     except Exception as error:  # noqa: BLE001 - re-raised
         _surface(error)
     nodes = []
@@ -301,7 +292,7 @@ def sin_export(op, hidden: bool = False) -> None:
     dtype recorded for it are the real ones, and the exported program computes the right values. Visible: a
     float64 input; hidden: a float32 input of another shape."""
     require_op(op)
-    x = c.randn(2, 5, seed=81, requires_grad=False, dtype=_float32) if hidden else c.randn(3, 4, seed=80,
+    x = c.randn(2, 5, seed=81, requires_grad=False, dtype=torch.float32) if hidden else c.randn(3, 4, seed=80,
                                                                                            requires_grad=False)
     what = "torch.export.export of a module returning numpy_sin(x) * 2"
     program = _op_call(export_facts, op, x, what=what)
@@ -319,5 +310,5 @@ def sin_export(op, hidden: bool = False) -> None:
                    f"{tuple(real.shape)}, {real.dtype}. The fake kernel must return torch.empty_like(x).")
     out = _op_call(program["module"], x, what="the exported program")
     rtol, atol = _sin_tolerance(x.dtype)
-    c.require_close(out, 2 * _sin(x), "the exported program's output", "wrong-exported-forward",
+    c.require_close(out, 2 * torch.sin(x), "the exported program's output", "wrong-exported-forward",
                     rtol=rtol, atol=atol)

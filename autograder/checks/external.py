@@ -14,13 +14,6 @@ import torch
 
 from autograder.checks import common as c
 
-_cumsum = torch.cumsum
-_flip = torch.flip
-_sort = torch.sort
-_grad = torch.autograd.grad
-_float32 = torch.float32
-_float64 = torch.float64
-_int64 = torch.int64
 
 ONCE = "trying to differentiate twice a function that was marked with @once_differentiable"
 NUMPY_ERROR = "Can't call numpy() on Tensor that requires grad"
@@ -71,7 +64,7 @@ CUMSUM_HINT = ("the gradient of a cumulative sum is the REVERSED cumulative sum 
 
 
 def _cumsum_grad_ref(grad, dim):
-    return _flip(_cumsum(_flip(grad, (dim,)), dim), (dim,))
+    return torch.flip(torch.cumsum(torch.flip(grad, (dim,)), dim), (dim,))
 
 
 def _require_output(y, x, what):
@@ -91,14 +84,14 @@ def cumsum_values(NumpyCumsum) -> None:
     """Visible: values along dim 0 and 1, and the gradient along dim 1."""
     c.require_function(NumpyCumsum, CUMSUM)
     c.require_self_contained(NumpyCumsum, CUMSUM)
-    x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=_float64, requires_grad=True)
+    x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=torch.float64, requires_grad=True)
     for dim in (0, 1):
         y = _call(NumpyCumsum.apply, x, dim, what="NumpyCumsum.forward")
         _require_output(y, x, f"NumpyCumsum.apply(x, {dim})")
-        c.require_close(y, _cumsum(x.detach(), dim), f"NumpyCumsum.apply(x, {dim})", "wrong-forward",
+        c.require_close(y, torch.cumsum(x.detach(), dim), f"NumpyCumsum.apply(x, {dim})", "wrong-forward",
                         f"forward should return np.cumsum along axis={dim} (use the dim argument).")
     c.require_own_node(y, NumpyCumsum, CUMSUM)
-    weights = torch.tensor([[1.0, 10.0, 100.0], [-1.0, 2.0, 0.5]], dtype=_float64)
+    weights = torch.tensor([[1.0, 10.0, 100.0], [-1.0, 2.0, 0.5]], dtype=torch.float64)
     (grad,) = _grads(y, [x], weights, what="NumpyCumsum.backward")
     if grad is None:
         c.fail("no-gradient", "NumpyCumsum gave x no gradient: backward must return the gradient of x first.")
@@ -113,12 +106,12 @@ def cumsum_dims_and_dtypes(NumpyCumsum, seeds=(0, 1)) -> None:
              ((2, 3, 4), 0)]
     for seed in seeds:
         for shape, dim in cases:
-            for dtype in (_float64, _float32):
+            for dtype in (torch.float64, torch.float32):
                 x = c.randn(*shape, seed=seed, dtype=dtype)
                 what = f"NumpyCumsum.apply(x, {dim}) on a {dtype} input of shape {shape}"
                 y = _call(NumpyCumsum.apply, x, dim, what=what)
                 _require_output(y, x, what)
-                c.require_close(y, _cumsum(x.detach(), dim), what, "wrong-forward",
+                c.require_close(y, torch.cumsum(x.detach(), dim), what, "wrong-forward",
                                 "forward should return np.cumsum(..., axis=dim): the dim argument decides the axis "
                                 "(negative dims count from the end).", rtol=1e-5, atol=1e-5)
                 g = c.randn(*shape, seed=seed + 50, dtype=dtype, requires_grad=False)
@@ -132,7 +125,7 @@ def cumsum_dims_and_dtypes(NumpyCumsum, seeds=(0, 1)) -> None:
     base = c.randn(4, 3, seed=seeds[0] + 7, requires_grad=False)
     x = base.t().requires_grad_(True)
     y = _call(NumpyCumsum.apply, x, 1, what="NumpyCumsum.forward on a transposed input")
-    c.require_close(y, _cumsum(x.detach(), 1), "NumpyCumsum on a transposed (non-contiguous) input",
+    c.require_close(y, torch.cumsum(x.detach(), 1), "NumpyCumsum on a transposed (non-contiguous) input",
                     "wrong-forward")
 
 
@@ -153,7 +146,7 @@ def cumsum_gradcheck(NumpyCumsum, seeds=(0, 1, 2), cases=CUMSUM_CASES) -> None:
     ctx = c.FakeCtx((True, False))
     with torch.no_grad():
         _call(NumpyCumsum.forward, ctx, x, 1, what="NumpyCumsum.forward")
-        grads = _call(NumpyCumsum.backward, ctx, torch.ones(3, 4, dtype=_float64), what="NumpyCumsum.backward")
+        grads = _call(NumpyCumsum.backward, ctx, torch.ones(3, 4, dtype=torch.float64), what="NumpyCumsum.backward")
     if not isinstance(grads, (tuple, list)) or len(grads) != 2:
         c.fail("wrong-arity", "NumpyCumsum.backward must return two values, one per forward input: the gradient "
                               "of x, then None for dim.")
@@ -175,7 +168,7 @@ def _cumsum_once_differentiable(NumpyCumsum, seed: int) -> None:
     _require_output(y, x, "NumpyCumsum.apply(x, 1)")
     what = "NumpyCumsum.backward under create_graph=True"
     try:
-        (g,) = _grad((y * y).sum(), [x], create_graph=True)
+        (g,) = torch.autograd.grad((y * y).sum(), [x], create_graph=True)
     except NotImplementedError:
         c.fail("not-implemented", "NumpyCumsum.backward is not implemented yet (it still raises NotImplementedError).")
     except (ValueError, TypeError) as error:
@@ -227,14 +220,14 @@ def _require_sorted(x, values, indices, what):
     xd = x.detach()
     c.require_shape(values, xd.shape, f"the values of {what}")
     c.require_shape(indices, xd.shape, f"the indices of {what}")
-    if indices.dtype != _int64:
+    if indices.dtype != torch.int64:
         c.fail("wrong-index-dtype", f"the indices of {what} have dtype {indices.dtype}: they must be int64 "
                                     "(torch.from_numpy(np.argsort(...)) gives int64; do not convert them to a float).")
     if values.dtype != xd.dtype:
         c.fail("wrong-dtype", f"the values of {what} have dtype {values.dtype} but x has {xd.dtype}.")
-    expected = _sort(xd, dim=-1).values
-    if not bool(c._allclose(values.detach(), expected)):
-        if xd.shape[-1] > 1 and bool(c._allclose(values.detach(), expected.flip(-1))):
+    expected = torch.sort(xd, dim=-1).values
+    if not bool(torch.allclose(values.detach(), expected)):
+        if xd.shape[-1] > 1 and bool(torch.allclose(values.detach(), expected.flip(-1))):
             c.fail("descending", f"{what} sorted in descending order: sort ascending (smallest first).")
         c.fail("wrong-forward", f"the values of {what} are not x sorted ascending along the last dim.")
     if indices.numel() and (int(indices.min()) < 0 or int(indices.max()) >= xd.shape[-1]):
@@ -251,11 +244,11 @@ def sort_values(SortWithIndices) -> None:
     """Visible: values, indices and the gradient on a 3-cycle (gather and scatter differ there)."""
     c.require_function(SortWithIndices, SORT)
     c.require_self_contained(SortWithIndices, SORT)
-    x = torch.tensor([[3.0, 1.0, 2.0], [0.5, -1.0, 4.0]], dtype=_float64, requires_grad=True)
+    x = torch.tensor([[3.0, 1.0, 2.0], [0.5, -1.0, 4.0]], dtype=torch.float64, requires_grad=True)
     values, indices = _sort_outputs(SortWithIndices, x)
     _require_sorted(x, values, indices, "SortWithIndices.apply(x)")
     c.require_own_node(values, SortWithIndices, SORT)
-    weights = torch.tensor([[1.0, 10.0, 100.0], [1.0, 10.0, 100.0]], dtype=_float64)
+    weights = torch.tensor([[1.0, 10.0, 100.0], [1.0, 10.0, 100.0]], dtype=torch.float64)
     (grad,) = _grads(values, [x], weights, what="SortWithIndices.backward")
     if grad is None:
         c.fail("no-gradient", "SortWithIndices gave x no gradient through the values.")
@@ -277,8 +270,9 @@ def sort_indices(SortWithIndices, seeds=(0, 1), shapes=((6,), (3, 5), (2, 2, 4))
     """Indices are int64, need no grad, are right on random inputs, float32 inputs and ties."""
     c.require_function(SortWithIndices, SORT)
     cases = [c.randn(*shape, seed=seed, dtype=dtype) for seed in seeds for shape in shapes
-             for dtype in (_float64, _float32)]
-    ties = torch.tensor([[2.0, 1.0, 2.0, 1.0, 0.0], [3.0, 3.0, 3.0, -1.0, 3.0]], dtype=_float64, requires_grad=True)
+             for dtype in (torch.float64, torch.float32)]
+    ties = torch.tensor([[2.0, 1.0, 2.0, 1.0, 0.0], [3.0, 3.0, 3.0, -1.0, 3.0]], dtype=torch.float64,
+                        requires_grad=True)
     for x in cases + [ties]:
         what = f"SortWithIndices.apply(x) for a {x.dtype} x of shape {tuple(x.shape)}"
         if x is ties:
@@ -289,7 +283,7 @@ def sort_indices(SortWithIndices, seeds=(0, 1), shapes=((6,), (3, 5), (2, 2, 4))
             c.fail("index-requires-grad", f"the indices of {what} require grad: an index carries no gradient.")
     # With ties the gradient must follow the indices actually returned.
     values, indices = _sort_outputs(SortWithIndices, ties)
-    g = torch.arange(1.0, 11.0, dtype=_float64).reshape(2, 5)
+    g = torch.arange(1.0, 11.0, dtype=torch.float64).reshape(2, 5)
     (grad,) = _grads(values, [ties], g, what="SortWithIndices.backward")
     expected = torch.zeros_like(g).scatter(-1, indices, g)
     c.require_close(grad, expected, "the gradient of x with ties, following the returned indices",
@@ -355,7 +349,7 @@ def clamp_values(ClampWithMask) -> None:
     """Visible: clamped values, mask and gradient on a small example."""
     c.require_function(ClampWithMask, CLAMP)
     c.require_self_contained(ClampWithMask, CLAMP)
-    x = torch.tensor([-2.0, -0.7, 0.0, 0.4, 1.5], dtype=_float64, requires_grad=True)
+    x = torch.tensor([-2.0, -0.7, 0.0, 0.4, 1.5], dtype=torch.float64, requires_grad=True)
     lo, hi = -1.0, 1.0
     y, mask = _clamp_outputs(ClampWithMask, x, lo, hi)
     c.require_close(y, x.detach().clamp(lo, hi), "the first output of ClampWithMask.apply(x, -1.0, 1.0)",
@@ -372,7 +366,7 @@ def clamp_values(ClampWithMask) -> None:
 def clamp_mask_visible(ClampWithMask) -> None:
     """Visible: the mask carries no gradient (marked non-differentiable)."""
     c.require_function(ClampWithMask, CLAMP)
-    x = torch.tensor([-2.0, 0.0, 2.0], dtype=_float64, requires_grad=True)
+    x = torch.tensor([-2.0, 0.0, 2.0], dtype=torch.float64, requires_grad=True)
     _, mask = _clamp_outputs(ClampWithMask, x, -1.0, 1.0)
     if mask.requires_grad:
         c.fail("mask-requires-grad",
@@ -384,7 +378,7 @@ def clamp_mask_visible(ClampWithMask) -> None:
 def clamp_mask(ClampWithMask) -> None:
     """Hidden: the mask needs no grad (mark_non_differentiable), has x's dtype, and includes lo and hi exactly."""
     c.require_function(ClampWithMask, CLAMP)
-    for dtype in (_float64, _float32):
+    for dtype in (torch.float64, torch.float32):
         x = torch.tensor([-1.5, -0.5, -0.25, 0.0, 0.5, 0.75, 2.0], dtype=dtype, requires_grad=True)
         lo, hi = -0.5, 0.75
         what = f"ClampWithMask.apply(x, {lo}, {hi}) for a {dtype} x"

@@ -28,14 +28,6 @@ import torch
 
 from autograder.checks import common as c
 
-_grad = torch.autograd.grad
-_no_grad = torch.no_grad
-_Parameter = torch.nn.Parameter
-_Module = torch.nn.Module
-_SGD = torch.optim.SGD
-_fork_rng = torch.random.fork_rng
-_float32 = torch.float32
-_float64 = torch.float64
 
 INPLACE_ERROR = "modified by an inplace operation"
 DIRTY_NOT_RETURNED = "marked as dirty during the forward method were not returned"
@@ -112,7 +104,7 @@ def _require_scaled_in_place(y, x, before, alpha, what) -> None:
                "and mark x dirty (ctx.mark_dirty(x)) so that autograd moves x's history onto your node.")
 
 
-def _scale_grad(ScaleInplace, shape, alpha, seed, what, dtype=_float64):
+def _scale_grad(ScaleInplace, shape, alpha, seed, what, dtype=torch.float64):
     """Scale a tensor with a history, keep using x (not the returned name), compare the gradient of the leaf."""
     leaf = c.randn(*shape, seed=seed, dtype=dtype)
     x = leaf * 1.0                      # a tensor with a history, as in the middle of a network
@@ -146,10 +138,10 @@ def scale_values(ScaleInplace, hidden: bool = False) -> None:
     """Visible: a (4,) float64 tensor with a history is scaled in place; x is returned, and the gradient of a
     loss computed from x afterwards includes the scaling. Hidden: more shapes, alphas and float32."""
     c.require_function(ScaleInplace, SCALE)
-    cases = [((4,), 2.5, 0, _float64)]
+    cases = [((4,), 2.5, 0, torch.float64)]
     if hidden:
-        cases = [(shape, alpha, 10 + k, _float64) for k, (shape, alpha) in
-                 enumerate(zip(SCALE_SHAPES, (-1.5, 0.25, 3.0, -0.75)))] + [((3, 2), 1.75, 20, _float32)]
+        cases = [(shape, alpha, 10 + k, torch.float64) for k, (shape, alpha) in
+                 enumerate(zip(SCALE_SHAPES, (-1.5, 0.25, 3.0, -0.75)))] + [((3, 2), 1.75, 20, torch.float32)]
     for shape, alpha, seed, dtype in cases:
         what = f"{SCALE}.apply(x, {alpha}) for x of shape {shape} ({str(dtype).removeprefix('torch.')})"
         _scale_grad(ScaleInplace, shape, alpha, seed, what, dtype)
@@ -172,7 +164,7 @@ def scale_version_counter(ScaleInplace, hidden: bool = False) -> None:
         y = _scale(ScaleInplace, x, 2.0, what)
         _require_scaled_in_place(y, x, before, 2.0, what)
         try:
-            _grad(saved_by.sum(), [leaf])
+            torch.autograd.grad(saved_by.sum(), [leaf])
         except NotImplementedError:
             c.fail("not-implemented", f"{SCALE}.backward is not implemented yet (it still raises NotImplementedError).")
         except RuntimeError as error:
@@ -208,7 +200,7 @@ def scale_chain(ScaleInplace, hidden: bool = False) -> None:
         (grad,) = c.backward_grads((x * weight).sum(), [leaf], what=f"{SCALE}.backward")
     if isinstance(grad, torch.Tensor) and grad.shape == weight.shape and bool(torch.allclose(grad, 9.0 * weight)):
         c.fail("alpha-shared-state",
-               f"x scaled by 2 then by -3 before one backward, and the first call's backward used the second call's "
+               "x scaled by 2 then by -3 before one backward, and the first call's backward used the second call's "
                "alpha. Keep alpha on ctx (ctx.alpha = alpha), not on the class or a global: ctx is new for every "
                "call.")
     _require_scale_grad(grad, weight, -6.0, f"{SCALE}.apply(x, 2.0) then {SCALE}.apply(x, -3.0)")
@@ -293,7 +285,7 @@ def _linear_errors(what: str):
         raise
 
 
-def _linear_inputs(n, n_in, n_out, seed, bias=True, dtype=_float64):
+def _linear_inputs(n, n_in, n_out, seed, bias=True, dtype=torch.float64):
     x = c.randn(n, n_in, seed=seed, dtype=dtype)
     weight = c.randn(n_out, n_in, seed=seed + 1, dtype=dtype)
     b = c.randn(n_out, seed=seed + 2, dtype=dtype) if bias else None
@@ -340,18 +332,18 @@ def linear_values(LinearFunction, hidden: bool = False) -> None:
     """Visible: x (4, 3), weight (2, 3), bias (2,) and bias None: values, the node, and the three gradients
     through autograd with a random grad_output. Hidden: more sizes (a square weight, N = 1) and float32."""
     c.require_function(LinearFunction, LINEAR_FN)
-    cases = [(4, 3, 2, True, _float64), (4, 3, 2, False, _float64)]
+    cases = [(4, 3, 2, True, torch.float64), (4, 3, 2, False, torch.float64)]
     if hidden:
-        cases = [(5, 3, 3, True, _float64), (1, 4, 2, True, _float64), (3, 2, 2, False, _float64),
-                 (6, 5, 4, True, _float32)]
+        cases = [(5, 3, 3, True, torch.float64), (1, 4, 2, True, torch.float64), (3, 2, 2, False, torch.float64),
+                 (6, 5, 4, True, torch.float32)]
     for k, (n, n_in, n_out, has_bias, dtype) in enumerate(cases):
         x, weight, bias = _linear_inputs(n, n_in, n_out, seed=50 + 10 * k, bias=has_bias, dtype=dtype)
         what = (f"{LINEAR_FN}.apply(x, weight, {'bias' if has_bias else 'None'}) with x ({n}, {n_in}), weight "
                 f"({n_out}, {n_in}) ({str(dtype).removeprefix('torch.')})")
         with _linear_errors(what):
             out = c.call(LinearFunction.apply, x, weight, bias, what=f"{LINEAR_FN}.forward")
-        tol = 1e-5 if dtype == _float32 else 1e-10
-        if dtype == _float32:
+        tol = 1e-5 if dtype == torch.float32 else 1e-10
+        if dtype == torch.float32:
             c.require_close(out, _linear_ref(x, weight, bias), what, "wrong-forward",
                             "forward returns x @ weight.T + bias.", rtol=tol, atol=tol)
         else:
@@ -362,7 +354,7 @@ def linear_values(LinearFunction, hidden: bool = False) -> None:
         with _linear_errors(what):
             grads = c.backward_grads(out, inputs, g, what=f"{LINEAR_FN}.backward")
         grads = tuple(grads) + ((None,) if not has_bias else ())
-        if dtype == _float32:
+        if dtype == torch.float32:
             for got, exp, name in zip(grads, _linear_grads_ref(x, weight, bias, g), INPUTS):
                 if exp is not None:
                     c.require_close(got, exp, f"{what}: the gradient of {name}", "wrong-derivative", LINEAR_HINT,
@@ -392,7 +384,7 @@ def _direct(LinearFunction, needs, x, weight, bias, g, what):
     drops (or sums) anything."""
     ctx = c.FakeCtx(needs)
     args = (x.detach(), weight.detach(), None if bias is None else bias.detach())
-    with _no_grad(), _linear_errors(what):
+    with torch.no_grad(), _linear_errors(what):
         if c.uses_setup_context(LinearFunction):
             out = c.call(LinearFunction.forward, *args, what=f"{LINEAR_FN}.forward")
             c.call(LinearFunction.setup_context, ctx, args, out, what=f"{LINEAR_FN}.setup_context")
@@ -400,7 +392,7 @@ def _direct(LinearFunction, needs, x, weight, bias, g, what):
             c.call(LinearFunction.forward, ctx, *args, what=f"{LINEAR_FN}.forward")
         grads = c.call(LinearFunction.backward, ctx, g, what=f"{LINEAR_FN}.backward")
     if not isinstance(grads, tuple) or len(grads) != 3:
-        got = (f"a list" if isinstance(grads, list) else f"{len(grads)} values" if isinstance(grads, tuple)
+        got = ("a list" if isinstance(grads, list) else f"{len(grads)} values" if isinstance(grads, tuple)
                else f"a {type(grads).__name__}")
         c.fail("wrong-arity", f"{what}: backward returned {got}; it must return a tuple of three, one per input "
                               "(x, weight, bias), with None where there is no gradient.")
@@ -466,7 +458,7 @@ def _kind(value) -> str:
         return "missing"
     if value is None:
         return "None"
-    if isinstance(value, _Parameter):
+    if isinstance(value, torch.nn.Parameter):
         return "Parameter"
     if isinstance(value, torch.Tensor):
         return "Tensor"
@@ -488,9 +480,9 @@ def linear_facts(Linear, sizes, bias, weight, bias_values, x, grad_output, steps
     where none), or the error forward or backward raised (the module is moved to weight's dtype first); with
     `steps`, the losses of that many SGD steps on ((m(x) - target) ** 2).mean() over m.parameters()."""
     n_in, n_out = sizes
-    with _fork_rng(devices=[]):
+    with torch.random.fork_rng(devices=[]):
         m = Linear(n_in, n_out) if bias is None else Linear(n_in, n_out, bias)
-    facts: dict = {"module": isinstance(m, _Module), "type": type(m).__name__}
+    facts: dict = {"module": isinstance(m, torch.nn.Module), "type": type(m).__name__}
     if not facts["module"]:
         return facts
     facts["params"] = [(name, tuple(p.shape)) for name, p in m.named_parameters()]
@@ -507,7 +499,7 @@ def linear_facts(Linear, sizes, bias, weight, bias_values, x, grad_output, steps
         return facts
     m.to(weight.dtype)  # the judge's float64 weights and inputs (parameters keep their identity)
     w, b = getattr(m, "weight", None), getattr(m, "bias", None)
-    with _no_grad():
+    with torch.no_grad():
         w.copy_(weight)
         if isinstance(b, torch.Tensor) and bias_values is not None and tuple(b.shape) == tuple(bias_values.shape):
             b.copy_(bias_values)
@@ -516,11 +508,11 @@ def linear_facts(Linear, sizes, bias, weight, bias_values, x, grad_output, steps
         facts["out"] = out
         if isinstance(out, torch.Tensor) and out.requires_grad:
             wrt = [t for t in (x, w, b) if isinstance(t, torch.Tensor) and t.requires_grad]
-            grads = iter(_grad(out, wrt, grad_output, allow_unused=True))
+            grads = iter(torch.autograd.grad(out, wrt, grad_output, allow_unused=True))
             facts["grads"] = [next(grads) if isinstance(t, torch.Tensor) and t.requires_grad else None
                               for t in (x, w, b)]
         if steps:
-            optimiser = _SGD(m.parameters(), lr=lr)
+            optimiser = torch.optim.SGD(m.parameters(), lr=lr)
             losses = []
             for _ in range(steps):
                 optimiser.zero_grad()
@@ -692,7 +684,7 @@ def _sgd_reference(x, weight, bias, target, steps, lr):
     w = weight.clone().requires_grad_(True)
     b = None if bias is None else bias.clone().requires_grad_(True)
     params = [w] + ([] if b is None else [b])
-    optimiser = _SGD(params, lr=lr)
+    optimiser = torch.optim.SGD(params, lr=lr)
     losses = []
     for _ in range(steps):
         optimiser.zero_grad()
@@ -725,7 +717,7 @@ def linear_trains(Linear, hidden: bool = False) -> None:
         if len(set(losses)) == 1:
             c.fail("not-trained", f"five SGD steps on {what} left the loss at {losses[0]:.4g}: the optimiser changes "
                                   "nothing. Are weight and bias nn.Parameters, and does forward use them?")
-        got, exp = torch.tensor(losses, dtype=_float64), torch.tensor(expected, dtype=_float64)
+        got, exp = torch.tensor(losses, dtype=torch.float64), torch.tensor(expected, dtype=torch.float64)
         c.require_close(got, exp, f"the losses of five SGD steps on {what}", "wrong-training",
                         "the same steps on nn.functional.linear with the same weights give other losses: check "
                         "LinearFunction's gradients and that forward uses self.weight and self.bias.",

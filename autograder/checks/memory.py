@@ -21,14 +21,6 @@ import torch
 
 from autograder.checks import common as c
 
-_silu = torch.nn.functional.silu
-_sigmoid = torch.sigmoid
-_hooks = torch.autograd.graph.saved_tensors_hooks
-_grad = torch.autograd.grad
-_float32 = torch.float32
-_float64 = torch.float64
-
-
 
 def _warm_up_checkpoint() -> None:
     """Run torch.utils.checkpoint once (both variants) at import: its first call fills lazy module state
@@ -62,7 +54,7 @@ def record_saved(fn):
         saved.append(tensor)
         return tensor
 
-    with _hooks(pack, lambda tensor: tensor):
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
         out = fn()
     return out, saved
 
@@ -93,9 +85,9 @@ def _describe(tensor, x, out, known: str = "") -> str:
     if out is not None and isinstance(out, torch.Tensor) and key == storage_key(out):
         return "the output"
     if x is not None and tensor.shape == x.shape and tensor.dtype == x.dtype:
-        if bool(c._allclose(tensor.detach(), _sigmoid(x.detach()))):
+        if bool(torch.allclose(tensor.detach(), torch.sigmoid(x.detach()))):
             return "sigmoid(x)"
-        if bool(c._allclose(tensor.detach(), x.detach())):
+        if bool(torch.allclose(tensor.detach(), x.detach())):
             return "a copy of x"
     return f"a tensor of shape {tuple(tensor.shape)}"
 
@@ -103,11 +95,11 @@ def _describe(tensor, x, out, known: str = "") -> str:
 # ---------------------------------------------------------------------------------------- RecomputeSiLU
 
 def _silu_ref(x):
-    return _silu(x.detach())
+    return torch.nn.functional.silu(x.detach())
 
 
 def _silu_grad_ref(x):
-    s = _sigmoid(x.detach())
+    s = torch.sigmoid(x.detach())
     return s * (1 + x.detach() * (1 - s))
 
 
@@ -115,7 +107,7 @@ def silu_values(RecomputeSiLU) -> None:
     """Visible: forward values and the gradient on a small example."""
     c.require_function(RecomputeSiLU, SILU)
     c.require_self_contained(RecomputeSiLU, SILU)
-    x = torch.tensor([-3.0, -0.5, 0.0, 1.0, 2.5], dtype=_float64, requires_grad=True)
+    x = torch.tensor([-3.0, -0.5, 0.0, 1.0, 2.5], dtype=torch.float64, requires_grad=True)
     y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")
     c.require_close(y, _silu_ref(x), "RecomputeSiLU.apply(x)", "wrong-forward",
                     "forward should return x * torch.sigmoid(x).")
@@ -129,7 +121,7 @@ def silu_values(RecomputeSiLU) -> None:
 def silu_dtype_and_extremes(RecomputeSiLU) -> None:
     """Hidden: float32 stays float32, and large |x| gives finite, right values and gradients."""
     c.require_function(RecomputeSiLU, SILU)
-    for dtype in (_float32, _float64):
+    for dtype in (torch.float32, torch.float64):
         x = torch.tensor([-100.0, -40.0, -5.0, 0.3, 5.0, 40.0, 100.0], dtype=dtype, requires_grad=True)
         y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")
         if not isinstance(y, torch.Tensor):
@@ -262,7 +254,7 @@ def silu_inplace_detected(RecomputeSiLU) -> None:
     with torch.no_grad():
         base.add_(1.0)
     try:
-        _grad(y.sum(), [leaf])
+        torch.autograd.grad(y.sum(), [leaf])
     except NotImplementedError:
         c.fail("not-implemented", "RecomputeSiLU.backward is not implemented yet (it still raises NotImplementedError).")
     except RuntimeError as error:
@@ -276,7 +268,7 @@ def silu_inplace_detected(RecomputeSiLU) -> None:
 
 # -------------------------------------------------------------------------------------- checkpointed_mlp
 
-def make_layers(widths, seed, dtype=_float64):
+def make_layers(widths, seed, dtype=torch.float64):
     """nn.Linear layers with seeded weights (no draw from the global random generator)."""
     layers = []
     for i, (n_in, n_out) in enumerate(zip(widths, widths[1:])):
@@ -292,7 +284,7 @@ def make_layers(widths, seed, dtype=_float64):
 def plain_mlp(x, layers):
     h = x
     for layer in layers:
-        h = _silu(layer(h))
+        h = torch.nn.functional.silu(layer(h))
     return h
 
 
@@ -349,7 +341,7 @@ def run_checkpointed(checkpointed_mlp, x, widths, seed, grads: str = "all", meas
     if grads != "none":
         inputs = ([x] if x.requires_grad else []) + (_params(layers) if grads == "all" else [])
         try:
-            facts["grads"] = list(_grad(out.sum(), inputs, allow_unused=True))
+            facts["grads"] = list(torch.autograd.grad(out.sum(), inputs, allow_unused=True))
         except (NotImplementedError, RuntimeError) as error:
             facts["grad_error"] = _error_facts(error)
     facts["calls"] = list(calls)
@@ -411,7 +403,7 @@ def _compare_grads(x, widths, seed, facts, what):
         f"layers[{i}].{n}" for i in range(len(ref_layers)) for n in ("weight", "bias")]
     ref_inputs = ([ref_x] if x.requires_grad else []) + _params(ref_layers)
     got = _grads(facts, MLP)
-    expected = _grad(ref_out.sum(), ref_inputs)
+    expected = torch.autograd.grad(ref_out.sum(), ref_inputs)
     missing = [name for name, g in zip(names, got) if g is None]
     if missing:
         c.fail("graph-cut",
@@ -419,7 +411,7 @@ def _compare_grads(x, widths, seed, facts, what):
                "the block inputs (h.detach(), h.data) or run blocks under no_grad: checkpoint keeps the graph "
                "connected by itself.")
     for name, g, e in zip(names, got, expected):
-        if not bool(c._allclose(g, e, rtol=1e-6, atol=1e-8)):
+        if not bool(torch.allclose(g, e, rtol=1e-6, atol=1e-8)):
             worst = (g - e).abs().max().item()
             c.fail("wrong-gradient",
                    f"the gradient of {name} differs from the plain composition (largest error {worst:.3g}) although "

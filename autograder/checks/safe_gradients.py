@@ -20,11 +20,6 @@ import torch
 
 from autograder.checks import common as c
 
-_vector_norm = torch.linalg.vector_norm
-_where = torch.where
-_isfinite = torch.isfinite
-_float32 = torch.float32
-_float64 = torch.float64
 
 NAME = "SafeNorm"
 GRAD_HINT = ("The gradient of the norm is the unit vector x / norm, exactly (nothing added to the norm), times "
@@ -44,11 +39,11 @@ SHAPES = [(5,), (4, 4), (2, 3, 4), (3, 1, 2), (6, 1), (1,), (2, 2, 2)]
 def _reference(x, g=None):
     """The norm over the last dimension and its gradient for grad_output g (0 at zero rows), in float64,
     returned in x's dtype."""
-    x64 = x.detach().to(_float64)
-    norm = _vector_norm(x64, dim=-1)
+    x64 = x.detach().to(torch.float64)
+    norm = torch.linalg.vector_norm(x64, dim=-1)
     positive = norm.unsqueeze(-1) > 0
-    unit = _where(positive, x64 / _where(positive, norm.unsqueeze(-1), 1.0), 0.0)
-    weight = torch.ones_like(norm) if g is None else g.detach().to(_float64)
+    unit = torch.where(positive, x64 / torch.where(positive, norm.unsqueeze(-1), 1.0), 0.0)
+    weight = torch.ones_like(norm) if g is None else g.detach().to(torch.float64)
     return norm.to(x.dtype), (weight.unsqueeze(-1) * unit).to(x.dtype)
 
 
@@ -56,7 +51,7 @@ def _tolerances(x, g):
     """(rtol, atol for values, atol for gradients)."""
     size = float(x.detach().abs().max()) if x.numel() else 1.0
     weight = float(g.detach().abs().max()) if g is not None and g.numel() else 1.0
-    if x.dtype == _float64:
+    if x.dtype == torch.float64:
         return 1e-9, 1e-13 * size, 1e-12 * weight
     return 1e-5, 1e-6 * size, 1e-6 * weight
 
@@ -108,16 +103,16 @@ def _diagnose(grad, x, g, what):
     """Name the usual wrong gradients: grad_output ignored, or broadcast without unsqueeze(-1)."""
     _, expected = _reference(x, g)
     rtol, _, atol = _tolerances(x, g)
-    if tuple(grad.shape) != tuple(expected.shape) or bool(c._allclose(grad, expected, rtol=rtol, atol=atol)):
+    if tuple(grad.shape) != tuple(expected.shape) or bool(torch.allclose(grad, expected, rtol=rtol, atol=atol)):
         return
     _, unit = _reference(x)
-    if g.numel() > 1 and bool(c._allclose(grad, unit, rtol=rtol, atol=atol)):
+    if g.numel() > 1 and bool(torch.allclose(grad, unit, rtol=rtol, atol=atol)):
         c.fail("ignores-grad-output",
                f"{what} is x / norm whatever grad_output is: backward must multiply by grad_output (the "
                "gradient of the loss with respect to the norm), unsqueezed at the last dimension.")
     if x.dim() >= 2 and g.shape[-1] == x.shape[-1]:
         misaligned = g * unit   # grad_output broadcast from the right: along the entries of each row
-        if bool(c._allclose(grad, misaligned, rtol=rtol, atol=atol)):
+        if bool(torch.allclose(grad, misaligned, rtol=rtol, atol=atol)):
             c.fail("no-unsqueeze", f"{what} is wrong: grad_output was multiplied without unsqueeze(-1), so it "
                                    "lined up with the entries of each row instead of with the rows. " + EXPAND_HINT)
 
@@ -141,11 +136,11 @@ def _check_case(SN, x, g, label):
     _check_grad(grad, x, g, f"the gradient of SafeNorm.apply(x) for x of shape {tuple(x.shape)} ({label})")
 
 
-def _away_from_zero(*shape, seed, dtype=_float64, requires_grad=True):
+def _away_from_zero(*shape, seed, dtype=torch.float64, requires_grad=True):
     """A random x whose rows all have a norm of at least 0.5 (far from the kink at 0)."""
-    x = c.randn(*shape, seed=seed, requires_grad=False, dtype=_float64)
-    norm = _vector_norm(x, dim=-1, keepdim=True)
-    x = _where(norm < 0.5, x + 0.5 * torch.sign(x + 1e-9), x)
+    x = c.randn(*shape, seed=seed, requires_grad=False, dtype=torch.float64)
+    norm = torch.linalg.vector_norm(x, dim=-1, keepdim=True)
+    x = torch.where(norm < 0.5, x + 0.5 * torch.sign(x + 1e-9), x)
     return x.to(dtype).requires_grad_(requires_grad)
 
 
@@ -155,8 +150,8 @@ def values(SN) -> None:
     """Visible: values and gradient of a small float64 batch (no zero row), with a grad_output of 4 weights."""
     c.require_function(SN, NAME)
     x = torch.tensor([[3.0, 4.0, 0.0], [1.0, -2.0, 2.0], [0.5, 0.5, -0.5], [-6.0, 0.0, 8.0]],
-                     dtype=_float64, requires_grad=True)
-    g = torch.tensor([1.0, -2.0, 0.5, 3.0], dtype=_float64)
+                     dtype=torch.float64, requires_grad=True)
+    g = torch.tensor([1.0, -2.0, 0.5, 3.0], dtype=torch.float64)
     _check_case(SN, x, g, "float64")
 
 
@@ -165,7 +160,7 @@ def values_hidden(SN, seeds=(0, 1)) -> None:
     c.require_function(SN, NAME)
     for seed in seeds:
         for k, shape in enumerate(SHAPES):
-            dtype = _float32 if (k + seed) % 2 else _float64
+            dtype = torch.float32 if (k + seed) % 2 else torch.float64
             x = _away_from_zero(*shape, seed=10 * seed + k, dtype=dtype)
             g = c.randn(*shape[:-1], seed=100 + 10 * seed + k, requires_grad=False, dtype=dtype)
             _check_case(SN, x, g, str(dtype).replace("torch.", ""))
@@ -214,7 +209,7 @@ def forward_backward(SN, x, g) -> dict:
 
 
 def _check_zero_rows(SN, x, g, label):
-    zero = _vector_norm(x.detach(), dim=-1) == 0
+    zero = torch.linalg.vector_norm(x.detach(), dim=-1) == 0
     what = f"SafeNorm.apply(x) for x of shape {tuple(x.shape)} with {int(zero.sum())} zero row(s) ({label})"
     y = _apply(SN, x, what)
     _require_output(y, x, what)
@@ -229,11 +224,11 @@ def _check_zero_rows(SN, x, g, label):
     c.require_close(y, expected, what, "wrong-forward", "the result is x.norm(dim=-1).", rtol=rtol, atol=atol)
     grad = _grad(y, x, g, f"SafeNorm.backward for {tuple(x.shape)} with zero rows ({label})")
     c.require_shape(grad, x.shape, f"the gradient of {what}", "wrong-grad-shape")
-    if not bool(_isfinite(grad[zero]).all()):
+    if not bool(torch.isfinite(grad[zero]).all()):
         c.fail("nan-at-zero",
                f"the gradient of {what} is {grad[zero][0].tolist()} on a zero row: NaN (or inf), from x / norm = "
                "0 / 0. One NaN is enough to turn every weight NaN after the next optimizer step. " + ZERO_HINT)
-    if not bool(_isfinite(grad).all()):
+    if not bool(torch.isfinite(grad).all()):
         c.fail("nan-elsewhere", f"the gradient of {what} contains nan or inf on rows whose norm is positive. "
                                 + GRAD_HINT)
     if not bool((grad[zero] == 0).all()):
@@ -256,8 +251,8 @@ def zero_rows(SN) -> None:
     """Visible: a float64 batch with one zero row: value 0 there, gradient exactly 0 there, right elsewhere."""
     c.require_function(SN, NAME)
     x = torch.tensor([[3.0, 4.0, 0.0], [0.0, 0.0, 0.0], [1.0, -2.0, 2.0], [0.0, 0.5, 0.0]],
-                     dtype=_float64, requires_grad=True)
-    g = torch.tensor([1.0, -2.0, 0.5, 3.0], dtype=_float64)
+                     dtype=torch.float64, requires_grad=True)
+    g = torch.tensor([1.0, -2.0, 0.5, 3.0], dtype=torch.float64)
     _check_zero_rows(SN, x, g, "float64")
 
 
@@ -267,7 +262,7 @@ def zero_rows_hidden(SN, seeds=(0, 1)) -> None:
     c.require_function(SN, NAME)
     for seed in seeds:
         for k, shape in enumerate([(6, 3), (2, 4, 5), (3, 3), (5, 1), (3,), (4, 2)]):
-            dtype = _float32 if (k + seed) % 2 else _float64
+            dtype = torch.float32 if (k + seed) % 2 else torch.float64
             x = _away_from_zero(*shape, seed=300 + 10 * seed + k, dtype=dtype, requires_grad=False)
             rows = x.reshape(-1, shape[-1])                        # a view: zeroing rows zeroes x's rows
             chosen = (torch.arange(rows.shape[0]) + seed + k) % 3 == 0
@@ -292,13 +287,13 @@ def _check_small(SN, x, g, label):
     grad = _grad(y, x, g, f"SafeNorm.backward for rows of norm {label}")
     c.require_shape(grad, x.shape, f"the gradient of {what}", "wrong-grad-shape")
     _diagnose(grad, x, g, f"the gradient of {what}")
-    x64, grad64, g64 = x.detach().to(_float64), grad.detach().to(_float64), g.detach().to(_float64)
-    norms = _vector_norm(x64, dim=-1)
-    lengths = _vector_norm(grad64, dim=-1) / g64.abs()
+    x64, grad64, g64 = x.detach().to(torch.float64), grad.detach().to(torch.float64), g.detach().to(torch.float64)
+    norms = torch.linalg.vector_norm(x64, dim=-1)
+    lengths = torch.linalg.vector_norm(grad64, dim=-1) / g64.abs()
     along = (grad64 * x64).sum(-1) / (g64 * norms)              # the component along x / norm, per unit of g
     shrunk = (lengths < 1 - 10 * rtol) & ((along - lengths).abs() <= 10 * rtol * lengths.clamp_min(1e-30))
-    if bool(_isfinite(lengths).all()) and bool(shrunk.any()):
-        i = int(torch.argmin(_where(shrunk, lengths, 2.0)))
+    if bool(torch.isfinite(lengths).all()) and bool(shrunk.any()):
+        i = int(torch.argmin(torch.where(shrunk, lengths, 2.0)))
         c.fail("eps-in-backward",
                f"for a row of norm {float(norms[i]):.0e}, the gradient of {what} has length {float(lengths[i]):.4g} "
                "(per unit of grad_output) instead of 1. The gradient of the norm is the unit vector x / norm "
@@ -310,15 +305,15 @@ def _check_small(SN, x, g, label):
 
 def _short_rows(scales, d, seed, dtype):
     directions = _away_from_zero(len(scales), d, seed=seed, requires_grad=False)
-    directions = directions / _vector_norm(directions, dim=-1, keepdim=True)
-    return (directions * torch.tensor(scales, dtype=_float64).unsqueeze(-1)).to(dtype).requires_grad_(True)
+    directions = directions / torch.linalg.vector_norm(directions, dim=-1, keepdim=True)
+    return (directions * torch.tensor(scales, dtype=torch.float64).unsqueeze(-1)).to(dtype).requires_grad_(True)
 
 
 def small_norms(SN) -> None:
     """Visible: rows of norm 1, 1e-2, 1e-4 and 1e-6 (float64) get the exact unit vector as their gradient."""
     c.require_function(SN, NAME)
-    x = _short_rows([1.0, 1e-2, 1e-4, 1e-6], 3, seed=500, dtype=_float64)
-    g = torch.tensor([1.0, -2.0, 0.5, 3.0], dtype=_float64)
+    x = _short_rows([1.0, 1e-2, 1e-4, 1e-6], 3, seed=500, dtype=torch.float64)
+    g = torch.tensor([1.0, -2.0, 0.5, 3.0], dtype=torch.float64)
     _check_small(SN, x, g, "1 to 1e-6 (float64)")
 
 
@@ -326,10 +321,10 @@ def small_norms_hidden(SN, seeds=(0, 1)) -> None:
     """Hidden: short rows in float32 and float64, other widths, mixed with long rows."""
     c.require_function(SN, NAME)
     for seed in seeds:
-        for k, (scales, d, dtype) in enumerate((([1e-6, 1e-5, 1e-3, 10.0], 5, _float64),
-                                                ([1e-6, 1e-4, 1e-2, 1.0], 4, _float32),
-                                                ([1e-6, 3e-6, 2.0], 1, _float64),
-                                                ([1e-5, 1e-6, 1e-3], 8, _float32))):
+        for k, (scales, d, dtype) in enumerate((([1e-6, 1e-5, 1e-3, 10.0], 5, torch.float64),
+                                                ([1e-6, 1e-4, 1e-2, 1.0], 4, torch.float32),
+                                                ([1e-6, 3e-6, 2.0], 1, torch.float64),
+                                                ([1e-5, 1e-6, 1e-3], 8, torch.float32))):
             x = _short_rows(scales, d, seed=510 + 10 * seed + k, dtype=dtype)
             g = c.randn(len(scales), seed=520 + 10 * seed + k, requires_grad=False, dtype=dtype, low=0.5)
             g = g * torch.where(torch.arange(len(scales)) % 2 == 0, 1.0, -1.0).to(dtype)

@@ -111,7 +111,7 @@ def _saves_output(Exp, seed: int) -> None:
                "forward saved a detached alias of the output (y.detach() or a view), not the output itself. "
                "Save the very tensor you return: ctx.save_for_backward(y); autograd then knows it is an "
                "output (that is what keeps a second derivative correct).")
-    if isinstance(s, torch.Tensor) and tuple(s.shape) == tuple(y.shape) and bool(c._allclose(s, y)):
+    if isinstance(s, torch.Tensor) and tuple(s.shape) == tuple(y.shape) and bool(torch.allclose(s, y)):
         c.fail("saves-copy",
                "forward saved a copy (a clone) of the output, not the output itself: an in-place change of "
                "the output then goes unnoticed. Save the tensor you return: ctx.save_for_backward(y).")
@@ -174,13 +174,13 @@ def _inplace_input(Exp, seed: int) -> None:
                    "(or to be freed).")
         c._explain_runtime_error(error, "Exp.backward")
         raise
-    if bool(c._allclose(grad, expected, rtol=1e-7, atol=1e-7)):
+    if bool(torch.allclose(grad, expected, rtol=1e-7, atol=1e-7)):
         return
     # Control: the same call without any in-place change. If that is wrong too, the derivative is the problem.
     control = leaf.detach().clone().requires_grad_(True)
     (control_grad,) = c.backward_grads(c.call(Exp.apply, control * 1.0, what="Exp.forward").sum(), [control],
                                        what="Exp.backward")
-    if not bool(c._allclose(control_grad, _exp(control), rtol=1e-7, atol=1e-7)):
+    if not bool(torch.allclose(control_grad, _exp(control), rtol=1e-7, atol=1e-7)):
         c.fail("wrong-derivative", "the gradient is wrong even when nothing is changed in place: backward must "
                                    "return grad_output * y, with y the saved output.")
     c.require_close(grad, expected, "the gradient after the input was changed in place", "uses-input",

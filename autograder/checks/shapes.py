@@ -11,17 +11,11 @@ checks therefore call forward and backward directly, with a `FakeCtx`, and look 
 
 from __future__ import annotations
 
-import inspect
 import random
-import re
 
 import torch
 
 from autograder.checks import common as c
-
-_Tensor = torch.Tensor
-_Function = torch.autograd.Function
-_no_grad = torch.no_grad
 
 
 def _fmt(shape) -> str:
@@ -112,7 +106,7 @@ def _check_one_unbroadcast(unbroadcast, grad_shape, target, seed: int, as_size: 
     before = grad.clone()
     shape = torch.Size(target) if as_size else tuple(target)
     result, what = _run_unbroadcast(unbroadcast, grad, shape)
-    if not isinstance(result, _Tensor):
+    if not isinstance(result, torch.Tensor):
         c.fail("not-a-tensor", f"{what} should return a tensor, got {type(result).__name__}.")
     if not torch.equal(grad, before):
         c.fail("grad-modified", f"{what} changed grad in place: build a new tensor (sum returns one).")
@@ -124,10 +118,10 @@ def _check_one_unbroadcast(unbroadcast, grad_shape, target, seed: int, as_size: 
     if result.dtype != grad.dtype:
         c.fail("wrong-dtype", f"{what} returned dtype {result.dtype}; keep grad's dtype ({grad.dtype}).")
     expected = reference_unbroadcast(grad, target)
-    if bool(c._allclose(result, expected, rtol=1e-7, atol=1e-7)):
+    if bool(torch.allclose(result, expected, rtol=1e-7, atol=1e-7)):
         return
     copies = max(grad.numel(), 1) / max(expected.numel(), 1)
-    if copies > 1 and bool(c._allclose(result, expected / copies, rtol=1e-7, atol=1e-7)):
+    if copies > 1 and bool(torch.allclose(result, expected / copies, rtol=1e-7, atol=1e-7)):
         c.fail("mean-not-sum",
                f"{what} averaged (mean) the broadcast copies instead of adding them up: every copy "
                "contributed to the loss, so their gradients add. Use sum, not mean.")
@@ -146,15 +140,15 @@ def unbroadcast_values(unbroadcast, hidden: bool = False) -> None:
                 ((), 15.0)]
     for target, numbers in examples:
         result, what = _run_unbroadcast(unbroadcast, g.clone(), torch.Size(target))
-        if not isinstance(result, _Tensor):
+        if not isinstance(result, torch.Tensor):
             c.fail("not-a-tensor", f"{what} should return a tensor, got {type(result).__name__}.")
         if tuple(result.shape) != target:
             code, advice = _shape_advice(tuple(result.shape), (2, 3), target)
             c.fail(code, f"{what} returned shape {_fmt(result.shape)}, but it must return exactly shape "
                          f"{_fmt(target)}: {advice}")
         expected = torch.tensor(numbers, dtype=torch.float64)
-        if result.dtype != g.dtype or not bool(c._allclose(result, expected)):
-            averaged = result.dtype == g.dtype and bool(c._allclose(result, expected * expected.numel() / 6))
+        if result.dtype != g.dtype or not bool(torch.allclose(result, expected)):
+            averaged = result.dtype == g.dtype and bool(torch.allclose(result, expected * expected.numel() / 6))
             c.fail("mean-not-sum" if averaged else "wrong-unbroadcast-values",
                    f"{what} with grad = [[0, 1, 2], [3, 4, 5]] (float64) returned {result.tolist()} "
                    f"({result.dtype}), expected {numbers}: add up (sum, not mean) all entries of grad that were "
@@ -183,20 +177,18 @@ def unbroadcast_many(unbroadcast, count: int = 40, edges=None) -> None:
 
 # ------------------------------------------------------------------------------------------ direct calls
 
-_uses_setup_context = c.uses_setup_context
-
 
 def _direct(Fn, name: str, needs, args, grad_output):
     """Call forward then backward by hand with a FakeCtx (as autograd would, minus its shape fix-ups)."""
     ctx = c.FakeCtx(needs)
-    with _no_grad():
-        if _uses_setup_context(Fn):
+    with torch.no_grad():
+        if c.uses_setup_context(Fn):
             out = c.call(Fn.forward, *args, what=f"{name}.forward")
             c.call(Fn.setup_context, ctx, tuple(args), out, what=f"{name}.setup_context")
         else:
             out = c.call(Fn.forward, ctx, *args, what=f"{name}.forward")
         grads = c.call(Fn.backward, ctx, grad_output, what=f"{name}.backward")
-    if isinstance(grads, _Tensor) or grads is None:
+    if isinstance(grads, torch.Tensor) or grads is None:
         grads = (grads,)
     return out, tuple(grads)
 
@@ -268,7 +260,7 @@ def broadcastmul_shapes(BroadcastMul, hidden: bool = False) -> None:
             c.fail("wrong-arity", f"BroadcastMul.backward returned {len(grads)} value(s) but forward takes 2 "
                                   "inputs (a, b): return one gradient for each, in order.")
         for name, x, got, full in (("a", a, grads[0], g * b.detach()), ("b", b, grads[1], g * a.detach())):
-            if not isinstance(got, _Tensor):
+            if not isinstance(got, torch.Tensor):
                 c.fail("missing-gradient", f"BroadcastMul.backward returned {type(got).__name__} for {name}, "
                                            f"which requires grad: return its gradient (a tensor).")
             if tuple(got.shape) != tuple(x.shape):
@@ -382,7 +374,7 @@ def sumdim_shape(SumDim, cases=None) -> None:
             raise
         c.require_shape(out, out_shape, f"SumDim.forward for {what}", code="wrong-forward")
         grad = grads[0] if grads else None
-        if not isinstance(grad, _Tensor):
+        if not isinstance(grad, torch.Tensor):
             c.fail("missing-gradient", f"{what}: backward returned {type(grad).__name__} as the gradient of x: "
                                        "return a tensor of x's shape first.")
         if tuple(grad.shape) != tuple(shape):

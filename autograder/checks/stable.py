@@ -13,10 +13,6 @@ import torch.nn.functional as F
 
 from autograder.checks import common as c
 
-_cross_entropy = F.cross_entropy
-_softmax = torch.softmax
-_one_hot = F.one_hot
-_Function = torch.autograd.Function
 
 NAME = "SoftmaxCrossEntropy"
 SIZES = [(1, 2), (2, 1), (4, 3), (8, 10), (16, 7), (5, 50)]
@@ -33,7 +29,7 @@ def _reference(logits: torch.Tensor, target: torch.Tensor, scale: float = 1.0):
     returned in the logits' dtype."""
     leaf = logits.detach().to(torch.float64).requires_grad_(True)
     with torch.enable_grad():
-        loss = _cross_entropy(leaf, target)
+        loss = F.cross_entropy(leaf, target)
         (grad,) = torch.autograd.grad(loss, [leaf], torch.full_like(loss, scale))
     return loss.detach().to(logits.dtype), grad.to(logits.dtype)
 
@@ -73,12 +69,12 @@ def _require_loss(loss, logits, target, what: str, rtol=1e-7, atol=1e-9) -> None
                "probability underflowed to 0 before the log. Use the log-sum-exp trick: with m the row max, "
                "loss_i = log(sum(exp(z_i - m_i))) - (z_i[target_i] - m_i), every exponent <= 0 "
                "(never log(softmax)).")
-    if bool(c._allclose(got, expected, rtol=rtol, atol=atol)):
+    if bool(torch.allclose(got, expected, rtol=rtol, atol=atol)):
         return
-    if n > 1 and bool(c._allclose(got, n * expected, rtol=rtol, atol=atol)):
+    if n > 1 and bool(torch.allclose(got, n * expected, rtol=rtol, atol=atol)):
         c.fail("sum-instead-of-mean", f"{what} is N = {n} times too large: it is the SUM of the per-row losses. "
                                       "Return their mean (divide by N).")
-    if bool(c._allclose(got, -expected, rtol=rtol, atol=atol)):
+    if bool(torch.allclose(got, -expected, rtol=rtol, atol=atol)):
         c.fail("wrong-sign", f"{what} has the wrong sign: the cross-entropy is -log p[target] = "
                              "logsumexp(z) - z[target] (positive).")
     c.fail("wrong-loss", f"{what} is {got.item():.6g} but F.cross_entropy gives {expected.item():.6g}: the loss is "
@@ -98,14 +94,14 @@ def _require_grad(grad, logits, target, what: str, scale: float = 1.0, rtol=1e-7
         c.fail("overflow-backward",
                f"{what} contains inf or nan: backward's softmax overflowed. Compute it stably, e.g. "
                "exp(z - logsumexp(z)) or torch.softmax(z, dim=1), never exp(z) / exp(z).sum().")
-    if bool(c._allclose(got, expected, rtol=rtol, atol=atol)):
+    if bool(torch.allclose(got, expected, rtol=rtol, atol=atol)):
         return
 
     def close(candidate):
-        return bool(c._allclose(got, candidate.to(got.dtype), rtol=1e-5, atol=1e-9))
+        return bool(torch.allclose(got, candidate.to(got.dtype), rtol=1e-5, atol=1e-9))
 
     z = logits.detach()
-    onehot = _one_hot(target, classes).to(z.dtype)
+    onehot = F.one_hot(target, classes).to(z.dtype)
     if n > 1 and close(expected * n):
         c.fail("forgot-divide-by-n", f"{what} is N = {n} times too large: the loss is a MEAN over N rows, so the "
                                      "gradient is (softmax - onehot) / N * grad_output: divide by N.")
@@ -114,10 +110,10 @@ def _require_grad(grad, logits, target, what: str, scale: float = 1.0, rtol=1e-7
                                       f"must be {scale:g} times larger. Multiply by grad_output.")
     if close(-expected):
         c.fail("wrong-sign", f"{what} has the wrong sign: it is (softmax - onehot) / N, not (onehot - softmax) / N.")
-    if close(_softmax(z, 1) / n * scale):
+    if close(torch.softmax(z, 1) / n * scale):
         c.fail("forgot-onehot", f"{what} is softmax / N: subtract the one-hot of the targets, "
                                 "(softmax - onehot) / N * grad_output.")
-    if n > 1 and close((_softmax(z, 0) - onehot) / n * scale):
+    if n > 1 and close((torch.softmax(z, 0) - onehot) / n * scale):
         c.fail("wrong-softmax-dim", f"{what} uses a softmax over the batch (dim=0): the softmax runs over the "
                                     "classes of each row, dim=1.")
     c.fail("wrong-gradient", f"{what} is wrong (largest error {(got - expected).abs().max().item():.3g}): it should "

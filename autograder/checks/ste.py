@@ -17,10 +17,6 @@ import torch
 
 from autograder.checks import common as c
 
-_equal = torch.equal
-_round = torch.round
-_sign = torch.sign
-_Function = torch.autograd.Function
 
 ROUND = "RoundSTE"
 SIGN = "SignSTE"
@@ -52,7 +48,7 @@ def _grad_via_autograd(Fn, name: str, x: torch.Tensor, grad_output: torch.Tensor
                            f"(no grad_fn): call {name}.apply(x), and return the result of forward.")
     before = grad_output.clone()
     (grad,) = c.backward_grads(y, [leaf], grad_output, what=f"{name}.backward")
-    if not _equal(grad_output, before):
+    if not torch.equal(grad_output, before):
         c.fail("inplace-grad-output",
                f"{name}.backward changed grad_output in place (for example grad_output[mask] = 0). That "
                "tensor belongs to autograd and may be shared with other parts of the graph (after .sum() it "
@@ -104,8 +100,8 @@ def _require_round_forward(RoundSTE, x: torch.Tensor) -> None:
     if y.dtype != x.dtype:
         c.fail("wrong-dtype", f"{ROUND}.apply(x) has dtype {y.dtype} but x has {x.dtype}: keep the input's dtype "
                               "(torch.round(x) does).")
-    expected = _round(x.detach())
-    if not _equal(y.detach(), expected):
+    expected = torch.round(x.detach())
+    if not torch.equal(y.detach(), expected):
         wrong = y.detach() != expected
         xd = x.detach()
         ties = (xd - torch.floor(xd)) == 0.5
@@ -123,11 +119,11 @@ def _require_round_forward(RoundSTE, x: torch.Tensor) -> None:
 
 def _require_pass_through(grad: torch.Tensor, x: torch.Tensor, g: torch.Tensor, what: str) -> None:
     c.require_shape(grad, x.shape, what)
-    if _equal(grad.detach().to(g.dtype), g):
+    if torch.equal(grad.detach().to(g.dtype), g):
         return
     grad = grad.detach().to(g.dtype)
     inside = x.detach().abs() <= 1
-    if _equal(grad, g * inside) and bool(inside.any()) and not bool(inside.all()):
+    if torch.equal(grad, g * inside) and bool(inside.any()) and not bool(inside.all()):
         c.fail("clipped-round",
                f"{what} is zero where |x| > 1: RoundSTE passes grad_output unchanged everywhere. Clipping to "
                "[-1, 1] is the rule of the other estimator, SignSTE.")
@@ -135,15 +131,15 @@ def _require_pass_through(grad: torch.Tensor, x: torch.Tensor, g: torch.Tensor, 
         c.fail("zero-gradient",
                f"{what} is zero everywhere: that is round's true derivative, which is exactly what a "
                "straight-through estimator replaces. backward must return grad_output unchanged.")
-    if _equal(grad, torch.ones_like(g)):
+    if torch.equal(grad, torch.ones_like(g)):
         c.fail("ignores-grad-output",
                f"{what} is all ones, whatever grad_output is: backward receives dLoss/dy and must pass it on "
                "unchanged (return grad_output), not a constant.")
-    if _equal(grad, g * inside) and not bool(inside.all()):
+    if torch.equal(grad, g * inside) and not bool(inside.all()):
         c.fail("clipped-round",
                f"{what} is zero where |x| > 1: RoundSTE passes grad_output unchanged everywhere. Clipping to "
                "[-1, 1] is the rule of the other estimator, SignSTE.")
-    if bool(c._allclose(grad, g, rtol=1e-3, atol=1e-3)):
+    if bool(torch.allclose(grad, g, rtol=1e-3, atol=1e-3)):
         c.fail("inexact-pass-through",
                f"{what} is close to grad_output but not equal to it: return grad_output itself, unchanged "
                "(no conversion, no arithmetic).")
@@ -236,8 +232,8 @@ def _require_sign_forward(SignSTE, x: torch.Tensor) -> None:
     if y.dtype != x.dtype:
         c.fail("wrong-dtype", f"{SIGN}.apply(x) has dtype {y.dtype} but x has {x.dtype}: keep the input's dtype "
                               "(torch.sign(x) does).")
-    expected = _sign(x.detach())
-    if not _equal(y.detach(), expected):
+    expected = torch.sign(x.detach())
+    if not torch.equal(y.detach(), expected):
         wrong = y.detach() != expected
         xv, got, want = _first(x, wrong), _first(y, wrong), _first(expected, wrong)
         if xv == 0:
@@ -253,39 +249,39 @@ def _require_clipped(grad: torch.Tensor, x: torch.Tensor, g: torch.Tensor, what:
     inside = x.abs() <= 1
     expected = g * inside
     grad = grad.detach().to(g.dtype)
-    if bool(c._allclose(grad, expected, rtol=1e-6, atol=1e-12)):
+    if bool(torch.allclose(grad, expected, rtol=1e-6, atol=1e-12)):
         return
     if not bool(grad.ne(0).any()) and bool(inside.any()):
         c.fail("zero-gradient",
                f"{what} is zero everywhere: that is sign's true derivative, which is exactly what the "
                "straight-through estimator replaces. backward must return grad_output * (x.abs() <= 1).")
-    if bool(c._allclose(grad, g, rtol=1e-6, atol=1e-12)):
+    if bool(torch.allclose(grad, g, rtol=1e-6, atol=1e-12)):
         c.fail("no-clipping",
                f"{what} is grad_output everywhere, also where |x| > 1: the clipped STE zeroes the gradient "
                "outside [-1, 1] (where sign has long saturated). Return grad_output * (x.abs() <= 1).")
-    if bool(c._allclose(grad, inside.to(g.dtype), rtol=1e-6, atol=1e-12)):
+    if bool(torch.allclose(grad, inside.to(g.dtype), rtol=1e-6, atol=1e-12)):
         c.fail("ignores-grad-output",
                f"{what} is the 0/1 mask itself: backward must multiply grad_output by the mask "
                "(grad_output * (x.abs() <= 1)), not return the mask.")
-    if bool(c._allclose(grad, x * inside, rtol=1e-6, atol=1e-12)):
+    if bool(torch.allclose(grad, x * inside, rtol=1e-6, atol=1e-12)):
         c.fail("ignores-grad-output",
                f"{what} is x times the mask: the mask multiplies grad_output, not x "
                "(return grad_output * (x.abs() <= 1)).")
-    if bool(c._allclose(grad, g * (g.abs() <= 1), rtol=1e-6, atol=1e-12)):
+    if bool(torch.allclose(grad, g * (g.abs() <= 1), rtol=1e-6, atol=1e-12)):
         c.fail("mask-from-grad-output",
                f"{what} is masked where |grad_output| > 1: the mask depends on the INPUT x "
                "(saved in forward), not on grad_output. Return grad_output * (x.abs() <= 1).")
-    if bool(inside.any()) and bool(c._allclose(grad, g * ~inside, rtol=1e-6, atol=1e-12)):
+    if bool(inside.any()) and bool(torch.allclose(grad, g * ~inside, rtol=1e-6, atol=1e-12)):
         c.fail("inverted-mask",
                f"{what} is zero inside [-1, 1] and grad_output outside: the mask is inverted (note that "
                "masked_fill(mask, 0) zeroes where mask is True). Return grad_output * (x.abs() <= 1).")
     strict = g * (x.abs() < 1)
-    if bool(c._allclose(grad, strict, rtol=1e-6, atol=1e-12)) and bool((x.abs() == 1).any()):
+    if bool(torch.allclose(grad, strict, rtol=1e-6, atol=1e-12)) and bool((x.abs() == 1).any()):
         point = _location(x, x.abs() == 1)
         c.fail("strict-boundary",
                f"{what} is zero at {point}: |x| == 1 exactly counts as inside [-1, 1], so the gradient passes "
                "there. Use x.abs() <= 1, not x.abs() < 1.")
-    wrong = ~c._isclose(grad, expected, rtol=1e-6, atol=1e-12)
+    wrong = ~torch.isclose(grad, expected, rtol=1e-6, atol=1e-12)
     point = _location(x, wrong)
     if bool((wrong & (x == 0) & (grad == 0)).any()):
         c.fail("zero-at-zero",

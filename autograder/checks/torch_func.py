@@ -24,18 +24,6 @@ import torch.nn.functional as F
 
 from autograder.checks import common as c
 
-_vmap = torch.func.vmap
-_func_grad = torch.func.grad
-_jacrev = torch.func.jacrev
-_jvp = torch.func.jvp
-_jacfwd = torch.func.jacfwd
-_hessian = torch.func.hessian
-_softplus = F.softplus
-_sigmoid = torch.sigmoid
-_isfinite = torch.isfinite
-_stack = torch.stack
-_float32 = torch.float32
-_float64 = torch.float64
 
 CUBE = "Cube"
 CUBE_SHAPES = [(), (3,), (2, 3), (2, 3, 4)]
@@ -120,23 +108,23 @@ def transformed(Fn, how: str, x, args: tuple = (), weight=None, in_dims: int = 0
         return f(t).sum() if weight is None else (f(t) * weight).sum()
 
     if how == "vmap":
-        return _vmap(f, in_dims=in_dims)(x)
+        return torch.func.vmap(f, in_dims=in_dims)(x)
     if how == "grad":
-        return _func_grad(scalar)(x)
+        return torch.func.grad(scalar)(x)
     if how == "vmap(grad)":
-        return _vmap(_func_grad(scalar))(x)
+        return torch.func.vmap(torch.func.grad(scalar))(x)
     if how == "grad(grad)":
-        return _func_grad(lambda t: _func_grad(scalar)(t).sum())(x)
+        return torch.func.grad(lambda t: torch.func.grad(scalar)(t).sum())(x)
     if how == "jacrev":
-        return _jacrev(f)(x)
+        return torch.func.jacrev(f)(x)
     if how == "jvp":
-        return tuple(_jvp(f, (x,), (tangent,)))
+        return tuple(torch.func.jvp(f, (x,), (tangent,)))
     if how == "vmap(jvp)":
-        return _vmap(lambda a, b: _jvp(f, (a,), (b,))[1])(x, tangent)
+        return torch.func.vmap(lambda a, b: torch.func.jvp(f, (a,), (b,))[1])(x, tangent)
     if how == "jacfwd":
-        return _jacfwd(f)(x)
+        return torch.func.jacfwd(f)(x)
     if how == "hessian":
-        return _hessian(scalar)(x)
+        return torch.func.hessian(scalar)(x)
     raise ValueError(f"unknown transform {how!r}")
 
 
@@ -176,7 +164,7 @@ def cube_values(Cube) -> None:
     """Visible: values and the gradient of a small example, through ordinary autograd."""
     c.require_function(Cube, CUBE)
     c.require_self_contained(Cube, CUBE)
-    x = torch.tensor([-1.5, 0.5, 2.0], dtype=_float64, requires_grad=True)
+    x = torch.tensor([-1.5, 0.5, 2.0], dtype=torch.float64, requires_grad=True)
     y = _run(Cube.apply, x, what="Cube.apply(x)")
     c.require_close(y, x.detach() ** 3, "Cube.apply(x)", "wrong-forward", "forward should return x ** 3.")
     (grad,) = _run(c.backward_grads, y, [x], torch.full_like(y, 2.0), what="Cube.backward")
@@ -213,7 +201,7 @@ def cube_vmap(Cube, hidden: bool = False) -> None:
     c.require_function(Cube, CUBE)
     xb = c.randn(5, 3, seed=20, requires_grad=False) if hidden else c.randn(4, 3, seed=23, requires_grad=False)
     out = under_func(Cube, "vmap", xb, what="torch.func.vmap(Cube.apply)")
-    expected = _stack([xi ** 3 for xi in xb])
+    expected = torch.stack([xi ** 3 for xi in xb])
     c.require_close(out, expected, f"torch.func.vmap(Cube.apply)(x) for x of shape {tuple(xb.shape)}", "wrong-vmap",
                     "each sample must be cubed.")
     if not hidden:
@@ -281,33 +269,33 @@ EXTREMES = [-1e4, -800.0, -40.0, -0.0, 40.0, 800.0, 1e4]
 
 def _tolerance(dtype):
     """(rtol, atol) against F.softplus, whose threshold (x > 20 returns x) is itself off by at most exp(-20)."""
-    return (1e-9, 1e-12) if dtype == _float64 else (1e-5, 1e-7)
+    return (1e-9, 1e-12) if dtype == torch.float64 else (1e-5, 1e-7)
 
 
 def _bad_entries(tensor, x) -> str:
     """The inputs at which `tensor` is inf or NaN, in words."""
-    bad = ~_isfinite(tensor.detach())
+    bad = ~torch.isfinite(tensor.detach())
     values = sorted({float(v) for v in x.detach()[bad].reshape(-1)})[:4]
     kinds = sorted({"NaN" if v != v else "inf" for v in tensor.detach()[bad].reshape(-1).tolist()})
     return f"{' and '.join(kinds)} at x = {', '.join(f'{v:g}' for v in values)}"
 
 
 def _require_softplus(y, x, what: str) -> None:
-    if isinstance(y, torch.Tensor) and tuple(y.shape) == tuple(x.shape) and not bool(_isfinite(y.detach()).all()):
+    if isinstance(y, torch.Tensor) and tuple(y.shape) == tuple(x.shape) and not bool(torch.isfinite(y.detach()).all()):
         c.fail("overflow", f"{what} is {_bad_entries(y, x)}: {STABLE_HINT}")
     rtol, atol = _tolerance(x.dtype)
-    c.require_close(y, _softplus(x.detach()), what, "wrong-forward",
+    c.require_close(y, F.softplus(x.detach()), what, "wrong-forward",
                     "forward should return log(1 + exp(x)) (compare with torch.nn.functional.softplus).",
                     rtol=rtol, atol=atol)
 
 
 def _require_derivative(got, x, scale, what: str, code: str = "wrong-derivative", hint: str = DERIVATIVE_HINT) -> None:
     """`got` must be scale * sigmoid(x): a gradient (scale = grad_output) or a tangent (scale = x_t)."""
-    if isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(x.shape) and not bool(_isfinite(got).all()):
+    if isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(x.shape) and not bool(torch.isfinite(got).all()):
         c.fail("derivative-overflow",
                f"{what} is {_bad_entries(got, x)}: exp(x) / (1 + exp(x)) is inf / inf there. " + DERIVATIVE_HINT)
     rtol, atol = _tolerance(x.dtype)
-    c.require_close(got, scale * _sigmoid(x.detach()), what, code, hint, rtol=rtol, atol=atol)
+    c.require_close(got, scale * torch.sigmoid(x.detach()), what, code, hint, rtol=rtol, atol=atol)
 
 
 def _values_case(Softplus, x, grad_output) -> None:
@@ -326,12 +314,12 @@ def softplus_values(Softplus, hidden: bool = False) -> None:
     c.require_function(Softplus, SOFTPLUS)
     if not hidden:
         c.require_self_contained(Softplus, SOFTPLUS)
-        x = torch.tensor([-3.0, -0.5, 0.0, 0.5, 3.0], dtype=_float64, requires_grad=True)
+        x = torch.tensor([-3.0, -0.5, 0.0, 0.5, 3.0], dtype=torch.float64, requires_grad=True)
         _values_case(Softplus, x, torch.full_like(x, 2.0).detach())
-        x = torch.tensor(EXTREMES, dtype=_float64, requires_grad=True)
+        x = torch.tensor(EXTREMES, dtype=torch.float64, requires_grad=True)
         _values_case(Softplus, x, torch.ones_like(x).detach())
         return
-    x = torch.tensor([-1e4, -100.0, -30.0, 30.0, 100.0, 1e4], dtype=_float32, requires_grad=True)
+    x = torch.tensor([-1e4, -100.0, -30.0, 30.0, 100.0, 1e4], dtype=torch.float32, requires_grad=True)
     _values_case(Softplus, x, torch.ones_like(x).detach())
     for seed, shape in enumerate(SOFTPLUS_SHAPES):
         for scale in (3.0, 1e3):
@@ -353,9 +341,9 @@ def _jvp_case(Softplus, x, t) -> None:
     what = f"torch.func.jvp(Softplus.apply, (x,), (t,)) for x of shape {tuple(x.shape)}, {x.dtype}"
     out, tangent = under_func(Softplus, "jvp", x, tangent=t, what=what)
     _require_softplus(out, x, f"the output of {what}")
-    if isinstance(tangent, torch.Tensor) and tangent.shape == x.shape and bool(_isfinite(tangent).all()) \
-            and not bool(c._allclose(t, torch.ones_like(t))) \
-            and bool(c._allclose(tangent, _sigmoid(x), rtol=1e-6, atol=1e-9)):
+    if isinstance(tangent, torch.Tensor) and tangent.shape == x.shape and bool(torch.isfinite(tangent).all()) \
+            and not bool(torch.allclose(t, torch.ones_like(t))) \
+            and bool(torch.allclose(tangent, torch.sigmoid(x), rtol=1e-6, atol=1e-9)):
         c.fail("jvp-ignores-tangent",
                f"the tangent of {what} is sigmoid(x), as if every input tangent were 1: your jvp ignores the "
                "tangent it receives. " + TANGENT_HINT)
@@ -367,13 +355,13 @@ def softplus_jvp(Softplus, hidden: bool = False) -> None:
     hidden: random shapes and tangents, the extremes, float32."""
     c.require_function(Softplus, SOFTPLUS)
     if not hidden:
-        x = torch.tensor([-2.0, 0.5, 3.0], dtype=_float64)
-        _jvp_case(Softplus, x, torch.tensor([0.3, -1.0, 2.0], dtype=_float64))
+        x = torch.tensor([-2.0, 0.5, 3.0], dtype=torch.float64)
+        _jvp_case(Softplus, x, torch.tensor([0.3, -1.0, 2.0], dtype=torch.float64))
         return
     for seed, shape in enumerate(SOFTPLUS_SHAPES):
         x = c.randn(*shape, seed=130 + seed, scale=4.0, requires_grad=False)
         _jvp_case(Softplus, x, c.randn(*shape, seed=140 + seed, requires_grad=False))
-    for dtype in (_float64, _float32):
+    for dtype in (torch.float64, torch.float32):
         x = torch.tensor(EXTREMES, dtype=dtype)
         _jvp_case(Softplus, x, c.randn(len(EXTREMES), seed=150, requires_grad=False, dtype=dtype))
 
@@ -382,14 +370,15 @@ def _jacfwd_case(Softplus, x) -> None:
     what = f"torch.func.jacfwd(Softplus.apply)(x) for x of shape {tuple(x.shape)}"
     jac = under_func(Softplus, "jacfwd", x, what=what)
     n = x.numel()
-    expected = torch.diag(_sigmoid(x).reshape(-1)).reshape(tuple(x.shape) * 2)
-    if isinstance(jac, torch.Tensor) and tuple(jac.shape) == tuple(expected.shape) and not bool(_isfinite(jac).all()):
+    expected = torch.diag(torch.sigmoid(x).reshape(-1)).reshape(tuple(x.shape) * 2)
+    if isinstance(jac, torch.Tensor) and tuple(jac.shape) == tuple(expected.shape) \
+            and not bool(torch.isfinite(jac).all()):
         c.fail("derivative-overflow", f"{what} has inf or NaN entries. " + DERIVATIVE_HINT)
     hint = ("jacfwd calls your jvp with one one-hot tangent per entry of x (batched with vmap); the Jacobian of an "
             "elementwise function is diag(sigmoid(x)). " + TANGENT_HINT)
     if isinstance(jac, torch.Tensor) and tuple(jac.shape) == tuple(expected.shape) and n > 1:
         columns = jac.reshape(n, n)
-        if bool(c._allclose(columns, _sigmoid(x).reshape(-1, 1).expand(n, n), rtol=1e-6, atol=1e-9)):
+        if bool(torch.allclose(columns, torch.sigmoid(x).reshape(-1, 1).expand(n, n), rtol=1e-6, atol=1e-9)):
             c.fail("jvp-ignores-tangent", f"{what} has sigmoid(x) in every column instead of on the diagonal: your "
                                           "jvp ignores the tangent it receives. " + TANGENT_HINT)
     c.require_close(jac, expected, what, "wrong-jacobian", hint, rtol=1e-9, atol=1e-12)
@@ -399,21 +388,21 @@ def softplus_jacfwd(Softplus, hidden: bool = False) -> None:
     """torch.func.jacfwd(Softplus.apply) is diag(sigmoid(x)). Visible: shape (3,); hidden: (2, 3) and extremes."""
     c.require_function(Softplus, SOFTPLUS)
     if not hidden:
-        _jacfwd_case(Softplus, torch.tensor([-1.0, 0.25, 2.0], dtype=_float64))
+        _jacfwd_case(Softplus, torch.tensor([-1.0, 0.25, 2.0], dtype=torch.float64))
         return
     _jacfwd_case(Softplus, c.randn(2, 3, seed=160, scale=3.0, requires_grad=False))
-    _jacfwd_case(Softplus, torch.tensor([-1e4, -50.0, 50.0, 1e4], dtype=_float64))
+    _jacfwd_case(Softplus, torch.tensor([-1e4, -50.0, 50.0, 1e4], dtype=torch.float64))
 
 
 def _hessian_case(Softplus, x, weight=None) -> None:
     what = (f"torch.func.hessian(lambda t: {'(Softplus.apply(t) * w)' if weight is not None else 'Softplus.apply(t)'}"
             f".sum())(x) for x of shape {tuple(x.shape)}")
     hess = under_func(Softplus, "hessian", x, weight=weight, what=what)
-    s = _sigmoid(x)
+    s = torch.sigmoid(x)
     diagonal = s * (1 - s) * (weight if weight is not None else 1.0)
     expected = torch.diag(diagonal.reshape(-1)).reshape(tuple(x.shape) * 2)
     if isinstance(hess, torch.Tensor) and tuple(hess.shape) == tuple(expected.shape) and not bool(
-            _isfinite(hess).all()):
+            torch.isfinite(hess).all()):
         c.fail("derivative-overflow", f"{what} has inf or NaN entries. " + DERIVATIVE_HINT)
     c.require_close(hess, expected, what, "not-twice-differentiable",
                     "the second derivative of softplus is sigmoid(x) * (1 - sigmoid(x)). " + SOFTPLUS_TWICE_HINT,
@@ -425,11 +414,11 @@ def softplus_hessian(Softplus, hidden: bool = False) -> None:
     hidden: a weighted sum over shape (2, 3), the extremes, and gradgradcheck."""
     c.require_function(Softplus, SOFTPLUS)
     if not hidden:
-        _hessian_case(Softplus, torch.tensor([-1.0, 0.25, 2.0], dtype=_float64))
+        _hessian_case(Softplus, torch.tensor([-1.0, 0.25, 2.0], dtype=torch.float64))
         return
     _hessian_case(Softplus, c.randn(2, 3, seed=170, scale=3.0, requires_grad=False),
                   weight=c.randn(2, 3, seed=171, requires_grad=False))
-    _hessian_case(Softplus, torch.tensor([-1e4, -50.0, 50.0, 1e4], dtype=_float64))
+    _hessian_case(Softplus, torch.tensor([-1e4, -50.0, 50.0, 1e4], dtype=torch.float64))
     for seed, shape in enumerate(SOFTPLUS_SHAPES[1:3]):
         x = c.randn(*shape, seed=175 + seed, scale=2.0)
         _cube_gradcheck(Softplus.apply, (x,), f"Softplus on shape {shape}", SOFTPLUS_TWICE_HINT, second=True)
@@ -447,9 +436,9 @@ def softplus_vmap(Softplus, hidden: bool = False) -> None:
     xt = c.randn(3, 4, 2, seed=181, scale=3.0, requires_grad=False)
     out = under_func(Softplus, "vmap", xt, in_dims=1, what="torch.func.vmap(Softplus.apply, in_dims=1)")
     rtol, atol = _tolerance(xt.dtype)
-    c.require_close(out, _softplus(xt).movedim(1, 0), "torch.func.vmap(Softplus.apply, in_dims=1)(x)", "wrong-vmap",
+    c.require_close(out, F.softplus(xt).movedim(1, 0), "torch.func.vmap(Softplus.apply, in_dims=1)(x)", "wrong-vmap",
                     rtol=rtol, atol=atol)
-    xs = torch.tensor(EXTREMES, dtype=_float64)
+    xs = torch.tensor(EXTREMES, dtype=torch.float64)
     out = under_func(Softplus, "vmap", xs, what="torch.func.vmap(Softplus.apply) over scalars")
     _require_softplus(out, xs, "torch.func.vmap(Softplus.apply)(x) over the scalars of x")
     xb, tb = c.randn(5, 3, seed=182, scale=3.0, requires_grad=False), c.randn(5, 3, seed=183, requires_grad=False)

@@ -55,10 +55,10 @@ def _coupled(t):
 
 def _diagnose(result, expected, what, eps):
     """A plain-words reason for a wrong estimate, recognising the usual slips."""
-    if bool(c._allclose(result, 2 * expected, rtol=1e-4, atol=1e-6)) and bool((expected.abs() > 1e-3).any()):
+    if bool(torch.allclose(result, 2 * expected, rtol=1e-4, atol=1e-6)) and bool((expected.abs() > 1e-3).any()):
         c.fail("divides-by-eps", f"{what} is twice the true gradient: the central difference divides by 2 * eps, "
                                  "because f(x + eps) and f(x - eps) are 2 * eps apart.")
-    if bool(c._allclose(result, expected / 2, rtol=1e-4, atol=1e-6)) and bool((expected.abs() > 1e-3).any()):
+    if bool(torch.allclose(result, expected / 2, rtol=1e-4, atol=1e-6)) and bool((expected.abs() > 1e-3).any()):
         c.fail("half-gradient", f"{what} is half the true gradient: divide the difference by 2 * eps, not 4 * eps.")
     worst = (result - expected).abs().max().item()
     c.fail("wrong-estimate", f"{what} is wrong (largest error {worst:.3g}, with eps = {eps:g}). Estimate each "
@@ -73,7 +73,7 @@ def numgrad_values(numerical_grad) -> None:
     x = torch.tensor([-1.5, 0.5, 2.0], dtype=torch.float64)
     result = _numgrad(numerical_grad, _cubic, x)
     expected = 3 * x ** 2
-    if not bool(c._allclose(result, expected, rtol=1e-6, atol=1e-6)):
+    if not bool(torch.allclose(result, expected, rtol=1e-6, atol=1e-6)):
         _diagnose(result, expected, f"{NG}(lambda t: (t ** 3).sum(), x)", 1e-6)
 
 
@@ -85,7 +85,7 @@ def numgrad_general(numerical_grad, seeds=(0, 1, 2)) -> None:
             x = c.randn(*shape, seed=seed, requires_grad=False)
             result = _numgrad(numerical_grad, _coupled, x)
             expected = _autograd_grad(_coupled, x)
-            if not bool(c._allclose(result, expected, rtol=1e-6, atol=1e-6)):
+            if not bool(torch.allclose(result, expected, rtol=1e-6, atol=1e-6)):
                 _diagnose(result, expected, f"{NG} on a shape-{tuple(shape)} input", 1e-6)
 
 
@@ -104,15 +104,15 @@ def _numgrad_central(numerical_grad, seed: int) -> None:
     x = c.randn(5, seed=seed, requires_grad=False, away_from=(0.0,), margin=0.3)
     result = _numgrad(numerical_grad, _cubic, x, eps)
     central = 3 * x ** 2 + eps ** 2
-    if bool(c._allclose(result, central, rtol=0, atol=1e-7)):
+    if bool(torch.allclose(result, central, rtol=0, atol=1e-7)):
         return
     forward = ((x + eps) ** 3 - x ** 3) / eps
     backward = (x ** 3 - (x - eps) ** 3) / eps
-    if bool(c._allclose(result, forward, rtol=0, atol=1e-6)) or bool(c._allclose(result, backward, rtol=0, atol=1e-6)):
+    if any(bool(torch.allclose(result, one_sided, rtol=0, atol=1e-6)) for one_sided in (forward, backward)):
         c.fail("one-sided-difference",
                "your estimate is a one-sided difference (f(x + eps) - f(x)) / eps, whose error grows like eps. "
                "Use the central difference (f(x + eps) - f(x - eps)) / (2 * eps): its error grows like eps**2.")
-    if bool(c._allclose(result, 3 * x ** 2, rtol=0, atol=1e-7)):
+    if bool(torch.allclose(result, 3 * x ** 2, rtol=0, atol=1e-7)):
         c.fail("ignores-eps", f"with eps = {eps:g} the central difference of sum(x**3) is 3x**2 + eps**2, but your "
                               "result matches another step size: use the eps argument the caller passes.")
     _diagnose(result, central, f"{NG}(f, x, eps=1e-2)", eps)
@@ -161,7 +161,7 @@ def numgrad_dtype(numerical_grad, cases=("float32", "0-d")) -> None:
     if "float32" in cases:
         x = torch.tensor([0.3, -1.2, 2.0, 0.7])
         result = _numgrad(numerical_grad, _cubic, x, 1e-2)
-        if not bool(c._allclose(result, 3 * x ** 2, rtol=0, atol=1e-2)):
+        if not bool(torch.allclose(result, 3 * x ** 2, rtol=0, atol=1e-2)):
             _diagnose(result, 3 * x ** 2, f"{NG} on a float32 input with eps = 1e-2", 1e-2)
     if "0-d" not in cases:
         return

@@ -82,49 +82,44 @@ class Judge:
         self.isolation: dict = {}
         self.setup_namespace: dict = {}
         self.learner_peak_mb = 0.0
+        self.fork_leave = 0
 
     # ------------------------------------------------------------------------------------- waiting
     def _wait(self, fds: list, deadline: float) -> list:
-        """Wait until one of `fds` is readable or the deadline passes, refusing every fork the learner's
-        code attempts meanwhile."""
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return []
+        """Wait until one of `fds` is readable or the deadline passes, answering the learner's fork attempts
+        meanwhile: `self.fork_leave` of them go through (a test's copy), the rest are refused."""
+        while (left := deadline - time.monotonic()) > 0:
             watch = fds + ([self.listener] if self.listener is not None else [])
             ready = select.select(watch, [], [], min(left, 1.0))[0]
             if self.listener is not None and self.listener in ready:
-                self._answer_forks(allow=0)
                 ready.remove(self.listener)
+                while select.select([self.listener], [], [], 0)[0]:
+                    request = confine.next_notification(self.listener)
+                    if request is None:
+                        break
+                    confine.answer_notification(self.listener, request[0], self.fork_leave > 0)
+                    self.fork_leave -= self.fork_leave > 0
             if ready:
                 return ready
+        return []
 
-    def _answer_forks(self, allow: int) -> int:
-        """Answer pending fork requests: allow up to `allow` of them, refuse the rest."""
-        allowed = 0
-        while select.select([self.listener], [], [], 0)[0]:
-            request = confine.next_notification(self.listener)
-            if request is None:
-                break
-            ok = allowed < allow
-            confine.answer_notification(self.listener, request[0], ok)
-            allowed += ok
-        return allowed
-
-    def _control(self, deadline: float) -> dict | None:
-        if not self._wait([self.control], deadline):
-            return None
-        try:
-            data = self.control.recv(1 << 20)
-        except OSError:
-            data = b""
-        if not data:
-            raise EOFError
-        try:
-            message = json.loads(data)
-        except ValueError:
-            return {}
-        return message if type(message) is dict else {}
+    def _until(self, op: str, deadline: float) -> dict | None:
+        """The learner's next control message `op` (others are skipped); None past the deadline, EOFError
+        when its process is gone."""
+        while self._wait([self.control], deadline):
+            try:
+                data = self.control.recv(1 << 20)
+            except OSError:
+                data = b""
+            if not data:
+                raise EOFError
+            try:
+                message = json.loads(data)
+            except ValueError:
+                continue
+            if type(message) is dict and message.get("op") == op:
+                return message
+        return None
 
     # ------------------------------------------------------------------------------------ the notebook
     def run(self) -> dict:
@@ -142,9 +137,7 @@ class Judge:
         self._run_setup()
         deadline = start + self.limits["seconds_per_test"]
         try:
-            ready = self._control(deadline)
-            while ready is not None and ready.get("op") != "ready":
-                ready = self._control(deadline)
+            ready = self._until("ready", deadline)
         except EOFError:
             return self._all(died(self._status()))
         if ready is None:
@@ -194,17 +187,16 @@ class Judge:
     def _test(self, grade_id: str, source: str, names: dict) -> Outcome:
         start = time.monotonic()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.fork_leave = 1
         try:
             send_fd(self.control, b'{"op": "fork"}', theirs.fileno())
-        except OSError:
+            forked = self._until("forked", start + 10)
+        except (OSError, EOFError):
+            ours.close()
             return died(self._status())
         finally:
             theirs.close()
-        try:
-            forked = self._forked(start + 10)
-        except EOFError:
-            ours.close()
-            return died(self._status())
+            self.fork_leave = 0
         if forked is None or forked.get("pid", -1) <= 0:
             ours.close()
             return Outcome("error", "the process running your answers stopped responding to the grader.",
@@ -229,22 +221,6 @@ class Judge:
         outcome.details["child_maxrss_mb"] = round(max(judges, self.learner_peak_mb), 1)
         return outcome
 
-    def _forked(self, deadline: float) -> dict | None:
-        """Let exactly one fork through, then read the learner's `forked` message."""
-        allowed = 0
-        while True:
-            watch = [self.control] + ([self.listener] if self.listener is not None and not allowed else [])
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            ready = select.select(watch, [], [], left)[0]
-            if self.listener is not None and self.listener in ready:
-                allowed += self._answer_forks(allow=1 - allowed)
-            if self.control in ready:
-                message = self._control(deadline)
-                if message is not None and message.get("op") == "forked":
-                    return message
-
     def _result(self, fd: int, pid: int, deadline: float) -> Outcome:
         data = b""
         while True:
@@ -268,22 +244,18 @@ class Judge:
 
     def _end_test(self, learner_pid: int):
         """The test's learner process is done (it was told `end`, or its channel closed): reap its status."""
-        deadline = time.monotonic() + 2
-        killed = False
-        while True:
-            try:
-                message = self._control(deadline)
-            except EOFError:
-                return None
-            if message is not None and message.get("op") == "ended":
-                status, peak = message.get("status"), message.get("peak_mb")
-                self.learner_peak_mb = float(peak) if type(peak) in (int, float) else 0.0
-                return status if type(status) is int else None
+        try:
+            message = self._until("ended", time.monotonic() + 2)
             if message is None:
-                if killed:
-                    return None
                 _kill(learner_pid)
-                killed, deadline = True, time.monotonic() + 5
+                message = self._until("ended", time.monotonic() + 5)
+        except EOFError:
+            return None
+        if message is None:
+            return None
+        status, peak = message.get("status"), message.get("peak_mb")
+        self.learner_peak_mb = float(peak) if type(peak) in (int, float) else 0.0
+        return status if type(status) is int else None
 
 
 def _kill(pid: int) -> None:

@@ -57,38 +57,36 @@ def resolve(handle_id: int, info: dict):
 
 
 def checks_object(path: str):
-    """A class or function of autograder.checks.*, by "module:qualname"."""
-    return _ctx_class(path)
-
-
-def _ctx_class(path: str):
+    """A class or function of autograder.checks.*, by "module:qualname" (a Ref, or a stand-in ctx's class)."""
     module, _, name = path.partition(":")
     if not (module == "autograder.checks" or module.startswith("autograder.checks.")):
-        raise TypeError("a stand-in ctx must be one of the checks' classes")
+        raise TypeError("only the checks' own functions and classes are named by path")
     import importlib
 
-    cls = importlib.import_module(module)
+    obj = importlib.import_module(module)
     for part in name.split("."):
-        cls = getattr(cls, part)
-    return cls
+        obj = getattr(obj, part)
+    return obj
 
 
-def _materialize(value):
-    """Decoded arguments -> objects: CtxState -> this process's stand-in ctx (the same one for the same key)."""
+def _materialize(value, ctxs: list):
+    """Decoded arguments -> objects: CtxState -> this process's stand-in ctx (the same one for the same key),
+    each listed in `ctxs` as (key, ctx)."""
     if type(value) is codec.Ref:
         return checks_object(value.path)
     if type(value) is codec.CtxState:
         ctx = CTXS.get(value.key)
         if ctx is None:
-            cls = _ctx_class(value.cls)
+            cls = checks_object(value.cls)
             ctx = CTXS[value.key] = cls.__new__(cls)
         vars(ctx).clear()
-        vars(ctx).update({k: _materialize(v) for k, v in value.state.items()})
+        vars(ctx).update({k: _materialize(v, ctxs) for k, v in value.state.items()})
+        ctxs.append((value.key, ctx))
         return ctx
     if type(value) in (list, tuple):
-        return type(value)(_materialize(v) for v in value)
+        return type(value)(_materialize(v, ctxs) for v in value)
     if type(value) is dict:
-        return {k: _materialize(v) for k, v in value.items()}
+        return {k: _materialize(v, ctxs) for k, v in value.items()}
     return value
 
 
@@ -132,7 +130,7 @@ def _error(error: BaseException) -> dict:
 
 # ------------------------------------------------------------------------------------------- requests
 
-def _decode_args(header, buffers, created: dict):
+def _decode_args(header, buffers, created: dict, ctxs: list):
     """Arguments of a request; each tensor becomes a local tensor (requires_grad as in the judge),
     the same local for the same judge tensor."""
 
@@ -152,7 +150,7 @@ def _decode_args(header, buffers, created: dict):
             created[index] = t
         return t
 
-    return _materialize(codec.decode(header, buffers, resolve, local))
+    return _materialize(codec.decode(header, buffers, resolve, local), ctxs)
 
 
 def _leaves(created: dict) -> list:
@@ -160,14 +158,13 @@ def _leaves(created: dict) -> list:
     return [LEAVES.get(i, created[i]) for i in sorted(created)]
 
 
-def op_call(message: dict, created: dict) -> tuple:
+def op_call(message: dict, created: dict, ctxs: list) -> tuple:
     fn = resolve(message["h"], {"attr": message.get("attr")})
     args, kwargs = message["args"], message["kwargs"]
     inputs = [created[i] for i in sorted(created)]
     before = [t.detach().clone() for t in inputs]
     versions = [t._version for t in inputs]
     histories = [t.grad_fn for t in inputs]
-    ctxs = [(k, c) for k, c in CTXS.items() if any(c is a for a in _flat_objects((args, kwargs)))]
     with torch.set_grad_enabled(bool(message.get("grad"))):
         out = fn(*args, **kwargs)
     outputs = _tensors(out, [])
@@ -186,14 +183,6 @@ def op_call(message: dict, created: dict) -> tuple:
     return result, same
 
 
-def _flat_objects(value) -> list:
-    if type(value) in (list, tuple):
-        return [x for v in value for x in _flat_objects(v)]
-    if type(value) is dict:
-        return [x for v in value.values() for x in _flat_objects(v)]
-    return [value]
-
-
 def _changed(inputs: list, before: list) -> dict:
     """New values of the inputs the learner's code changed in place (the judge mirrors them)."""
     changed = {}
@@ -210,7 +199,7 @@ def _bumped(inputs: list, versions: list) -> list:
     return [i for i, (t, version) in enumerate(zip(inputs, versions)) if t._version != version]
 
 
-def op_vjp(message: dict, created: dict) -> tuple:
+def op_vjp(message: dict, created: dict, ctxs: list) -> tuple:
     """Gradients of a recorded graph's outputs with respect to its inputs, weighted by `grads`."""
     inputs, outputs, leaves = GRAPHS[message["graph"]]
     for key, value in message.get("dirty", {}).items():
@@ -246,14 +235,14 @@ def op_vjp(message: dict, created: dict) -> tuple:
             "bumped": _bumped(inputs, versions)}, {}
 
 
-def op_probe(message: dict, created: dict) -> tuple:
+def op_probe(message: dict, created: dict, ctxs: list) -> tuple:
     from autograder.checks.common import PROBES
 
     fn = PROBES[message["name"]]
     return fn(*message["args"], **message["kwargs"]), {}
 
 
-def op_getattr(message: dict, created: dict) -> tuple:
+def op_getattr(message: dict, created: dict, ctxs: list) -> tuple:
     return getattr(resolve(message["h"], {"attr": message.get("attr")}), message["name"]), {}
 
 
@@ -270,11 +259,12 @@ def serve(channel: Channel) -> None:
         except (ChannelClosed, OSError, codec.CodecError):
             os._exit(0)
         created: dict = {}
+        ctxs: list = []
         try:
-            message = _decode_args(header, buffers, created)
+            message = _decode_args(header, buffers, created, ctxs)
             if type(message) is not dict or message.get("op") not in OPERATIONS:
                 os._exit(0)  # `end`, or nothing we know
-            value, same = OPERATIONS[message["op"]](message, created)
+            value, same = OPERATIONS[message["op"]](message, created, ctxs)
         except BaseException as error:  # noqa: BLE001 - the learner's failure is the judge's to read
             header, buffers = codec.encode({"error": _error(error)})
             channel.send(header, buffers)

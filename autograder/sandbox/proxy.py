@@ -70,7 +70,7 @@ class Remote:
         if name == "apply" and self._info.get("type") == "FunctionMeta" and "attr" not in self._info:
             # Every Function class has it: read it there when called (a round trip saved on each call).
             return Remote(self._link, self._id, {"type": "method", "name": "apply", "attr": "apply"})
-        return self._link.request({"op": "getattr", "h": self._id, "attr": self._info.get("attr"), "name": name})
+        return self._link.exchange({"op": "getattr", "h": self._id, "attr": self._info.get("attr"), "name": name})
 
     def __setattr__(self, name, value):
         raise AttributeError("the learner's objects cannot be changed from the judge")
@@ -163,9 +163,6 @@ class Link:
         except (ChannelClosed, OSError, codec.CodecError) as error:
             raise LearnerGone(str(error)) from None
         return self._decode(reply_header, reply_buffers, tensors if identity else None)
-
-    def request(self, message: dict):
-        return self.exchange(message)
 
     def call(self, remote: Remote, args: tuple, kwargs: dict):
         tensors: list = []

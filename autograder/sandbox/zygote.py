@@ -1,12 +1,12 @@
 """The zygote: a process that imported PyTorch and the checks once and never runs the learner's code; it
-forks a judge for each notebook. `Sandbox` is the grader's handle on it."""
+forks a judge for each notebook. `Sandbox` is the grader's handle on it. They speak codec frames (plain
+data, never pickle) over a Unix socket."""
 
 from __future__ import annotations
 
-import json
 import os
 import select
-import struct
+import socket
 import subprocess
 import sys
 import sysconfig
@@ -14,33 +14,18 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
+from autograder.sandbox import codec
 from autograder.sandbox.cells import Outcome, STATUSES
+from autograder.sandbox.channel import Channel, ChannelClosed
 from autograder.sandbox.limits import Job, Limits
 
 
-# --------------------------------------------------------------------------------------------- framing
-# Length-prefixed JSON between the grader and the zygote: never pickle.
-
-def _send(stream, obj) -> None:
-    data = json.dumps(obj).encode("utf-8")
-    stream.write(struct.pack("!I", len(data)) + data)
-    stream.flush()
+def _send(channel: Channel, value) -> None:
+    channel.send(*codec.encode(value))
 
 
-def _recv(stream):
-    (size,) = struct.unpack("!I", _read_exact(stream, 4))
-    return json.loads(_read_exact(stream, size))
-
-
-def _read_exact(stream, size: int) -> bytes:
-    parts, remaining = [], size
-    while remaining > 0:
-        chunk = stream.read(remaining)
-        if not chunk:
-            raise EOFError("sandbox process closed its channel")
-        parts.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(parts)
+def _recv(channel: Channel):
+    return codec.decode(*channel.recv())
 
 
 def _outcome(data) -> Outcome:
@@ -79,33 +64,33 @@ def prepare() -> None:
     torch.autograd.grad((x.exp() * x).sum(), x, create_graph=True)
 
 
-def zygote_main() -> None:
-    from autograder.sandbox import confine, judge
-
-    channel_in = os.fdopen(os.dup(0), "rb", buffering=0)
-    channel_out = os.fdopen(os.dup(1), "wb")
+def zygote_main(fd: int) -> None:
+    """Serve the grader on socket `fd`: one job (a notebook) at a time, each judged in a fork."""
+    channel = Channel(socket.socket(fileno=fd))
     parent = os.getppid()
     devnull = os.open(os.devnull, os.O_RDWR)
-    os.dup2(devnull, 0)
-    os.dup2(devnull, 1)
+    for stream in (0, 1):
+        os.dup2(devnull, stream)
     os.close(devnull)
     prepare()
+    from autograder.sandbox import confine
+
     roots: dict = {}
-    _send(channel_out, {"ready": True, "pid": os.getpid(), "landlock": confine.landlock_abi()})
+    _send(channel, {"ready": True, "pid": os.getpid(), "landlock": confine.landlock_abi()})
     while True:
-        while not select.select([channel_in], [], [], 5.0)[0]:
+        while not select.select([channel], [], [], 5.0)[0]:
             if os.getppid() != parent:  # the grader died: leave
                 return
         try:
-            job = _recv(channel_in)
-        except EOFError:
+            job = _recv(channel)
+        except (ChannelClosed, codec.CodecError):
             return
-        if job is None:
+        if type(job) is not dict:
             return
         key = tuple(job["protected"])
         if key not in roots:
             roots[key] = learner_read_roots(list(job["protected"]))
-        _send(channel_out, _judge_in_fork(job, roots[key]))
+        _judge_in_fork(job, roots[key], channel)
 
 
 def learner_read_roots(protected: list) -> list[str]:
@@ -122,33 +107,21 @@ def learner_read_roots(protected: list) -> list[str]:
     return sorted(set(confine.readable_roots(protected + [temp]) + inside))
 
 
-def _judge_in_fork(job: dict, read_roots: list) -> dict:
-    """Run the judge in a fork, so that nothing a notebook's tests did stays in the zygote."""
+def _judge_in_fork(job: dict, read_roots: list, channel: Channel) -> None:
+    """Judge a notebook in a fork that replies to the grader itself: nothing its tests did stays here."""
     from autograder.sandbox import judge
 
-    read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:
-        os.close(read_fd)
+        status = 1
         try:
             result = judge.grade_notebook(job, read_roots)
-            result["outcomes"] = [asdict(o) for o in result["outcomes"]]
-            data = json.dumps(result, default=str).encode()
-        except BaseException as error:  # noqa: BLE001
-            data = json.dumps({"error": f"{type(error).__name__}: {error}"}).encode()
-        while data:
-            data = data[os.write(write_fd, data):]
-        os._exit(0)
-    os.close(write_fd)
-    chunks = []
-    while chunk := os.read(read_fd, 1 << 20):
-        chunks.append(chunk)
-    os.close(read_fd)
-    os.waitpid(pid, 0)
-    try:
-        return json.loads(b"".join(chunks))
-    except ValueError:
-        return {"error": "the judge process died"}
+            _send(channel, dict(result, outcomes=[asdict(o) for o in result["outcomes"]]))
+            status = 0
+        finally:
+            os._exit(status)
+    if os.waitpid(pid, 0)[1] != 0:  # it died before replying
+        _send(channel, {"error": "the judge process died"})
 
 
 # ------------------------------------------------------------------------------------ grader's handle
@@ -158,7 +131,7 @@ class Sandbox:
 
     def __init__(self, protected: list | None = None):
         self.protected = [str(p) for p in (protected or [])]
-        self.process = None
+        self.process = self.channel = None
         self.landlock = 0
         self.notebooks_run = 0
 
@@ -167,14 +140,20 @@ class Sandbox:
         python_path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)
         env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", MPLBACKEND="Agg",
                    PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=python_path)
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", "from autograder.sandbox.zygote import zygote_main; zygote_main()"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=tempfile.gettempdir())
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        main = f"from autograder.sandbox.zygote import zygote_main; zygote_main({theirs.fileno()})"
+        with theirs:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", main],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env, cwd=tempfile.gettempdir(),
+                pass_fds=[theirs.fileno()])
+        self.channel = Channel(ours)
         try:
-            hello = _recv(self.process.stdout)
-        except (EOFError, ValueError):
+            hello = _recv(self.channel)
+        except (ChannelClosed, OSError, codec.CodecError):
             hello = {}
         if type(hello) is not dict or not hello.get("ready"):
+            self.close()
             raise RuntimeError("the grading sandbox failed to start")
         self.landlock = int(hello.get("landlock", 0) or 0)
         return self
@@ -188,9 +167,9 @@ class Sandbox:
         job = {"cells": [list(c) for c in cells], "tests": [list(t) for t in tests], "seed": int(seed),
                "limits": asdict(limits), "protected": self.protected}
         try:
-            _send(self.process.stdin, job)
-            result = _recv(self.process.stdout)
-        except (EOFError, BrokenPipeError, OSError, ValueError):
+            _send(self.channel, job)
+            result = _recv(self.channel)
+        except (ChannelClosed, OSError, codec.CodecError):
             self.close()
             result = {"error": "the grading process died"}
         self.notebooks_run += 1
@@ -213,9 +192,8 @@ class Sandbox:
         if self.process is not None:
             self.process.kill()
             self.process.wait()
-            for stream in (self.process.stdin, self.process.stdout):
-                stream.close()
-            self.process = None
+            self.channel.close()
+            self.process = self.channel = None
 
     def __enter__(self):
         return self.start()
