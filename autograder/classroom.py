@@ -174,7 +174,7 @@ def grade_payload(text: str, name: str, source_texts: dict[str, str], seed: int,
             Path(s.path).stem == Path(name).stem for s in candidates) else candidates[0]
         report, autograded = unreadable_report(source, name, str(error))
     return {"report": report.to_json(), "autograded": nbformat.writes(autograded),
-            "worker_pid": os.getpid(), "sandbox_pid": sandbox.process.pid if sandbox.process else None}
+            "worker_pid": os.getpid(), "sandbox_pid": sandbox.pid}
 
 
 def unreadable_report(source: Source, name: str, reason: str):

@@ -196,8 +196,8 @@ def test_duplicated_answer_cells_take_the_first(faults_sandbox):
 
 @pytest.mark.slow
 def test_zygote_leaves_when_its_grader_dies(tmp_path):
-    """A grader killed while a fork of it still holds the zygote's stdin (a batch worker's child, say)
-    must not leave the zygote behind."""
+    """A grader killed while a fork of it still holds the zygote's socket (a batch worker's child, say)
+    must leave neither its zygote nor the root process behind."""
     import os
     import signal
     import subprocess
@@ -214,22 +214,23 @@ def test_zygote_leaves_when_its_grader_dies(tmp_path):
         "    os.close(2)\n"
         "    time.sleep(120)\n"
         "    os._exit(0)\n"
-        "print(box.process.pid, holder, flush=True)\n"
+        "print(box.pid, box.root_pid, holder, flush=True)\n"
         "os._exit(0)\n")
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
-    zygote, holder = map(int, run.stdout.split())
+    zygote, root, holder = map(int, run.stdout.split())
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                os.kill(zygote, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.5)
-        else:
-            pytest.fail("the zygote outlived its grader")
+        for pid, what in ((root, "root process"), (zygote, "zygote")):
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    break
+                time.sleep(0.5)
+            else:
+                pytest.fail(f"the {what} outlived its grader")
     finally:
-        for pid in (holder, zygote):
+        for pid in (holder, zygote, root):
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:

@@ -56,8 +56,8 @@ class Handle:
 
 
 def encode(value, handle_of=None, tensor_tag=None) -> tuple[dict, list[bytes]]:
-    """(header, buffers). `handle_of(obj)` turns an object that cannot travel by value into a Handle (or
-    raises TypeError); `tensor_tag(tensor)` adds fields to a tensor's header (facts only its owner knows)."""
+    """(header, buffers). `handle_of(obj)` turns an object that cannot travel by value into a Handle, Ref or
+    CtxState (or raises TypeError); `tensor_tag(tensor)` adds fields to a tensor's header (facts only its owner knows)."""
     buffers: list[bytes] = []
 
     def walk(v, depth):
@@ -98,10 +98,7 @@ def encode(value, handle_of=None, tensor_tag=None) -> tuple[dict, list[bytes]]:
             return {"ctx": v.key, "cls": v.cls, "state": walk(v.state, depth + 1)}
         if handle_of is None:
             raise TypeError(f"cannot send a {kind.__name__}")
-        handle = handle_of(v)
-        if type(handle) is Ref:
-            return {"ref": handle.path}
-        return {"h": handle.id, "info": handle.info}
+        return walk(handle_of(v), depth + 1)  # a Handle, a Ref or a CtxState
 
     return {"v": walk(value, 0), "sizes": [len(b) for b in buffers]}, buffers
 

@@ -39,11 +39,11 @@ def _namespace(where: str) -> dict | None:
     return vars(module) if module is not None else None
 
 
-def _version(namespace: dict) -> int | None:
-    """PyDictObject.ma_version_tag (CPython 3.11: after refcount, type and size); None elsewhere."""
+def _version_tag(namespace: dict):
+    """A live view of PyDictObject.ma_version_tag (CPython 3.11: after refcount, type and size), or None."""
     if sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11) or type(namespace) is not dict:
         return None
-    return ctypes.c_uint64.from_address(id(namespace) + 3 * ctypes.sizeof(ctypes.c_ssize_t)).value
+    return ctypes.c_uint64.from_address(id(namespace) + 3 * ctypes.sizeof(ctypes.c_ssize_t))
 
 
 def record() -> None:
@@ -54,24 +54,26 @@ def record() -> None:
         if namespace is None:
             continue
         objects = {key: value for key, value in dict(namespace).items() if type(key) is str}
-        _baseline[where] = (namespace, _version(namespace), objects)
+        tag = _version_tag(namespace)
+        _baseline[where] = [namespace, tag, tag.value if tag is not None else None, objects]
 
 
 def changed() -> list[str]:
     """Names whose object was replaced or removed since record() (added names are allowed)."""
     found = []
-    for where, (namespace, version, before) in _baseline.items():
-        if _namespace(where) is not namespace:
+    for where, entry in _baseline.items():
+        namespace, tag, version, before = entry
+        # A module swapped in sys.modules (a class cannot swap its own dict: its module's would change).
+        if where not in _CLASSES and getattr(sys.modules.get(where), "__dict__", None) is not namespace:
             found.append(f"{where} (replaced)")
             continue
-        now_version = _version(namespace)
-        if version is not None and now_version == version:
+        if tag is not None and tag.value == version:
             continue
         now = dict(namespace)
         moved = [f"{where}.{key}" for key, value in before.items()
                  if key not in now or now[key] is not value and key not in _VOLATILE]
-        if not moved:  # only names added, or rebound to the same object: the next check may skip it
-            _baseline[where] = (namespace, now_version, before)
+        if not moved and tag is not None:  # only names added, or changed and put back: skip it next time
+            entry[2] = tag.value
         found += moved
     return found
 

@@ -105,27 +105,19 @@ class Link:
             return {"arg": index[id(t)]}
 
         def handle_of(obj):
+            from autograder.checks.common import FakeCtx
+
             if type(obj) is Remote:
                 return codec.Handle(obj._id, {"attr": obj._info["attr"]} if "attr" in obj._info else {})
+            if isinstance(obj, FakeCtx):  # a stand-in ctx crosses by value, and is the same one each time
+                key = self._ctx_keys.setdefault(id(obj), (len(self._ctx_keys) + 1, obj))[0]
+                return codec.CtxState(key, f"{type(obj).__module__}:{type(obj).__qualname__}", dict(vars(obj)))
             path = _checks_function(obj)
             if path:
                 return codec.Ref(path)
             raise TypeError(f"cannot send a {type(obj).__name__} to the learner's process")
 
-        return codec.encode(self._with_ctx_states(message), handle_of, tag)
-
-    def _with_ctx_states(self, value):
-        from autograder.checks.common import FakeCtx
-
-        if isinstance(value, FakeCtx):
-            key = self._ctx_keys.setdefault(id(value), (len(self._ctx_keys) + 1, value))[0]
-            return codec.CtxState(key, f"{type(value).__module__}:{type(value).__qualname__}",
-                                  {k: self._with_ctx_states(v) for k, v in vars(value).items()})
-        if type(value) in (list, tuple):
-            return type(value)(self._with_ctx_states(v) for v in value)
-        if type(value) is dict:
-            return {k: self._with_ctx_states(v) for k, v in value.items()}
-        return value
+        return codec.encode(message, handle_of, tag)
 
     def _decode(self, header, buffers, args: list | None = None):
         """Decode a reply. Tensors the learner's process says are (by identity) one of our arguments come

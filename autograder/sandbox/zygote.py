@@ -1,22 +1,25 @@
-"""The zygote: a process that imported PyTorch and the checks once and never runs the learner's code; it
-forks a judge for each notebook. `Sandbox` is the grader's handle on it. They speak codec frames (plain
-data, never pickle) over a Unix socket."""
+"""Zygotes: processes that imported PyTorch and the checks and never run the learner's code; each forks a
+judge for each notebook. One root process per grader does the imports (3-4 s) and forks a zygote for every
+`Sandbox`, the grader's handle on one (a worker thread's). They speak codec frames (plain data, never pickle)
+over Unix sockets."""
 
 from __future__ import annotations
 
 import os
 import select
+import signal
 import socket
 import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 from dataclasses import asdict
 from pathlib import Path
 
 from autograder.sandbox import codec
 from autograder.sandbox.cells import Outcome, STATUSES
-from autograder.sandbox.channel import Channel, ChannelClosed
+from autograder.sandbox.channel import Channel, ChannelClosed, recv_fd, send_fd
 from autograder.sandbox.limits import Job, Limits
 
 
@@ -64,23 +67,50 @@ def prepare() -> None:
     torch.autograd.grad((x.exp() * x).sum(), x, create_graph=True)
 
 
-def zygote_main(fd: int) -> None:
-    """Serve the grader on socket `fd`: one job (a notebook) at a time, each judged in a fork."""
-    channel = Channel(socket.socket(fileno=fd))
-    parent = os.getppid()
+def root_main(fd: int) -> None:
+    """The root process: import everything once, then fork a zygote for each socket the grader sends over
+    the control socket `fd`. It leaves when the grader does."""
+    control = socket.socket(fileno=fd)
     devnull = os.open(os.devnull, os.O_RDWR)
     for stream in (0, 1):
         os.dup2(devnull, stream)
     os.close(devnull)
     prepare()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the zygotes
+    while _parent_alive(control):
+        try:
+            message, channel_fd = recv_fd(control)
+        except OSError:
+            return
+        if not message or channel_fd is None:
+            return
+        if os.fork() == 0:
+            control.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # a zygote waits for its judges
+            zygote_main(Channel(socket.socket(fileno=channel_fd)))
+            os._exit(0)
+        os.close(channel_fd)
+
+
+def _parent_alive(sock) -> bool:
+    """Wait until `sock` is readable; False if this process's parent ended meanwhile (a fork of the grader
+    may still hold the socket's other end open, so its end of stream is not enough)."""
+    parent = os.getppid()
+    while not select.select([sock], [], [], 5.0)[0]:
+        if os.getppid() != parent:
+            return False
+    return True
+
+
+def zygote_main(channel: Channel) -> None:
+    """Serve one Sandbox: one job (a notebook) at a time, each judged in a fork."""
     from autograder.sandbox import confine
 
     roots: dict = {}
-    _send(channel, {"ready": True, "pid": os.getpid(), "landlock": confine.landlock_abi()})
+    _send(channel, {"ready": True, "pid": os.getpid(), "root": os.getppid(), "landlock": confine.landlock_abi()})
     while True:
-        while not select.select([channel], [], [], 5.0)[0]:
-            if os.getppid() != parent:  # the grader died: leave
-                return
+        if not _parent_alive(channel):  # the root left, so the grader did: leave
+            return
         try:
             job = _recv(channel)
         except (ChannelClosed, codec.CodecError):
@@ -126,43 +156,74 @@ def _judge_in_fork(job: dict, read_roots: list, channel: Channel) -> None:
 
 # ------------------------------------------------------------------------------------ grader's handle
 
+_root: dict = {}                # "process", "control": the root process and the socket that asks it for zygotes
+_root_lock = threading.Lock()
+
+
+def _ask_root_for_zygote(channel_end: socket.socket) -> None:
+    with _root_lock:
+        for _ in range(2):
+            if _root.get("process") is None or _root["process"].poll() is not None:
+                _start_root()
+            try:
+                return send_fd(_root["control"], b"zygote", channel_end.fileno())
+            except OSError:
+                _root["process"].kill()  # a root that cannot take requests: start another
+                _root["process"].wait()
+
+
+def _start_root() -> None:
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    python_path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)
+    env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", MPLBACKEND="Agg",
+               PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=python_path)
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    main = f"from autograder.sandbox.zygote import root_main; root_main({theirs.fileno()})"
+    with theirs:
+        _root["process"] = subprocess.Popen([sys.executable, "-c", main], stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.DEVNULL, env=env, cwd=tempfile.gettempdir(),
+                                            pass_fds=[theirs.fileno()])
+    _root["control"] = ours
+
+
 class Sandbox:
     """A zygote process and the channel to it. One per worker thread; not re-entrant."""
 
     def __init__(self, protected: list | None = None):
         self.protected = [str(p) for p in (protected or [])]
-        self.process = self.channel = None
+        self.pid = self.root_pid = self.channel = None
         self.landlock = 0
         self.notebooks_run = 0
 
     def start(self) -> "Sandbox":
-        package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        python_path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)
-        env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", MPLBACKEND="Agg",
-                   PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=python_path)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        main = f"from autograder.sandbox.zygote import zygote_main; zygote_main({theirs.fileno()})"
         with theirs:
-            self.process = subprocess.Popen(
-                [sys.executable, "-c", main],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env, cwd=tempfile.gettempdir(),
-                pass_fds=[theirs.fileno()])
+            _ask_root_for_zygote(theirs)
         self.channel = Channel(ours)
         try:
             hello = _recv(self.channel)
         except (ChannelClosed, OSError, codec.CodecError):
             hello = {}
-        if type(hello) is not dict or not hello.get("ready"):
+        if type(hello) is not dict or not hello.get("ready") or type(hello.get("pid")) is not int:
             self.close()
             raise RuntimeError("the grading sandbox failed to start")
+        self.pid, self.root_pid = hello["pid"], hello.get("root")
         self.landlock = int(hello.get("landlock", 0) or 0)
         return self
+
+    def _alive(self) -> bool:
+        try:
+            os.kill(self.pid, 0)
+            return True
+        except (ProcessLookupError, PermissionError, TypeError):
+            return False
 
     def grade(self, cells: list, tests: list, seed: int = 0, limits: Limits | None = None) -> dict:
         """Grade one notebook: `cells` [(label, source)] setup and answers in order, `tests` [(grade_id,
         source)]. Returns {"outcomes": [Outcome per test], "notes": [...], "output": str}."""
         limits = limits or Limits()
-        if self.process is None or self.process.poll() is not None:
+        if self.channel is None or not self._alive():
+            self.close()
             self.start()
         job = {"cells": [list(c) for c in cells], "tests": [list(t) for t in tests], "seed": int(seed),
                "limits": asdict(limits), "protected": self.protected}
@@ -189,11 +250,14 @@ class Sandbox:
         return self.grade(job.cells, [(job.test_id, job.test_source)], job.seed, job.limits)["outcomes"][0]
 
     def close(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
+        if self.pid is not None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)  # the root reaps it
+            except ProcessLookupError:
+                pass
+        if self.channel is not None:
             self.channel.close()
-            self.process = self.channel = None
+        self.pid = self.channel = None
 
     def __enter__(self):
         return self.start()
