@@ -11,15 +11,15 @@ import numpy as np
 import pytest
 import torch
 
-from autograder.sandbox import codec, confine, integrity
+from autograder.sandbox import channel, codec, confine, integrity
 
 
 def roundtrip(value):
     header, buffers = codec.encode(value)
-    raw = codec.pack(header, buffers)
-    prefix = raw[:codec.PREFIX_SIZE]
-    hsize, bsize = codec.unpack_prefix(prefix)
-    header2, buffers2 = codec.unpack(raw[codec.PREFIX_SIZE:codec.PREFIX_SIZE + hsize], raw[codec.PREFIX_SIZE + hsize:])
+    raw = channel.pack(header, buffers)
+    prefix = raw[:channel.PREFIX_SIZE]
+    hsize, bsize = channel.unpack_prefix(prefix)
+    header2, buffers2 = channel.unpack(raw[channel.PREFIX_SIZE:channel.PREFIX_SIZE + hsize], raw[channel.PREFIX_SIZE + hsize:])
     return codec.decode(header2, buffers2)
 
 
@@ -71,13 +71,13 @@ def test_objects_that_cannot_travel_are_refused():
 ])
 def test_malformed_messages_are_refused(header, body):
     with pytest.raises(codec.CodecError):
-        head, buffers = codec.unpack(json.dumps(header).encode(), body)
+        head, buffers = channel.unpack(json.dumps(header).encode(), body)
         codec.decode(head, buffers)
 
 
 def test_oversized_frames_are_refused():
     with pytest.raises(codec.CodecError):
-        codec.unpack_prefix(codec._PREFIX.pack(codec.MAX_FRAME, 1))
+        channel.unpack_prefix(channel._PREFIX.pack(channel.MAX_FRAME, 1))
 
 
 def test_integrity_sees_replaced_objects_not_added_ones():

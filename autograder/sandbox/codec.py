@@ -8,22 +8,22 @@ numbers that name the object in the process that owns it.
 
 from __future__ import annotations
 
-import json
-import struct
-
 import numpy as np
 import torch
 
-MAX_FRAME = 512 * 1024 * 1024  # a reply larger than this is refused (an answer cannot flood the judge)
-_PREFIX = struct.Struct("!QQ")
+from autograder.sandbox.channel import CodecError
+
 
 _DTYPES = {str(d).removeprefix("torch."): d for d in (
     torch.float64, torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.int16,
     torch.int8, torch.uint8, torch.bool, torch.complex64, torch.complex128)}
 
 
-class CodecError(ValueError):
-    """A message that is not exactly what this codec writes."""
+# A learner's exception crosses as its type's name, message and the first of these it is an instance of,
+# which the judge raises in its place (checks catch NotImplementedError, RuntimeError, ...).
+ERROR_BASES = (NotImplementedError, RuntimeError, TypeError, ValueError, IndexError, KeyError, AttributeError,
+               ZeroDivisionError, AssertionError, ArithmeticError, LookupError, MemoryError, NameError,
+               PermissionError, OSError, ImportError, RecursionError)
 
 
 class CtxState:
@@ -254,40 +254,3 @@ def _buffer(buffers: list, index) -> bytes:
     if type(index) is not int or not 0 <= index < len(buffers):
         raise CodecError("missing buffer")
     return buffers[index]
-
-
-# --------------------------------------------------------------------------------------------- frames
-
-def pack(header: dict, buffers: list[bytes]) -> bytes:
-    text = json.dumps(header).encode("utf-8")
-    body = b"".join(buffers)
-    if len(text) + len(body) > MAX_FRAME:
-        raise TypeError("value too large to send")
-    return _PREFIX.pack(len(text), len(body)) + text + body
-
-
-def unpack_prefix(prefix: bytes) -> tuple[int, int]:
-    header_size, body_size = _PREFIX.unpack(prefix)
-    if header_size + body_size > MAX_FRAME:
-        raise CodecError("message too large")
-    return header_size, body_size
-
-
-def unpack(header_bytes: bytes, body: bytes) -> tuple[dict, list[bytes]]:
-    try:
-        header = json.loads(header_bytes)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise CodecError("header is not JSON") from error
-    if type(header) is not dict:
-        raise CodecError("header is not an object")
-    sizes = header.get("sizes", [])
-    if type(sizes) is not list or any(type(n) is not int or n < 0 for n in sizes) or sum(sizes) != len(body):
-        raise CodecError("buffer sizes do not match")
-    buffers, at = [], 0
-    for n in sizes:
-        buffers.append(body[at:at + n])
-        at += n
-    return header, buffers
-
-
-PREFIX_SIZE = _PREFIX.size

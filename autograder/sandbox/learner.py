@@ -30,9 +30,6 @@ _IDS: dict = {}         # id(object) -> handle id
 GRAPHS: dict = {}       # graph id -> (inputs, outputs, leaves) of a recorded call or vjp
 LEAVES: dict = {}       # argument index -> the leaf behind that argument, for arguments with a history
 CTXS: dict = {}         # ctx key -> this process's stand-in ctx
-_ERROR_BASES = (NotImplementedError, RuntimeError, TypeError, ValueError, IndexError, KeyError, AttributeError,
-                ZeroDivisionError, AssertionError, ArithmeticError, LookupError, MemoryError, NameError,
-                PermissionError, OSError, ImportError, RecursionError)
 
 
 # ------------------------------------------------------------------------------------ handles, codec
@@ -117,7 +114,7 @@ def _reply(channel: Channel, value, same: dict | None = None) -> None:
 def _error(error: BaseException) -> dict:
     from autograder.checks.common import Mistake
 
-    base = next((b.__name__ for b in _ERROR_BASES if isinstance(error, b)), "")
+    base = next((b.__name__ for b in codec.ERROR_BASES if isinstance(error, b)), "")
     try:
         message = str(error)[:4000]
     except BaseException:  # noqa: BLE001

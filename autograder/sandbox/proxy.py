@@ -32,10 +32,7 @@ class LearnerGone(BaseException):
 
 _increment_version = torch.autograd.graph.increment_version
 _FACTS: dict = {}  # id(tensor) -> (weakref to it, facts the learner's process reported about it)
-_ERRORS = {cls.__name__: cls for cls in (
-    NotImplementedError, RuntimeError, TypeError, ValueError, IndexError, KeyError, AttributeError,
-    ZeroDivisionError, AssertionError, ArithmeticError, LookupError, MemoryError, NameError,
-    PermissionError, OSError, ImportError, RecursionError)}
+_ERRORS = {cls.__name__: cls for cls in codec.ERROR_BASES}
 
 
 def facts_of(tensor) -> dict | None:

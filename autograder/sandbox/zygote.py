@@ -1,6 +1,6 @@
 """Zygotes: processes that imported PyTorch and the checks and never run the learner's code; each forks a
 judge for each notebook. One root process per grader does the imports (3-4 s) and forks a zygote for every
-`Sandbox`, the grader's handle on one (a worker thread's). They speak codec frames (plain data, never pickle)
+`Sandbox`, the grader's handle on one (a worker thread's). They speak JSON frames (never pickle)
 over Unix sockets."""
 
 from __future__ import annotations
@@ -17,18 +17,17 @@ import threading
 from dataclasses import asdict
 from pathlib import Path
 
-from autograder.sandbox import codec
 from autograder.sandbox.cells import Outcome, STATUSES
-from autograder.sandbox.channel import Channel, ChannelClosed, recv_fd, send_fd
+from autograder.sandbox.channel import Channel, ChannelClosed, CodecError, recv_fd, send_fd
 from autograder.sandbox.limits import Job, Limits
 
 
-def _send(channel: Channel, value) -> None:
-    channel.send(*codec.encode(value))
+def _send(channel: Channel, message: dict) -> None:
+    channel.send(message, [])  # plain JSON: the grader's side never imports PyTorch
 
 
-def _recv(channel: Channel):
-    return codec.decode(*channel.recv())
+def _recv(channel: Channel) -> dict:
+    return channel.recv()[0]
 
 
 def _outcome(data) -> Outcome:
@@ -57,6 +56,7 @@ def prepare() -> None:
     import torch.utils.checkpoint  # noqa: F401
     import torch._dynamo  # noqa: F401  (it rebinds torch.manual_seed on import: before the integrity baseline)
     import autograder.checks as checks_pkg
+    import autograder.sandbox.judge  # noqa: F401  (and the learner's side: the forks do not import them again)
 
     for module in sorted(p.stem for p in Path(checks_pkg.__file__).parent.glob("*.py")):
         if not module.startswith("_"):
@@ -113,7 +113,7 @@ def zygote_main(channel: Channel) -> None:
             return
         try:
             job = _recv(channel)
-        except (ChannelClosed, codec.CodecError):
+        except (ChannelClosed, CodecError):
             return
         if type(job) is not dict:
             return
@@ -202,7 +202,7 @@ class Sandbox:
         self.channel = Channel(ours)
         try:
             hello = _recv(self.channel)
-        except (ChannelClosed, OSError, codec.CodecError):
+        except (ChannelClosed, OSError, CodecError):
             hello = {}
         if type(hello) is not dict or not hello.get("ready") or type(hello.get("pid")) is not int:
             self.close()
@@ -230,7 +230,7 @@ class Sandbox:
         try:
             _send(self.channel, job)
             result = _recv(self.channel)
-        except (ChannelClosed, OSError, codec.CodecError):
+        except (ChannelClosed, OSError, CodecError):
             self.close()
             result = {"error": "the grading process died"}
         self.notebooks_run += 1
