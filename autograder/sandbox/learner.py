@@ -111,7 +111,8 @@ def _reply(channel: Channel, value, same: dict | None = None) -> None:
     channel.send(header, buffers)
 
 
-def _error(error: BaseException) -> dict:
+def _error(error: BaseException, depth: int = 0) -> dict:
+    """An exception as plain data, with what caused it (a few levels: `raise ... from`, or during handling)."""
     from autograder.checks.common import Mistake
 
     base = next((b.__name__ for b in codec.ERROR_BASES if isinstance(error, b)), "")
@@ -122,6 +123,9 @@ def _error(error: BaseException) -> dict:
     info = {"type": type(error).__name__, "base": base, "message": message, "where": cells.answer_line(error)}
     if isinstance(error, Mistake):
         info["code"] = str(error.code)
+    cause = error.__cause__ or error.__context__
+    if isinstance(cause, BaseException) and cause is not error and depth < 4:
+        info["cause"] = _error(cause, depth + 1)
     return info
 
 
@@ -185,7 +189,7 @@ def _changed(inputs: list, before: list) -> dict:
     changed = {}
     for i, (t, old) in enumerate(zip(inputs, before)):
         now = t.detach()
-        if now.shape != old.shape or now.dtype != old.dtype or not bool(
+        if now.shape != old.shape or now.dtype != old.dtype or not torch.equal(now, old) and not bool(
                 ((now == old) | (now.isnan() & old.isnan())).all()):
             changed[str(i)] = now.clone()
     return changed

@@ -154,8 +154,7 @@ class Link:
         return self._decode(reply_header, reply_buffers, tensors if identity else None)
 
     def call(self, remote: Remote, args: tuple, kwargs: dict):
-        tensors: list = []
-        self._encode({"args": args, "kwargs": kwargs}, tensors)  # finds the tensors, in argument order
+        tensors = _argument_tensors((args, kwargs), [], set())
         wants_graph = torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
         message = {"op": "call", "h": remote._id, "attr": remote._info.get("attr"), "args": args, "kwargs": kwargs,
                    "grad": torch.is_grad_enabled(), "record": wants_graph}
@@ -195,6 +194,22 @@ class Link:
                     if k == state.key:
                         vars(ctx).clear()
                         vars(ctx).update(state.state)
+
+
+def _argument_tensors(value, found: list, seen: set) -> list:
+    """The distinct tensors in a call's arguments, in order, stand-in ctxs' attributes included."""
+    from autograder.checks.common import FakeCtx
+
+    if isinstance(value, torch.Tensor):
+        if id(value) not in seen:
+            seen.add(id(value))
+            found.append(value)
+    elif type(value) in (list, tuple) or isinstance(value, (dict, FakeCtx)):
+        items = vars(value).values() if isinstance(value, FakeCtx) else value.values() \
+            if isinstance(value, dict) else value
+        for item in items:
+            _argument_tensors(item, found, seen)
+    return found
 
 
 def _checks_function(obj) -> str:
@@ -306,7 +321,8 @@ def _rebuild(template, originals: list, replacements):
     return walk(template)
 
 
-def _rebuild_error(info) -> BaseException:
+def _rebuild_error(info, depth: int = 0) -> BaseException:
+    """The judge's stand-in for the learner's exception: its base class, message and causes."""
     from autograder.checks.common import Mistake
 
     if type(info) is not dict:
@@ -315,7 +331,9 @@ def _rebuild_error(info) -> BaseException:
     if type(info.get("code")) is str:
         return Mistake(info["code"], message)
     cls = _ERRORS.get(info.get("base")) or RuntimeError
-    error = cls(message) if cls is not KeyError else KeyError(message)
+    error = cls(message)
     error.learner_type = info.get("type") if type(info.get("type")) is str else cls.__name__
     error.where = info.get("where") if type(info.get("where")) is str else ""
+    if type(info.get("cause")) is dict and depth < 4:
+        error.__cause__ = _rebuild_error(info["cause"], depth + 1)
     return error

@@ -1,0 +1,65 @@
+"""The judge's view of the learner's objects (autograder/sandbox/proxy.py), through a real sandbox: what a
+check sees of the learner's exceptions and results is what it would see in one process."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.sandbox import Job, Limits
+
+LIMITS = Limits(seconds_per_test=60)
+CAUSED = """
+import torch
+class Wrapped(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        try:
+            raise NotImplementedError("the kernel is missing")
+        except NotImplementedError as error:
+            raise RuntimeError("compiling failed") from error
+    @staticmethod
+    def backward(ctx, g):
+        return g
+"""
+
+
+def run(sandbox, answer: str, test: str):
+    return sandbox.run(Job([("setup:setup_1", "import torch\n"), ("answer_Wrapped", answer)], "test_proxy",
+                           test, limits=LIMITS))
+
+
+def test_an_exceptions_cause_crosses_with_it(sandbox):
+    outcome = run(sandbox, CAUSED, """
+try:
+    Wrapped.apply(torch.ones(2, requires_grad=True))
+except RuntimeError as error:
+    assert "compiling failed" in str(error), error
+    assert isinstance(error.__cause__, NotImplementedError), repr(error.__cause__)
+    assert "the kernel is missing" in str(error.__cause__)
+else:
+    raise AssertionError("no error")
+""")
+    assert outcome.status == "passed", outcome.feedback
+
+
+@pytest.mark.parametrize("chain", [1, 6])
+def test_cause_chains_are_bounded(sandbox, chain):
+    answer = ("import torch\n"
+              "def level(i):\n"
+              "    if i == 0:\n"
+              "        raise ValueError('0')\n"
+              "    try:\n"
+              "        level(i - 1)\n"
+              "    except ValueError as error:\n"
+              "        raise ValueError(str(i)) from error\n"
+              f"def Wrapped(x):\n    level({chain - 1})\n")
+    outcome = run(sandbox, answer, f"""
+try:
+    Wrapped(torch.ones(2))
+except ValueError as error:
+    depth = 0
+    while error.__cause__ is not None:
+        error, depth = error.__cause__, depth + 1
+    assert depth == {min(chain - 1, 4)}, depth
+""")
+    assert outcome.status == "passed", outcome.feedback
