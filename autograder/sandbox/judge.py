@@ -46,21 +46,9 @@ def grade_notebook(job: dict, read_roots: list) -> dict:
     try:
         return Judge(job, control, pid).run()
     finally:
-        _kill_group(pid)
+        _kill(pid, group=True)
         control.close()
         shutil.rmtree(workdir, ignore_errors=True)
-
-
-def _kill_group(pid: int) -> None:
-    for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-        try:
-            kill()
-        except (ProcessLookupError, PermissionError):
-            pass
-    try:
-        os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
 
 
 def died(status) -> Outcome:
@@ -258,11 +246,13 @@ class Judge:
         return status if type(status) is int else None
 
 
-def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+def _kill(pid: int, group: bool = False) -> None:
+    """Kill `pid` (and with `group`, every process of its group: the learner's copies) and reap it."""
+    for kill in ((os.killpg, os.kill) if group else (os.kill,)):
+        try:
+            kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
     try:
         os.waitpid(pid, 0)
     except ChildProcessError:
