@@ -250,3 +250,14 @@ def test_infinite_loop_in_the_answers_costs_one_time_limit_per_notebook(faults_s
     report, seconds = grade(faults_sandbox, "while True:\n    pass\n" + SQUARE, limits=Limits(seconds_per_test=5))
     assert [c.status for c in report.cells] == ["timeout"] * 3
     assert seconds < 5 + SLACK and "answer cells" in report.cells[0].feedback
+
+
+def test_a_judge_that_fails_says_why(faults_sandbox):
+    """The grader's own failure (here: a job without limits) comes back as a reason, and the zygote goes on."""
+    from autograder.sandbox import zygote
+
+    zygote._send(faults_sandbox.channel, {"cells": [], "tests": [["test_x", "pass"]], "seed": 0,
+                                          "protected": faults_sandbox.protected})
+    assert zygote._recv(faults_sandbox.channel) == {"error": "KeyError: 'limits'"}
+    outcome, _ = run_one(faults_sandbox, SQUARE)
+    assert outcome.status == "passed", outcome.feedback

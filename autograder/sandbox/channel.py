@@ -12,7 +12,8 @@ import struct
 import time
 
 MAX_FRAME = 512 * 1024 * 1024  # a reply larger than this is refused (an answer cannot flood the judge)
-_PREFIX = struct.Struct("!QQ")
+_PREFIX = struct.Struct("!QQ")   # header size, body size
+PREFIX_SIZE = _PREFIX.size
 
 
 class CodecError(ValueError):
@@ -108,6 +109,3 @@ def unpack(header_bytes: bytes, body: bytes) -> tuple[dict, list[bytes]]:
         buffers.append(body[at:at + n])
         at += n
     return header, buffers
-
-
-PREFIX_SIZE = _PREFIX.size

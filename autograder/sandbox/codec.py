@@ -57,7 +57,8 @@ class Handle:
 
 def encode(value, handle_of=None, tensor_tag=None) -> tuple[dict, list[bytes]]:
     """(header, buffers). `handle_of(obj)` turns an object that cannot travel by value into a Handle, Ref or
-    CtxState (or raises TypeError); `tensor_tag(tensor)` adds fields to a tensor's header (facts only its owner knows)."""
+    CtxState (or raises TypeError); `tensor_tag(tensor)` adds fields to a tensor's header (facts only its
+    owner knows)."""
     buffers: list[bytes] = []
 
     def walk(v, depth):

@@ -145,8 +145,12 @@ def _judge_in_fork(job: dict, read_roots: list, channel: Channel) -> None:
     if pid == 0:
         status = 1
         try:
-            result = judge.grade_notebook(job, read_roots)
-            _send(channel, dict(result, outcomes=[asdict(o) for o in result["outcomes"]]))
+            try:
+                result = judge.grade_notebook(job, read_roots)
+                reply = dict(result, outcomes=[asdict(o) for o in result["outcomes"]])
+            except BaseException as error:  # noqa: BLE001 - the grader's own failure, for its report
+                reply = {"error": f"{type(error).__name__}: {error}"}
+            _send(channel, reply)
             status = 0
         finally:
             os._exit(status)
@@ -161,12 +165,14 @@ _root_lock = threading.Lock()
 
 
 def _ask_root_for_zygote(channel_end: socket.socket) -> None:
+    """Hand `channel_end` to the root (started if need be), which forks a zygote serving it."""
     with _root_lock:
         for _ in range(2):
             if _root.get("process") is None or _root["process"].poll() is not None:
                 _start_root()
             try:
-                return send_fd(_root["control"], b"zygote", channel_end.fileno())
+                send_fd(_root["control"], b"zygote", channel_end.fileno())
+                return
             except OSError:
                 _root["process"].kill()  # a root that cannot take requests: start another
                 _root["process"].wait()
