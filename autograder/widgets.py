@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import textwrap
 
-from autograder.checks.decisions import LABELS
+from autograder.checks.decisions import LABELS, feedback
 
 # key -> (scenario, right label, why the right label is right)
 PRACTICE = {
@@ -70,19 +70,10 @@ PRACTICE = {
 }
 
 
-def _normalise(value):
-    return value.strip().strip("'\"").strip().lower() if isinstance(value, str) else value
-
-
 def explain_practice(key: str, choice) -> str:
     """One line of feedback for `choice` on practice scenario `key`."""
     _, right, why = PRACTICE[key]
-    chosen = _normalise(choice)
-    if chosen == right:
-        return f"Right: {right}. {why}"
-    if chosen not in LABELS:
-        return f"'{choice}' is not one of the labels ({', '.join(LABELS)})."
-    return f"Not {chosen}: the better choice is {right}. {why}"
+    return feedback(right, why, choice)
 
 
 def decision_practice(width: int = 100) -> None:

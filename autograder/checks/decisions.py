@@ -124,18 +124,25 @@ def _normalise(value):
     return value
 
 
-def explain(key: str, choice) -> str:
-    """One line of feedback for `choice` on scenario `key` (used by the notebook's quiz and the grader)."""
-    _, right, why = SCENARIOS[key]
+def feedback(right: str, why: str, choice, extra: str = "") -> str:
+    """One line for `choice` where `right` is the label to pick and `why` the reason (graded and practice
+    scenarios alike); `extra` is added to a wrong label's line."""
     chosen = _normalise(choice)
     if chosen == right:
         return f"Right: {right}. {why}"
     if chosen not in LABELS:
         return f"'{choice}' is not one of the labels ({', '.join(LABELS)})."
+    return f"Not {chosen}: the better choice is {right}. {why} {extra}".strip()
+
+
+def explain(key: str, choice) -> str:
+    """One line of feedback for `choice` on scenario `key` (used by the notebook's quiz and the grader)."""
+    _, right, why = SCENARIOS[key]
+    chosen = _normalise(choice)
     extra = _CONFUSIONS.get((right, chosen), "")
     if right == "none" and chosen in FUNCTION_LABELS and not extra:
         extra = "Autograd already handles this; a Function would only add a backward you must keep correct."
-    return f"Not {chosen}: the better choice is {right}. {why} {extra}".strip()
+    return feedback(right, why, choice, extra)
 
 
 def _mistake_code(right: str, chosen: str) -> str:
