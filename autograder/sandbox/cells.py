@@ -67,6 +67,8 @@ def describe(error: BaseException, label: str, is_test: bool) -> Outcome:
     from autograder.checks.common import Mistake
 
     kind = type(error)
+    if kind.__name__ == "Refused":
+        return Outcome("error", f"{error}.", "too-large")
     if kind.__name__ == "LearnerGone":
         return Outcome("error", "the process running your code ended", "learner-gone")
     if isinstance(error, Mistake):
@@ -87,6 +89,10 @@ def describe(error: BaseException, label: str, is_test: bool) -> Outcome:
     if issubclass(kind, SystemExit):
         return Outcome("error", "the code called exit(); nothing was graded after it.", "exit")
     text = _text(error)
+    if "can't start new thread" in text:
+        return Outcome("error", "starting a thread is not allowed while grading: the sandbox refuses new threads "
+                                "(torch.set_num_threads is harmless: PyTorch runs on one thread here)."
+                                + (getattr(error, "where", "") or answer_line(error)), "sandbox-denied")
     if "can't allocate memory" in text or "DefaultCPUAllocator" in text:
         return Outcome("error", "ran out of memory: the grading limit was exceeded.", "memory-limit")
     first = text.splitlines()[0][:500] if text else ""

@@ -11,7 +11,7 @@ import socket
 import struct
 import time
 
-MAX_FRAME = 512 * 1024 * 1024  # a reply larger than this is refused (an answer cannot flood the judge)
+MAX_FRAME = 320 * 1024 * 1024  # a frame larger than this is refused (an answer cannot flood the judge)
 _PREFIX = struct.Struct("!QQ")   # header size, body size
 PREFIX_SIZE = _PREFIX.size
 
@@ -29,8 +29,9 @@ class ChannelTimeout(TimeoutError):
 
 
 class Channel:
-    def __init__(self, sock: socket.socket):
+    def __init__(self, sock: socket.socket, max_frame: int = MAX_FRAME):
         self.sock = sock
+        self.max_frame = max_frame
         self.sock.setblocking(True)
 
     def send(self, header: dict, buffers: list[bytes]) -> None:
@@ -38,7 +39,7 @@ class Channel:
 
     def recv(self, deadline: float | None = None) -> tuple[dict, list[bytes]]:
         """The next frame; ChannelClosed at end of stream, ChannelTimeout past `deadline` (time.monotonic)."""
-        header_size, body_size = unpack_prefix(self._read(PREFIX_SIZE, deadline))
+        header_size, body_size = unpack_prefix(self._read(PREFIX_SIZE, deadline), self.max_frame)
         header = self._read(header_size, deadline)
         body = self._read(body_size, deadline)
         return unpack(header, body)
@@ -87,9 +88,9 @@ def pack(header: dict, buffers: list[bytes]) -> bytes:
     return _PREFIX.pack(len(text), len(body)) + text + body
 
 
-def unpack_prefix(prefix: bytes) -> tuple[int, int]:
+def unpack_prefix(prefix: bytes, max_frame: int = MAX_FRAME) -> tuple[int, int]:
     header_size, body_size = _PREFIX.unpack(prefix)
-    if header_size + body_size > MAX_FRAME:
+    if header_size + body_size > max_frame:
         raise CodecError("message too large")
     return header_size, body_size
 

@@ -13,6 +13,14 @@ import torch
 
 from autograder.sandbox.channel import CodecError
 
+# The most bytes one decoded tensor may stand for, however few were sent: an expanded (stride-0) reply of
+# 8 bytes can describe gigabytes, which the first check that touches it would allocate in the judge.
+MAX_TENSOR_BYTES = 256 * 1024 * 1024
+
+
+class TooLarge(CodecError):
+    """A tensor larger than the judge takes (its size is in the message, for the learner's feedback)."""
+
 
 _DTYPES = {str(d).removeprefix("torch."): d for d in (
     torch.float64, torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.int16,
@@ -208,6 +216,13 @@ def decode(header: dict, buffers: list[bytes], resolve=None, on_tensor=None):
 def _decode_tensor(node: dict, buffers: list) -> torch.Tensor:
     dtype = _dtype(node["dtype"])
     shape = _shape(node["shape"])
+    count = 1
+    for n in shape:
+        count *= n
+    size = count * dtype.itemsize
+    if size > MAX_TENSOR_BYTES:
+        raise TooLarge(f"a tensor of shape {tuple(shape)} ({size / 2**20:,.0f} MB) is larger than the grader "
+                       f"takes ({MAX_TENSOR_BYTES // 2**20} MB); the exercises need far smaller ones")
     data = _buffer(buffers, node["t"])
     raw = torch.frombuffer(bytearray(data), dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)
     flat = raw.view(dtype)
@@ -219,9 +234,6 @@ def _decode_tensor(node: dict, buffers: list) -> torch.Tensor:
         if span > flat.numel():
             raise CodecError("strides reach past the data sent")
         return flat.as_strided(tuple(shape), tuple(stride))
-    count = 1
-    for n in shape:
-        count *= n
     if count != flat.numel():
         raise CodecError("tensor data does not match its shape")
     return flat.reshape(tuple(shape)).clone()  # its own storage: not a view of the message's buffer

@@ -1,11 +1,17 @@
-"""What holds the learner's process in, enforced by the kernel: rlimits, Landlock, seccomp.
+"""What holds the learner's process in, enforced by the kernel: namespaces, rlimits, Landlock, seccomp.
 
+- namespaces (where unprivileged user namespaces exist): its own user (no capabilities left once set up),
+  PID, IPC, mount, network and UTS namespaces, so no process, IPC object or socket outside its sandbox can
+  be named, and its folder is a tmpfs of a fixed size.
 - rlimits: address space, file size, no core dumps.
-- Landlock (Linux >= 5.13): read everything but the protected trees (solutions, zoo, gradebook), write only
-  in the process's own folder, no TCP, no signals out of the sandbox.
-- seccomp: no exec, no ptrace, no mounts or namespaces, no sockets but Unix ones, no threads, no leaving the
-  process group. New processes: the template process (which ran the answers) may fork only when the judge,
-  listening on a seccomp user-notification descriptor, allows that one fork; a test's process may not fork.
+- Landlock (Linux >= 5.13): read only an allow-list (the Python installation and its packages, the grading
+  package, system libraries, its own /proc), write only in its own folder, no TCP, no signals or abstract
+  sockets out of the sandbox.
+- seccomp: no exec, no ptrace, no mounts or namespaces, no sockets but Unix ones and no connect(), no
+  threads, no leaving the process group, no SysV or POSIX IPC, no touching other processes' limits,
+  priorities or scheduling, no clock or host name changes. New processes: the template process (which ran
+  the answers) may fork only when the judge, listening on a seccomp user-notification descriptor, allows
+  that one fork, and never with namespace flags; a test's process may not fork.
 """
 
 from __future__ import annotations
@@ -21,14 +27,69 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 _LIBC.syscall.restype = ctypes.c_long
 
 
+# ---------------------------------------------------------------------------------------- namespaces
+
+CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x02000000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+_NAMESPACES = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWUTS
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 1 << 18
+
+
+def enter_namespaces(folder: str, folder_bytes: int) -> dict:
+    """Unshare user, PID, IPC, mount, network and UTS namespaces (the caller's next fork is PID 1 of the new
+    PID namespace) and mount a tmpfs of `folder_bytes` on `folder`. {"namespaces": False} where the kernel
+    or the container refuses (the caller then runs with the other layers only)."""
+    uid, gid = os.getuid(), os.getgid()
+    if _LIBC.unshare(_NAMESPACES) != 0:
+        return {"namespaces": False, "why": os.strerror(ctypes.get_errno())}
+    try:
+        # The same ids inside as outside: files and getpass look as they did; capabilities go in drop_all.
+        with open("/proc/self/setgroups", "w") as f:
+            f.write("deny")
+        with open("/proc/self/uid_map", "w") as f:
+            f.write(f"{uid} {uid} 1")
+        with open("/proc/self/gid_map", "w") as f:
+            f.write(f"{gid} {gid} 1")
+    except OSError as error:
+        return {"namespaces": False, "why": f"id maps: {error.strerror}"}
+    facts = {"namespaces": True}
+    if _LIBC.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) == 0:
+        options = f"size={int(folder_bytes)},mode=0700".encode()
+        facts["quota"] = _LIBC.mount(b"tmpfs", folder.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options) == 0
+    else:
+        facts["quota"] = False
+    return facts
+
+
+def mount_own_proc() -> bool:
+    """In the new PID namespace: a /proc that shows only its processes (False where a container forbids it,
+    and the allow-list then leaves /proc out)."""
+    return _LIBC.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None) == 0
+
+
+def drop_capabilities() -> bool:
+    """Give up every capability (those the new user namespace granted): capset with empty sets."""
+    header = ctypes.create_string_buffer(struct.pack("=Ii", 0x20080522, 0), 8)  # _LINUX_CAPABILITY_VERSION_3
+    data = ctypes.create_string_buffer(bytes(24), 24)
+    return _LIBC.syscall(126, header, data) == 0
+
+
 # ------------------------------------------------------------------------------------------- rlimits
 
 def limit_resources(memory_mb: int, file_bytes: int) -> None:
-    memory = _vm_size() + memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    limit_address_space(memory_mb)
     resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized write fails instead of killing us
+
+
+def limit_address_space(memory_mb: int) -> None:
+    """This process may map `memory_mb` more than it has mapped now (never above a limit it inherited)."""
+    memory = _vm_size() + memory_mb * 1024 * 1024
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        memory = min(memory, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
 
 def _vm_size() -> int:
@@ -43,13 +104,30 @@ def _vm_size() -> int:
 
 # ------------------------------------------------------------------------------------------ Landlock
 
-def readable_roots(denied: list) -> list[str]:
-    """Everything except the denied trees: the children of their ancestors, split as deep as needed."""
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def allowed_roots(allowed: list, denied: list) -> list[str]:
+    """The allow-list, minus the denied trees inside it (an allowed folder that holds a denied one is split
+    into its other children)."""
     denied = [os.path.realpath(p) for p in denied]
+    roots: list[str] = []
+    for path in sorted({os.path.realpath(p) for p in allowed if os.path.exists(p)}):
+        if any(_inside(path, d) for d in denied):
+            continue
+        if any(_inside(d, path) for d in denied) and os.path.isdir(path):
+            roots += [r for r in readable_roots(denied, path)]
+        else:
+            roots.append(path)
+    return sorted(set(roots))
 
-    def inside(path: str, folder: str) -> bool:
-        return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
+def readable_roots(denied: list, top: str = "/") -> list[str]:
+    """Everything under `top` except the denied trees: the children of their ancestors, split as deep as
+    needed."""
+    denied = [os.path.realpath(p) for p in denied]
+    inside = _inside
     roots: list[str] = []
 
     def visit(directory: str, depth: int) -> None:
@@ -67,7 +145,7 @@ def readable_roots(denied: list) -> list[str]:
                 continue
             roots.append(real)
 
-    visit("/", 0)
+    visit(top, 0)
     return sorted(set(roots))
 
 
@@ -129,8 +207,22 @@ _DENIED = [57, 58, 59, 322,                     # fork vfork execve execveat (li
            321, 298, 323, 250, 248, 249,        # bpf perf_event_open userfaultfd keyrings
            303, 304, 133, 259,                  # open_by_handle_at and friends, mknod
            424, 434, 438, 425, 426, 427, 300,   # pidfd_*, io_uring_*, fanotify_init
-           109, 112]                            # setpgid setsid: nothing leaves the process group
+           109, 112,                            # setpgid setsid: nothing leaves the process group
+           29, 30, 31, 67, 64, 65, 66, 220,     # SysV shared memory and semaphores
+           68, 69, 70, 71,                      # SysV message queues
+           240, 241, 242, 243, 244, 245,        # POSIX message queues
+           42,                                  # connect: only the sockets it was given
+           170, 171,                            # sethostname setdomainname
+           164, 227, 159, 305]                  # settimeofday clock_settime adjtimex clock_adjtime
+# Calls that name a process in their first argument: allowed on itself only (0, or its own pid).
+_OWN_PROCESS_FIRST = [302,                      # prlimit64
+                      142, 144, 203, 314,       # sched_setparam sched_setscheduler sched_setaffinity sched_setattr
+                      256, 279, 274]            # migrate_pages move_pages get_robust_list
+# ... and in their second argument (which, who): setpriority, ioprio_set.
+_OWN_PROCESS_SECOND = [141, 251]
 _CLONE_THREAD = 0x00010000
+_CLONE_REFUSED = (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID
+                  | CLONE_NEWNET | 0x00008000 | 0x00002000)  # namespaces, CLONE_PARENT, CLONE_PTRACE
 RET_ALLOW, RET_EPERM, RET_ENOSYS, RET_NOTIFY = 0x7FFF0000, 0x00050001, 0x00050026, 0x7FC00000
 LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
 
@@ -159,13 +251,17 @@ def seccomp_program(pid: int, forks: str) -> list:
     """forks: "notify" (a process may be created when the judge allows it) or "deny"."""
     p = [(LD, 4, 0, 0), (JEQ, _ARCH_X86_64, 0, "allow"), (LD, 0, 0, 0), (JGE, 0x40000000, "deny", 0)]
     p += [(JEQ, n, "deny", 0) for n in _DENIED]
+    p += [(JEQ, n, "own_first", 0) for n in _OWN_PROCESS_FIRST]
+    p += [(JEQ, n, "own_second", 0) for n in _OWN_PROCESS_SECOND]
     p += [(JEQ, 56, "clone", 0), (JEQ, 435, "enosys", 0),  # clone3: libc falls back to clone
           (JEQ, 62, "kill", 0), (JEQ, 200, "own_pid", 0), (JEQ, 234, "own_pid", 0), (JEQ, 129, "own_pid", 0),
           (JEQ, 297, "own_pid", 0), (JEQ, 13, "sigaction", 0), (JEQ, 41, "socket", 0), (RET, RET_ALLOW, 0, 0)]
-    p += ["clone", (LD, 16, 0, 0), (JSET, _CLONE_THREAD, "deny", 0)]  # threads: never
+    p += ["clone", (LD, 16, 0, 0), (JSET, _CLONE_THREAD | _CLONE_REFUSED, "deny", 0)]  # threads: never
     p += [(RET, RET_NOTIFY if forks == "notify" else RET_EPERM, 0, 0)]
     p += ["kill", (LD, 16, 0, 0), (JEQ, 0, "allow", 0)]                # own process group
     p += ["own_pid", (LD, 16, 0, 0), (JEQ, pid, "allow", "deny")]
+    p += ["own_first", (LD, 16, 0, 0), (JEQ, 0, "allow", 0), (JEQ, pid, "allow", "deny")]
+    p += ["own_second", (LD, 24, 0, 0), (JEQ, 0, "allow", 0), (JEQ, pid, "allow", "deny")]
     p += ["sigaction", (LD, 24, 0, 0), (JEQ, 0, 0, "deny"), (LD, 28, 0, 0), (JEQ, 0, "allow", "deny")]
     p += ["socket", (LD, 16, 0, 0), (JEQ, 1, "allow", "deny")]         # AF_UNIX only
     p += ["allow", (RET, RET_ALLOW, 0, 0), "deny", (RET, RET_EPERM, 0, 0), "enosys", (RET, RET_ENOSYS, 0, 0)]

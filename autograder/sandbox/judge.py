@@ -20,9 +20,9 @@ import socket
 import tempfile
 import time
 
-from autograder.sandbox import cells, codec, confine, learner, proxy
+from autograder.sandbox import cells, codec, confine, learner, protocol, proxy
 from autograder.sandbox.cells import Outcome
-from autograder.sandbox.channel import Channel, recv_fd, send_fd
+from autograder.sandbox.channel import Channel, ChannelClosed, ChannelTimeout, CodecError, recv_fd, send_fd
 
 ANSWER_TIMEOUT = ("time limit exceeded while running your answer cells: is there an infinite loop, or work "
                   "far larger than the exercise needs? (the answers run once, before any test)")
@@ -34,20 +34,12 @@ def grade_notebook(job: dict, read_roots: list) -> dict:
     """{"outcomes": [Outcome as dict per test], "notes": [...], "output": answers' output}."""
     workdir = tempfile.mkdtemp(prefix="grading-")
     os.chmod(workdir, 0o700)
-    control, learner_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    pid = os.fork()
-    if pid == 0:
-        control.close()
-        try:
-            learner.template_main(learner_end, job, workdir, read_roots)
-        finally:
-            os._exit(70)
-    learner_end.close()
+    confine.limit_address_space(job["limits"]["judge_memory_mb"])
+    judge = Judge(job, workdir, read_roots)
     try:
-        return Judge(job, control, pid).run()
+        return judge.run()
     finally:
-        _kill(pid, group=True)
-        control.close()
+        judge.stop_learner()
         shutil.rmtree(workdir, ignore_errors=True)
 
 
@@ -62,15 +54,126 @@ def died(status) -> Outcome:
                             "limit). Nothing was graded after that.", "process-died", details={"exit": how})
 
 
+STALLED = "the process running your answers stopped responding to the grader."
+BROKE = ("the process running your answers sent the grader something it never sends ({why}): does an answer "
+         "cell write to file descriptors it did not open?")
+
+
+class LearnerLost(Exception):
+    """The learner's sandbox is gone or broke the protocol; `outcome` says how, for the test at hand."""
+
+    def __init__(self, outcome: Outcome):
+        super().__init__(outcome.feedback)
+        self.outcome = outcome
+
+
 class Judge:
-    def __init__(self, job: dict, control: socket.socket, learner_pid: int):
-        self.job, self.control, self.learner_pid = job, control, learner_pid
+    def __init__(self, job: dict, workdir: str, read_roots: list):
+        self.job, self.workdir, self.read_roots = job, workdir, read_roots
         self.limits = job["limits"]
-        self.listener = None
+        self.labels = {label for label, _ in job["cells"]}
+        self.pid = self.fds = self.control = self.listener = None  # the learner's sandbox, our own fork
         self.isolation: dict = {}
         self.setup_namespace: dict = {}
         self.learner_peak_mb = 0.0
         self.fork_leave = 0
+        self.starts = 0
+        self.names: dict = {}
+        self.failures: list = []
+        self.answers_seconds = 0.0
+        self.output = ""
+
+    # ------------------------------------------------------------------------------ the learner's sandbox
+    def start_learner(self) -> Outcome | None:
+        """Fork the learner's sandbox and wait until its answers ran: None, or what happened instead."""
+        self.starts += 1
+        start = time.monotonic()
+        fds, fds_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        control, control_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        pid = os.fork()
+        if pid == 0:
+            fds.close()
+            control.close()
+            try:
+                learner.learner_main(fds_theirs, control_theirs, self.job, self.workdir, self.read_roots)
+            finally:
+                os._exit(70)
+        fds_theirs.close()
+        control_theirs.close()
+        self.pid, self.fds, self.control = pid, fds, Channel(control, protocol.MAX_CONTROL_FRAME)
+        try:
+            if not select.select([fds], [], [], self.limits["fork_seconds"])[0]:
+                raise LearnerLost(Outcome("error", STALLED, "learner-stalled"))
+            message, fd = recv_fd(fds)
+            try:
+                hello = protocol.check("hello", json.loads(message))
+            except (ValueError, protocol.ProtocolError):
+                if fd is not None:
+                    os.close(fd)
+                raise LearnerLost(self._lost())
+            self.isolation = dict(hello["isolation"])
+            self.listener = fd if self.isolation.get("seccomp") else None
+            if fd is not None and self.listener is None:
+                os.close(fd)
+            ready = self._until("ready", start + self.limits["seconds_per_test"])
+            if ready is None:
+                raise LearnerLost(Outcome("timeout", ANSWER_TIMEOUT, "timeout"))
+        except LearnerLost as lost:
+            self.stop_learner()
+            return lost.outcome
+        except OSError:
+            return self._lost()
+        self.answers_seconds = time.monotonic() - start
+        self.names = ready["names"]
+        self.failures = self._failures(ready["failures"])
+        self.output = ready["output"][-4000:]
+        return None
+
+    def stop_learner(self, grace: float = 0.0):
+        """Kill the learner's whole sandbox (the process group of our own fork) and reap it: its status. With
+        `grace`, a sandbox that is ending anyway gets that long to end by itself (its status is then its own)."""
+        if self.pid is None:
+            return None
+        status = None
+        deadline = time.monotonic() + grace
+        while status is None:
+            done, code = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                status = code
+                _kill(self.pid, group=True, reap=False)  # whatever of its group is left
+            elif time.monotonic() >= deadline:
+                status = _kill(self.pid, group=True)
+            else:
+                time.sleep(0.005)
+        for channel in (self.fds, self.control):
+            channel.close()
+        if self.listener is not None:
+            os.close(self.listener)
+        self.pid = self.fds = self.control = self.listener = None
+        return status
+
+    def _lost(self) -> Outcome:
+        """The sandbox's channel closed: it died; how, its own status says (our fork: the kernel's word)."""
+        return died(self.stop_learner(grace=1.0))
+
+    def _failures(self, reported: list) -> list:
+        """The answer and setup cells that raised, described here from the facts reported (the learner
+        names the cell and its exception; the judge decides what that means), and syntax errors found here."""
+        failures, seen = [], set()
+        for label, source in self.job["cells"]:
+            compiled = cells.compile_cell(source, label)
+            if isinstance(compiled, Outcome):
+                failures.append({"cell": label, "outcome": compiled, "setup": not label.startswith("answer")})
+                seen.add(label)
+        for failure in reported:
+            label = failure["cell"]
+            if label not in self.labels or label in seen:
+                continue
+            seen.add(label)
+            error = proxy.rebuild_error(failure["error"])  # a stand-in: its base class, message, causes
+            failures.append({"cell": label, "outcome": cells.describe(error, label, is_test=False),
+                             "setup": not label.startswith("answer")})
+        return failures
 
     # ------------------------------------------------------------------------------------- waiting
     def _wait(self, fds: list, deadline: float) -> list:
@@ -92,76 +195,65 @@ class Judge:
         return []
 
     def _until(self, op: str, deadline: float) -> dict | None:
-        """The learner's next control message `op` (others are skipped); None past the deadline, EOFError
-        when its process is gone."""
-        while self._wait([self.control], deadline):
+        """The learner's next control message `op`, checked against the protocol (others of its kinds are
+        skipped); None past the deadline. LearnerLost when its sandbox is gone or sent anything else."""
+        while self._wait([self.control.fileno()], deadline):
             try:
-                data = self.control.recv(1 << 20)
-            except OSError:
-                data = b""
-            if not data:
-                raise EOFError
+                header, buffers = self.control.recv(deadline)
+            except ChannelTimeout:
+                return None
+            except (ChannelClosed, OSError):
+                raise LearnerLost(self._lost())
+            except CodecError as error:
+                self.stop_learner()
+                raise LearnerLost(Outcome("error", BROKE.format(why=error), "protocol"))
+            kind = header.get("op") if not buffers else None
+            if kind not in ("ready", "forked", "ended"):
+                self.stop_learner()
+                raise LearnerLost(Outcome("error", BROKE.format(why="an unknown message"), "protocol"))
             try:
-                message = json.loads(data)
-            except ValueError:
-                continue
-            if type(message) is dict and message.get("op") == op:
+                message = protocol.check(kind, header)
+            except protocol.ProtocolError as error:
+                self.stop_learner()
+                raise LearnerLost(Outcome("error", BROKE.format(why=error), "protocol"))
+            if kind == op:
                 return message
         return None
 
     # ------------------------------------------------------------------------------------ the notebook
     def run(self) -> dict:
-        start = time.monotonic()
         tests = self.job["tests"]
-        try:
-            message, fd = recv_fd(self.control)
-            info = json.loads(message)
-        except (OSError, ValueError):
-            return self._all(died(self._status()))
-        self.isolation = info.get("isolation", {}) if type(info) is dict else {}
-        self.listener = fd if self.isolation.get("seccomp") else None
-        if fd is not None and self.listener is None:
-            os.close(fd)
         self._run_setup()
-        deadline = start + self.limits["seconds_per_test"]
-        try:
-            ready = self._until("ready", deadline)
-        except EOFError:
-            return self._all(died(self._status()))
-        if ready is None:
-            return self._all(Outcome("timeout", ANSWER_TIMEOUT, "timeout"))
-        answers_seconds = time.monotonic() - start
-        failures = [f for f in ready.get("failures", []) if type(f) is dict]
-        names = {k: v for k, v in ready.get("names", {}).items() if type(v) is dict and type(v.get("h")) is int}
+        failure = self.start_learner()
+        if failure is not None:
+            return self._all(failure)
         outcomes = []
         for grade_id, source in tests:
-            outcome = self._test(grade_id, source, names)
-            outcome = _answer_cell_cause(outcome, failures)
-            outcome.details.update(isolation=self.isolation)
-            outcome.details.setdefault("phases", {})["answers"] = round(answers_seconds / max(len(tests), 1), 4)
-            outcomes.append(outcome)
-            if outcome.mistake == "learner-stalled":
-                outcomes += [Outcome("error", outcome.feedback, outcome.mistake)] * (len(tests) - len(outcomes))
-                break
-        notes = [f"your answer cell `{f['cell']}` raised an error after defining its names: {f['feedback']}"
-                 for f in failures if not f.get("setup")]
-        return {"outcomes": outcomes, "notes": notes, "output": str(ready.get("output", ""))[-4000:],
-                "answers_seconds": round(answers_seconds, 4)}
+            if self.pid is None:  # a test timed out or the sandbox stalled: a fresh one runs the answers again
+                failure = self.start_learner() if self.starts <= self.limits["restarts"] else \
+                    Outcome("error", STALLED, "learner-stalled")
+                if failure is not None:
+                    outcomes += [self._with_isolation(Outcome(failure.status, failure.feedback, failure.mistake,
+                                                              details=dict(failure.details)))
+                                 for _ in range(len(tests) - len(outcomes))]
+                    break
+            outcome = self._test(grade_id, source)
+            outcome = _answer_cell_cause(outcome, self.failures)
+            outcome.details.setdefault("phases", {})["answers"] = round(self.answers_seconds / max(len(tests), 1), 4)
+            outcomes.append(self._with_isolation(outcome))
+        notes = [f"your answer cell `{f['cell']}` raised an error after defining its names: {f['outcome'].feedback}"
+                 for f in self.failures if not f["setup"]]
+        return {"outcomes": outcomes, "notes": notes, "output": self.output,
+                "answers_seconds": round(self.answers_seconds, 4)}
+
+    def _with_isolation(self, outcome: Outcome) -> Outcome:
+        outcome.details.update(isolation=dict(self.isolation, strong=strong(self.isolation)))
+        return outcome
 
     def _all(self, outcome: Outcome) -> dict:
-        outcome.details.update(isolation=self.isolation)
-        return {"outcomes": [Outcome(outcome.status, outcome.feedback, outcome.mistake, details=dict(outcome.details))
+        return {"outcomes": [self._with_isolation(Outcome(outcome.status, outcome.feedback, outcome.mistake,
+                                                          details=dict(outcome.details)))
                              for _ in self.job["tests"]], "notes": [], "output": ""}
-
-    def _status(self):
-        try:
-            done, status = os.waitpid(self.learner_pid, os.WNOHANG)
-            if not done:
-                os.kill(self.learner_pid, signal.SIGKILL)
-                done, status = os.waitpid(self.learner_pid, 0)
-            return status
-        except ChildProcessError:
-            return None
 
     def _run_setup(self) -> None:
         """The setup cells run here too (they are the course's): the tests see their names."""
@@ -172,35 +264,41 @@ class Judge:
         self.setup_namespace = namespace
 
     # ----------------------------------------------------------------------------------------- a test
-    def _test(self, grade_id: str, source: str, names: dict) -> Outcome:
+    def _test(self, grade_id: str, source: str) -> Outcome:
         start = time.monotonic()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.fork_leave = 1
         try:
-            send_fd(self.control, b'{"op": "fork"}', theirs.fileno())
-            forked = self._until("forked", start + 10)
-        except (OSError, EOFError):
+            send_fd(self.fds, b'{"op": "fork"}', theirs.fileno())
+            forked = self._until("forked", start + self.limits["fork_seconds"])
+        except LearnerLost as lost:
             ours.close()
-            return died(self._status())
+            return lost.outcome
+        except OSError:
+            ours.close()
+            return self._lost()
         finally:
             theirs.close()
             self.fork_leave = 0
-        if forked is None or forked.get("pid", -1) <= 0:
+        if forked is None or not forked["ok"]:
             ours.close()
-            return Outcome("error", "the process running your answers stopped responding to the grader.",
-                           "learner-stalled")
-        learner_pid = forked["pid"]
+            self.stop_learner()
+            return Outcome("error", STALLED, "learner-stalled")
         results_r, results_w = os.pipe()
         judge_pid = os.fork()
         if judge_pid == 0:
             os.close(results_r)
-            _judge_child(grade_id, source, names, ours, results_w, self)
+            _judge_child(grade_id, source, self.names, ours, results_w, self)
         os.close(results_w)
         ours.close()
         forked_at = time.monotonic()
         outcome = self._result(results_r, judge_pid, start + self.limits["seconds_per_test"])
         os.close(results_r)
-        status = self._end_test(learner_pid)
+        if outcome.status == "timeout":
+            self.stop_learner()  # the copy may still be running: the whole sandbox goes, the next test gets a new one
+            status = None
+        else:
+            status = self._end_test()
         if outcome.mistake == "learner-gone":
             outcome = died(status)
         outcome.seconds = round(time.monotonic() - start, 4)
@@ -230,47 +328,54 @@ class Judge:
         except (ValueError, KeyError, TypeError):
             return Outcome("error", "the grader failed on this test; tell your instructor.", "grader-error")
 
-    def _end_test(self, learner_pid: int):
-        """The test's learner process is done (it was told `end`, or its channel closed): reap its status."""
+    def _end_test(self):
+        """The test's copy is done (its channel closed): the sandbox reports how it ended, or goes. Its exit
+        status is only ever words in the feedback."""
         try:
-            message = self._until("ended", time.monotonic() + 2)
-            if message is None:
-                _kill(learner_pid)
-                message = self._until("ended", time.monotonic() + 5)
-        except EOFError:
+            message = self._until("ended", time.monotonic() + self.limits["end_seconds"])
+        except LearnerLost:
             return None
         if message is None:
+            self.stop_learner()
             return None
-        status, peak = message.get("status"), message.get("peak_mb")
-        self.learner_peak_mb = float(peak) if type(peak) in (int, float) else 0.0
-        return status if type(status) is int else None
+        self.learner_peak_mb = float(message.get("peak_mb", 0.0))
+        return message.get("status")
 
 
-def _kill(pid: int, group: bool = False) -> None:
-    """Kill `pid` (and with `group`, every process of its group: the learner's copies) and reap it."""
+def strong(isolation: dict) -> bool:
+    """The layers a class is graded with by default: namespaces, Landlock and seccomp all in force."""
+    return bool(isolation.get("namespaces") and isolation.get("landlock") and isolation.get("seccomp"))
+
+
+def _kill(pid: int, group: bool = False, reap: bool = True):
+    """Kill our own fork `pid` (with `group`, every process of the group it leads) and reap it: its status."""
     for kill in ((os.killpg, os.kill) if group else (os.kill,)):
         try:
             kill(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+    if not reap:
+        return None
     try:
-        os.waitpid(pid, 0)
+        return os.waitpid(pid, 0)[1]
     except ChildProcessError:
-        pass
+        return None
 
 
 def _answer_cell_cause(outcome: Outcome, failures: list) -> Outcome:
-    """A name the test could not find because its answer cell raised first: that error is the cause."""
-    answer_failures = [f for f in failures if not f.get("setup")]
-    setup_failures = [f for f in failures if f.get("setup")]
+    """A name the test could not find because its answer cell raised first: that error is the cause. Only
+    the feedback changes, and only for a test that did not pass; the status stays the judge's."""
+    answer_failures = [f for f in failures if not f["setup"]]
+    setup_failures = [f for f in failures if f["setup"]]
     if setup_failures and outcome.status != "passed":
         f = setup_failures[0]
-        return Outcome("error", f"a setup cell of the course failed ({f['feedback']}); tell your instructor.",
-                       "setup-error")
+        return Outcome("error", f"a setup cell of the course failed ({f['outcome'].feedback}); tell your "
+                                "instructor.", "setup-error", details=outcome.details)
     if answer_failures and outcome.status != "passed" and outcome.mistake in ("not-defined", "name-error"):
         f = answer_failures[0]
-        return Outcome(f["status"], f"your answer cell `{f['cell']}` raised an error: {f['feedback']}",
-                       f["mistake"] or "exception")
+        cause = f["outcome"]
+        return Outcome(cause.status, f"your answer cell `{f['cell']}` raised an error: {cause.feedback}",
+                       cause.mistake or "exception", details=outcome.details)
     return outcome
 
 
@@ -278,6 +383,7 @@ def _judge_child(grade_id: str, source: str, names: dict, sock: socket.socket, r
     """A fresh judge process for one test: the test cell runs here, against proxies of the learner's names."""
     try:
         judge.control.close()
+        judge.fds.close()
         if judge.listener is not None:
             os.close(judge.listener)
         import autograder.checks.common as common

@@ -14,6 +14,7 @@ import io
 import json
 import os
 import resource
+import signal
 import socket
 import sys
 import tempfile
@@ -22,7 +23,7 @@ import warnings
 
 import torch
 
-from autograder.sandbox import cells, codec, confine, integrity
+from autograder.sandbox import cells, codec, confine, integrity, protocol
 from autograder.sandbox.channel import Channel, ChannelClosed, recv_fd, send_fd
 
 OBJECTS: dict = {}      # handle id -> object
@@ -120,9 +121,13 @@ def _error(error: BaseException, depth: int = 0) -> dict:
         message = str(error)[:4000]
     except BaseException:  # noqa: BLE001
         message = ""
-    info = {"type": type(error).__name__, "base": base, "message": message, "where": cells.answer_line(error)}
+    info = {"type": type(error).__name__[:200], "base": base, "message": message,
+            "where": cells.answer_line(error)[:4000]}
     if isinstance(error, Mistake):
-        info["code"] = str(error.code)
+        try:
+            info["code"] = str(error.code)[:200]
+        except BaseException:  # noqa: BLE001
+            info["code"] = "exception"
     cause = error.__cause__ or error.__context__
     if isinstance(cause, BaseException) and cause is not error and depth < 4:
         info["cause"] = _error(cause, depth + 1)
@@ -305,24 +310,100 @@ class CappedText(io.TextIOBase):
         return "".join(self.parts) + ("\n[output truncated]" if self.truncated else "")
 
 
-def template_main(control: socket.socket, job: dict, workdir: str, read_roots: list) -> None:
-    """In the forked learner process: confine, run the cells, report, then fork a copy per test."""
-    os.setsid()  # its own process group, which seccomp then keeps every descendant in
+def learner_main(fds: socket.socket, control: socket.socket, job: dict, workdir: str, read_roots: list) -> None:
+    """The learner's outermost process (a fork of the judge; it runs no learner code): a session of its own,
+    the namespaces, a reaper as PID 1 of the new PID namespace, and the template as PID 2 (not 1: the
+    namespace's init ignores the signals it sends itself, and `os.kill(os.getpid(), 9)` must end it). It
+    waits for the template and ends as it ended, so the judge, whose own fork this is, reads the template's
+    fate from its own child."""
+    os.setsid()  # a process group the judge kills as one; seccomp keeps every descendant in it
+    limits = job["limits"]
+    facts: dict = {"namespaces": False}
+    if limits["isolation"] == "full":
+        facts = confine.enter_namespaces(workdir, limits["folder_bytes"])
+    reaper = os.fork() if facts.get("namespaces") else None
+    if reaper == 0:
+        _reap_forever()
+    pid = os.fork()
+    if pid == 0:
+        template_main(fds, control, job, workdir, read_roots, facts)
+        os._exit(70)
+    fds.close()
+    control.close()
+    _quiet()
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except ChildProcessError:
+            os._exit(70)
+        except InterruptedError:
+            continue
+    if reaper:
+        os.kill(reaper, signal.SIGKILL)  # the namespace's init: everything left in it goes too
+        os.waitpid(reaper, 0)
+    if os.WIFSIGNALED(status):
+        if os.WTERMSIG(status) not in (signal.SIGKILL, signal.SIGSTOP):
+            signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 70)
+
+
+def _quiet() -> None:
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.closerange(3, 4096)
+
+
+def _reap_forever() -> None:
+    """PID 1 of the learner's PID namespace: reaps what the template leaves behind, and nothing else."""
+    _quiet()
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    while True:
+        try:
+            os.wait()
+        except ChildProcessError:
+            signal.pause()
+        except InterruptedError:
+            pass
+
+
+def template_main(fds: socket.socket, control: socket.socket, job: dict, workdir: str, read_roots: list,
+                  facts: dict) -> None:
+    """Confine this process, say so (the only message sent before learner code runs), run the cells,
+    report what they defined, then fork a copy per test."""
     os.chdir(workdir)
     os.environ.update(TMPDIR=workdir, HOME=workdir)
     tempfile.tempdir = workdir
     limits = job["limits"]
+    isolation = {"level": limits["isolation"], "namespaces": bool(facts.get("namespaces")),
+                 "folder_quota": bool(facts.get("quota"))}
+    if facts.get("why"):
+        isolation["namespaces_refused"] = str(facts["why"])[:200]
+    roots = list(read_roots)
+    if isolation["namespaces"]:
+        isolation["own_proc"] = confine.mount_own_proc()
+        if isolation["own_proc"]:
+            roots.append("/proc")  # only this sandbox's processes are in it
+        isolation["capabilities"] = not confine.drop_capabilities()
     confine.limit_resources(limits["memory_mb"], limits["file_bytes"])
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     os.close(devnull)
-    os.closerange(3, control.fileno())
-    os.closerange(control.fileno() + 1, 4096)
-    isolation = {"landlock": confine.install_landlock(read_roots, [workdir], [os.devnull])}
-    listener = confine.install_seccomp("notify")
+    keep = sorted((fds.fileno(), control.fileno()))
+    os.closerange(3, keep[0])
+    os.closerange(keep[0] + 1, keep[1])
+    os.closerange(keep[1] + 1, 4096)
+    listener = None
+    if limits["isolation"] != "none":
+        isolation["landlock"] = confine.install_landlock(roots, [workdir], [os.devnull])
+        listener = confine.install_seccomp("notify")
+    else:
+        isolation["landlock"] = 0
     isolation["seccomp"] = listener is not None
-    send_fd(control, json.dumps({"op": "listener", "isolation": isolation}).encode(), listener if listener else 0)
+    send_fd(fds, json.dumps({"op": "hello", "isolation": isolation}).encode(), listener if listener else 0)
     if listener:
         os.close(listener)
     out = CappedText(limits["output_bytes"])
@@ -332,49 +413,70 @@ def template_main(control: socket.socket, job: dict, workdir: str, read_roots: l
     common.set_base_seed(job["seed"])
     integrity.record()
     start = time.perf_counter()
+    reports = Channel(control, protocol.MAX_CONTROL_FRAME)
     names, failures = run_cells(job["cells"])
-    report = {"op": "ready", "failures": failures, "output": out.value()[-4000:],
-              "names": {name: _name_entry(obj) for name, obj in names.items()},
-              "seconds": round(time.perf_counter() - start, 4)}
-    control.sendall(json.dumps(report).encode())
-    fork_per_test(control)
+    _send_control(reports, {"op": "ready", "failures": failures, "output": out.value()[-4000:],
+                            "names": _name_entries(names), "seconds": round(time.perf_counter() - start, 4)})
+    fork_per_test(fds, reports)
 
 
-def _name_entry(obj) -> dict:
-    """How the judge gets an answer's name: plain data (a dict of labels, a number) by value, else a handle."""
-    entry = handle_of(obj).info | {"h": handle_of(obj).id}
-    try:
-        header, buffers = codec.encode(obj)
-    except (TypeError, RecursionError):
-        return entry
-    if not buffers and len(json.dumps(header)) < 100_000:
-        entry["value"] = header
-    return entry
+def _send_control(reports: Channel, message: dict) -> None:
+    reports.send(message, [])
+
+
+def _name_entries(names: dict) -> dict:
+    """How the judge gets the answers' names: plain data (a dict of labels, a number) by value while the
+    protocol's budget lasts, everything else as a handle."""
+    entries, budget = {}, protocol.MAX_VALUES_CHARS
+    for name, obj in list(names.items())[:protocol.MAX_NAMES]:
+        if len(name) > 200:
+            continue
+        handle = handle_of(obj)
+        entry = {"h": handle.id, "type": str(handle.info["type"])[:200], "callable": handle.info["callable"]}
+        if "name" in handle.info:
+            entry["name"] = handle.info["name"][:200]
+        try:
+            header, buffers = codec.encode(obj)
+            size = len(json.dumps(header)) if not buffers else protocol.MAX_VALUE_CHARS + 1
+        except (TypeError, RecursionError, ValueError):
+            size = protocol.MAX_VALUE_CHARS + 1
+        if size <= min(protocol.MAX_VALUE_CHARS, budget):
+            entry["value"] = header
+            budget -= size
+        entries[name] = entry
+    return entries
 
 
 def run_cells(job_cells: list) -> tuple[dict, list]:
-    """Run the setup and answer cells; the names the answers defined, and the answer cells that raised."""
+    """Run the setup and answer cells; the names the answers defined, and what each cell that raised raised
+    (as data: the judge describes it)."""
     namespace = {"__name__": "__main__", "__builtins__": builtins.__dict__, "get_ipython": cells.NoIPython}
     # Compile every cell before any runs: answer code cannot change how later cells are read.
     compiled = [(label, cells.compile_cell(source, label)) for label, source in job_cells]
     answer_names, failures = {}, []
     for label, code in compiled:
         before = dict(namespace)
-        failure = cells.run(code, namespace, label)
+        error = None
+        if not isinstance(code, cells.Outcome):  # a syntax error: the judge finds it itself
+            try:
+                exec(code, namespace)
+            except BaseException as raised:  # noqa: BLE001 - every failure is a fact for the judge
+                error = raised
         if label.startswith("answer"):
             answer_names.update({k: v for k, v in namespace.items() if k not in before or before[k] is not v})
-        if failure is not None:
-            failures.append({"cell": label, "status": failure.status, "feedback": failure.feedback,
-                             "mistake": failure.mistake, "setup": not label.startswith("answer")})
+        if error is not None:
+            failures.append({"cell": label[:200], "error": _error(error)})
             if not label.startswith("answer"):
-                break  # a broken setup cell is the course's fault: report it as such
+                break  # a broken setup cell is the course's fault: the judge reports it as such
     return {k: v for k, v in answer_names.items() if not k.startswith("__")}, failures
 
 
-def fork_per_test(control: socket.socket) -> None:
+def fork_per_test(fds: socket.socket, reports: Channel) -> None:
+    """Each time the judge asks (on `fds`, with the test's socket attached), fork one copy; report that it
+    was forked, then how it ended. The judge never acts on a pid: it kills this whole sandbox if need be."""
     while True:
         try:
-            message, fd = recv_fd(control)
+            message, fd = recv_fd(fds)
         except OSError:
             os._exit(0)
         if not message or fd is None:
@@ -384,14 +486,15 @@ def fork_per_test(control: socket.socket) -> None:
         except OSError:
             pid = -1
         if pid == 0:
-            control.close()
+            fds.close()
+            reports.close()
             confine.install_seccomp("deny")
             serve(Channel(socket.socket(fileno=fd)))
             os._exit(0)
         os.close(fd)
-        control.sendall(json.dumps({"op": "forked", "pid": pid}).encode())
+        _send_control(reports, {"op": "forked", "ok": pid > 0})
         if pid < 0:
             continue
         _, status = os.waitpid(pid, 0)
         peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        control.sendall(json.dumps({"op": "ended", "status": status, "peak_mb": round(peak_mb, 1)}).encode())
+        _send_control(reports, {"op": "ended", "status": status, "peak_mb": round(peak_mb, 1)})

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# Isolation levels, strongest first. "full" uses every layer the machine offers (and reports what it had);
+# the weaker ones are forced for tests and for machines where a layer misbehaves.
+ISOLATION_LEVELS = ("full", "no-namespaces", "none")
+
 
 @dataclass
 class Limits:
@@ -11,6 +15,12 @@ class Limits:
     memory_mb: int = 1536            # address space on top of the zygote's own (Binder has 2 GB)
     output_bytes: int = 64_000       # captured output of the answer cells; the rest is dropped
     file_bytes: int = 32_000_000     # largest file the learner's code may write (in its own folder)
+    folder_bytes: int = 128_000_000  # all the learner's files together (its folder is a tmpfs of this size)
+    judge_memory_mb: int = 2048      # the judge's own address space on top of the zygote's
+    fork_seconds: float = 10.0       # the learner's process forks a test's copy within this
+    end_seconds: float = 2.0         # a test's copy is reported ended within this after its test
+    restarts: int = 3                # fresh learner processes a notebook may need (after a timeout or a stall)
+    isolation: str = "full"          # one of ISOLATION_LEVELS
 
 
 @dataclass

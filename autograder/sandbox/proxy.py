@@ -30,6 +30,10 @@ class LearnerGone(BaseException):
     check's `except Exception` may swallow it."""
 
 
+class Refused(LearnerGone):
+    """A reply the judge will not take (a tensor larger than it decodes): the test ends, saying why."""
+
+
 _increment_version = torch.autograd.graph.increment_version
 _FACTS: dict = {}  # id(tensor) -> (weakref to it, facts the learner's process reported about it)
 _ERRORS = {cls.__name__: cls for cls in codec.ERROR_BASES}
@@ -136,7 +140,7 @@ class Link:
         if type(reply) is not dict:
             raise LearnerGone("malformed reply")
         if "error" in reply:
-            raise _rebuild_error(reply["error"])
+            raise rebuild_error(reply["error"])
         if "ok" not in reply:
             raise LearnerGone("malformed reply")
         return reply["ok"]
@@ -151,7 +155,12 @@ class Link:
             reply_header, reply_buffers = self.channel.recv()
         except (ChannelClosed, OSError, codec.CodecError) as error:
             raise LearnerGone(str(error)) from None
-        return self._decode(reply_header, reply_buffers, tensors if identity else None)
+        try:
+            return self._decode(reply_header, reply_buffers, tensors if identity else None)
+        except codec.TooLarge as error:
+            raise Refused(f"your code returned {error}") from None
+        except codec.CodecError as error:  # never a ValueError a check could take for the learner's own
+            raise LearnerGone(str(error)) from None
 
     def call(self, remote: Remote, args: tuple, kwargs: dict):
         tensors = _argument_tensors((args, kwargs), [], set())
@@ -321,7 +330,7 @@ def _rebuild(template, originals: list, replacements):
     return walk(template)
 
 
-def _rebuild_error(info, depth: int = 0) -> BaseException:
+def rebuild_error(info, depth: int = 0) -> BaseException:
     """The judge's stand-in for the learner's exception: its base class, message and causes."""
     from autograder.checks.common import Mistake
 
@@ -335,5 +344,5 @@ def _rebuild_error(info, depth: int = 0) -> BaseException:
     error.learner_type = info.get("type") if type(info.get("type")) is str else cls.__name__
     error.where = info.get("where") if type(info.get("where")) is str else ""
     if type(info.get("cause")) is dict and depth < 4:
-        error.__cause__ = _rebuild_error(info["cause"], depth + 1)
+        error.__cause__ = rebuild_error(info["cause"], depth + 1)
     return error

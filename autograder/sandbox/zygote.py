@@ -44,6 +44,9 @@ def prepare() -> None:
     """Everything the forks share, imported and warmed up once."""
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    # OpenMP reads this once, when PyTorch loads it: every parallel region then runs on this one thread, so
+    # an answer's torch.set_num_threads(4) is harmless instead of a refused thread (libgomp exits on that).
+    os.environ["OMP_THREAD_LIMIT"] = "1"
     import numpy  # noqa: F401
     import numpy.testing  # noqa: F401  (watched by the integrity checkpoint: import it before any answer)
     import torch
@@ -123,18 +126,24 @@ def zygote_main(channel: Channel) -> None:
         _judge_in_fork(job, roots[key], channel)
 
 
+# What the learner's process may read besides its own folder: the libraries it may still import (lazily),
+# the system libraries they may load, and the few files C libraries read. Never a home, a checkout or /tmp.
+_SYSTEM_READABLE = ["/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib", "/usr/share/zoneinfo",
+                    "/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
+                    "/sys/devices/system/cpu", "/dev/urandom", "/dev/random", "/dev/zero"]
+
+
 def learner_read_roots(protected: list) -> list[str]:
-    """What the learner's process may read: everything but the protected trees and the temporary folder
-    (other gradings' folders live there), plus the libraries and this package even when they live in the
-    temporary folder (a fresh clone in /tmp, say): lazy imports must keep working."""
+    """The learner's file-system allow-list: the Python installation and its packages (wherever they live),
+    this grading package, and the system files above, minus the protected trees (answers, hidden tests,
+    zoo, gradebook) wherever one lies inside them. The package's parent (a checkout) is not on it."""
     from autograder.sandbox import confine
 
-    temp = os.path.realpath(tempfile.gettempdir())
-    libraries = {os.path.realpath(p) for p in (sys.prefix, sys.exec_prefix, sys.base_prefix,
-                                               *sysconfig.get_paths().values(),
-                                               os.path.dirname(os.path.dirname(__file__)))}
-    inside = [p for p in libraries if p.startswith(temp + os.sep) and os.path.exists(p)]
-    return sorted(set(confine.readable_roots(protected + [temp]) + inside))
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    checkout = os.path.dirname(package)
+    libraries = {sys.prefix, sys.exec_prefix, sys.base_prefix, *sysconfig.get_paths().values()}
+    libraries |= {p for p in sys.path if p and os.path.isdir(p) and os.path.realpath(p) != os.path.realpath(checkout)}
+    return confine.allowed_roots([*libraries, package, *_SYSTEM_READABLE], protected)
 
 
 def _judge_in_fork(job: dict, read_roots: list, channel: Channel) -> None:
@@ -181,7 +190,7 @@ def _ask_root_for_zygote(channel_end: socket.socket) -> None:
 def _start_root() -> None:
     package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     python_path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)
-    env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", MPLBACKEND="Agg",
+    env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OMP_THREAD_LIMIT="1", MPLBACKEND="Agg",
                PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=python_path)
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     main = f"from autograder.sandbox.zygote import root_main; root_main({theirs.fileno()})"

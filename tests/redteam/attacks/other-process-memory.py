@@ -1,5 +1,5 @@
 # base: wrong
-# says: not allowed
+# says: not allowed|no such file
 import os
 open('/proc/%d/mem' % os.getppid(), 'rb')
 {WRONG}
