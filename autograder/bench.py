@@ -5,7 +5,9 @@ the fair anchor on 2 cores) and with ours.
 
 Prints wall times (ours is timed before and after nbgrader; the ratios use the mean), both ratios, seconds
 per notebook, where our time goes (the checks themselves versus overhead), peak memory per worker, and
-whether the two agree on every score.
+whether the two agree on every score. It also grades the same submissions in one plain process, with no
+isolation at all (the checks' own cost: the floor ours is measured against), and prints ours as a multiple
+of it.
 """
 
 from __future__ import annotations
@@ -117,6 +119,108 @@ def run_ours(home: Path, workers: int) -> tuple[float, dict, list[dict]]:
     return seconds, scores, reports
 
 
+# ------------------------------------------------------------------------------- in-process (the floor)
+
+def grade_in_process(files: list[Path], seed: int = 0) -> list[dict]:
+    """Each submission's setup and answer cells once, in a fresh namespace of this process, then its test
+    cells one after another in that same namespace (no copy, no fork, no proxies, no limits): what the
+    checks themselves cost. Assumes torch and the checks are imported (see `in_process_child`). One dict
+    per notebook: student, assignment, score, max_score, seconds (the whole notebook), answers_seconds,
+    check_seconds (one per test), statuses."""
+    import builtins
+    import contextlib
+    import io
+
+    from autograder import grading
+    from autograder.checks import common
+    from autograder.sandbox import cells
+
+    candidates = notebooks.sources()
+    common.attach_learner(None)
+    out = []
+    sink = io.StringIO()
+    for path in files:
+        path = Path(path)
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            start = time.perf_counter()
+            text = path.read_text(encoding="utf-8")
+            submission = notebooks.parse(text, path.name)
+            source = notebooks.match_source(submission, path.name, candidates)
+            before, tests = grading.plan(source, submission)
+            common.set_base_seed(seed)
+            namespace = {"__name__": "__main__", "__builtins__": builtins.__dict__, "get_ipython": cells.NoIPython}
+            compiled = [(label, cells.compile_cell(cell, label)) for label, cell in before]
+            for label, code in compiled:
+                failure = cells.run(code, namespace, label)
+                if failure is not None and not label.startswith("answer"):
+                    break  # as the sandbox does: a broken setup cell stops the rest
+            answers_seconds = time.perf_counter() - start
+            score, statuses, check_seconds = 0.0, [], []
+            for grade_id, points, test_source in tests:
+                common.set_base_seed(seed)
+                begin = time.perf_counter()
+                outcome = cells.run(cells.compile_cell(test_source, grade_id, ipython=False), namespace, grade_id,
+                                    is_test=True) or cells.Outcome("passed")
+                check_seconds.append(time.perf_counter() - begin)
+                statuses.append(outcome.status)
+                score += points if outcome.status == "passed" else 0.0
+            seconds = time.perf_counter() - start
+        sink.seek(0)
+        sink.truncate()
+        out.append({"student": path.parent.parent.name, "assignment": source.assignment, "score": score,
+                    "max_score": sum(points for _, points, _ in tests), "seconds": seconds,
+                    "answers_seconds": answers_seconds, "check_seconds": check_seconds, "statuses": statuses})
+    return out
+
+
+def in_process_child(request: str) -> None:
+    """In a fresh process: the warm-up the sandbox's root does (torch, the checks, a first gradcheck),
+    timed apart, then `grade_in_process`. `request` is a JSON file {files, seed, out}; the answer goes to
+    `out` as JSON {import_seconds, notebooks}."""
+    job = json.loads(Path(request).read_text())
+    start = time.perf_counter()
+    from autograder.sandbox import zygote
+
+    zygote.prepare()  # also one torch thread, as in every grading process
+    import_seconds = time.perf_counter() - start
+    results = grade_in_process([Path(f) for f in job["files"]], job["seed"])
+    Path(job["out"]).write_text(json.dumps({"import_seconds": import_seconds, "notebooks": results}))
+
+
+def run_in_process(files: list[Path], workdir: Path, seed: int = 0) -> dict:
+    """`in_process_child` in a subprocess (the bench's own state stays out of it): {import_seconds,
+    seconds (all notebooks, imports excluded), notebooks, scores by (student, assignment)}."""
+    request, answer = workdir / "in-process-request.json", workdir / "in-process.json"
+    request.write_text(json.dumps({"files": [str(f) for f in files], "seed": seed, "out": str(answer)}))
+    subprocess.run([sys.executable, "-c", "import sys; from autograder import bench; bench.in_process_child(sys.argv[1])",
+                    str(request)], check=True, capture_output=True, timeout=3600)
+    data = json.loads(answer.read_text())
+    data["seconds"] = sum(nb["seconds"] for nb in data["notebooks"])
+    data["scores"] = {(nb["student"], nb["assignment"]): nb["score"] for nb in data["notebooks"]}
+    return data
+
+
+def floor_figures(in_process: dict, ours_s: float, workers: int, cells: list[dict]) -> dict:
+    """Ours against the in-process floor: wall and worker-time ratios, and one test's cost in each."""
+    notebooks_n = len(in_process["notebooks"])
+    tests_n = sum(len(nb["check_seconds"]) for nb in in_process["notebooks"])
+    floor = in_process["seconds"]
+    ours_test = sum(c.get("seconds", 0.0) for c in cells) / len(cells) if cells else 0.0
+    ours_check = sum(c.get("check_seconds", 0.0) for c in cells) / len(cells) if cells else 0.0
+    return {
+        "seconds": floor,
+        "per_notebook": floor / notebooks_n if notebooks_n else 0.0,
+        "per_test": floor / tests_n if tests_n else 0.0,
+        "checks_per_test": (sum(sum(nb["check_seconds"]) for nb in in_process["notebooks"]) / tests_n
+                            if tests_n else 0.0),
+        "wall_ratio": ours_s / floor if floor else float("inf"),
+        "worker_ratio": ours_s * workers / floor if floor else float("inf"),
+        "ours_per_test": ours_test,
+        "ours_checks_per_test": ours_check,
+        "ours_overhead_per_test": max(ours_test - ours_check, 0.0),
+    }
+
+
 # Steps the judge times for each test (Outcome.details["phases"]), grouped for reading.
 PHASE_GROUPS = {
     "setup and answer cells (once per notebook, shared by its tests)": ("answers",),
@@ -182,6 +286,29 @@ def main(argv=None) -> int:
         print(f"  one test, on average over {len(cells)} (milliseconds):")
         for label, share in test_breakdown(cells).items():
             print(f"    {label:<64} {share * 1000:7.1f}")
+
+        files = sorted((our_home / "submitted").glob("*/*/*.ipynb"))
+        in_process = run_in_process(files, tmp)
+        floor = floor_figures(in_process, ours_s, args.workers, cells)
+        print(f"\nin-process, no isolation (1 process, the checks' own cost): {floor['seconds']:8.3f} s   "
+              f"{floor['per_notebook']:6.3f} s per notebook   (imports and warm-up, not counted: "
+              f"{in_process['import_seconds']:.1f} s)")
+        print(f"  ours / in-process: {floor['wall_ratio']:.1f}x wall, {floor['worker_ratio']:.1f}x in worker-seconds "
+              f"(--workers {args.workers})")
+        print(f"  one test (milliseconds): in-process {floor['per_test'] * 1000:.1f} (checks alone "
+              f"{floor['checks_per_test'] * 1000:.1f}); ours {floor['ours_per_test'] * 1000:.1f} (checks "
+              f"{floor['ours_checks_per_test'] * 1000:.1f}, overhead {floor['ours_overhead_per_test'] * 1000:.1f}, "
+              f"{floor['ours_per_test'] / floor['per_test'] if floor['per_test'] else float('inf'):.1f}x "
+              "in-process)")
+        floor_differ = {k: (in_process["scores"].get(k), v) for k, v in ours_scores.items()
+                        if in_process["scores"].get(k) != v}
+        if floor_differ:
+            print(f"  in-process scores differ on {len(floor_differ)} of {len(ours_scores)} notebooks "
+                  "(in-process, ours; no sandbox there, so limits and isolation may decide differently):")
+            for key, pair in sorted(floor_differ.items())[:20]:
+                print(f"    {key}: {pair}")
+        else:
+            print(f"  in-process scores agree with ours on all {len(ours_scores)} notebooks")
 
         if args.skip_nbgrader:
             return 0

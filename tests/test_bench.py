@@ -2,10 +2,47 @@
 
 import subprocess
 
+import nbformat
 import pytest
 
-from autograder import bench
+from autograder import bench, paths, samples
 from helpers import PY, ROOT
+
+
+def _write(tmp_path, student, answers):
+    source, nb = samples.student_notebook("01_square", answers)
+    path = tmp_path / "submitted" / student / "01_square" / f"{source.name}.ipynb"
+    path.parent.mkdir(parents=True)
+    nbformat.write(nb, path)
+    return path
+
+
+def test_in_process_grading_gives_the_known_scores(tmp_path):
+    """The reference answer earns all 3 points; the wrong derivative fails the gradient checks (1 of 3),
+    as the sandboxed grader scores them."""
+    wrong = (paths.ZOO / "Square" / "wrong_derivative.py").read_text()
+    files = [_write(tmp_path, "ref", {}), _write(tmp_path, "zoo", {"Square": wrong})]
+    out = bench.grade_in_process(files)
+    assert [(nb["student"], nb["assignment"], nb["score"], nb["max_score"]) for nb in out] == [
+        ("ref", "01_square", 3.0, 3.0), ("zoo", "01_square", 1.0, 3.0)]
+    assert out[1]["statuses"] == ["failed", "failed", "passed"]
+    for nb in out:
+        assert len(nb["check_seconds"]) == 3
+        assert 0 < nb["answers_seconds"] <= nb["seconds"]
+        assert sum(nb["check_seconds"]) <= nb["seconds"]
+
+
+def test_floor_figures_compare_ours_with_the_in_process_run():
+    in_process = {"seconds": 2.0, "notebooks": [{"check_seconds": [0.1, 0.2, 0.3]}, {"check_seconds": [0.4]}]}
+    cells = [{"seconds": 1.0, "check_seconds": 0.5}, {"seconds": 2.0, "check_seconds": 0.5}]
+    out = bench.floor_figures(in_process, ours_s=10.0, workers=2, cells=cells)
+    assert out["per_notebook"] == pytest.approx(1.0)
+    assert out["per_test"] == pytest.approx(0.5)
+    assert out["checks_per_test"] == pytest.approx(0.25)
+    assert out["wall_ratio"] == pytest.approx(5.0)
+    assert out["worker_ratio"] == pytest.approx(10.0)
+    assert out["ours_per_test"] == pytest.approx(1.5)
+    assert out["ours_overhead_per_test"] == pytest.approx(1.0)
 
 
 def test_breakdown_groups_the_phases_and_the_rest_is_process_overhead():
@@ -29,5 +66,6 @@ def test_bench_runs_both_graders_and_they_agree():
     out = result.stdout
     for figure in ("ours (--workers 2)", "plain nbgrader (serial)", "plain nbgrader (2 processes", "speed-up:",
                    "time in the checks themselves", "over nbgrader on 2 processes", "ours again, after nbgrader",
-                   "peak memory of a grading process", "the checks themselves", "scores agree on all 2 notebooks"):
+                   "peak memory of a grading process", "the checks themselves", "scores agree on all 2 notebooks",
+                   "in-process, no isolation", "ours / in-process:", "in-process scores agree with ours on all 2"):
         assert figure in out, out
