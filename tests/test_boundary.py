@@ -191,9 +191,11 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 def _remove_ipc(key: int, marker: str) -> None:
-    shm = _LIBC.shmget(key, 0, 0)
+    shm, msq = _LIBC.shmget(key, 0, 0), _LIBC.msgget(key + 1, 0)
     if shm >= 0:
         _LIBC.shmctl(shm, 0, None)  # IPC_RMID
+    if msq >= 0:
+        _LIBC.msgctl(msq, 0, None)
     rt = ctypes.CDLL(ctypes.util.find_library("rt") or None)
     rt.mq_unlink(f"/{marker}".encode())
 

@@ -1,7 +1,7 @@
 # A correct Square whose process answers the judge's first "fork" request with another process's pid (the
 # victim's) and then lets that test hang, so that the judge, ending the test, kills that pid.
 # stopped by: the judge never takes a pid from a message (it knows its learner's processes itself)
-import json, os, socket, time
+import json, os, time
 import autograder.sandbox.learner as _learner
 from autograder.sandbox.channel import recv_fd
 

@@ -1,7 +1,6 @@
 # No Square: the answer cell reads the environment and memory map of its parent processes (the grader's:
 # tokens, paths, where its libraries are mapped) and shows what it got in its error.
-# stopped by: Landlock's ptrace scope (a sandboxed process may not inspect processes outside it), or a
-# PID namespace
+# stopped by: a PID namespace and a /proc of its own (today Landlock's ptrace scope does not refuse these)
 import os
 
 _SPARE = {spare}
