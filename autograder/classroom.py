@@ -275,9 +275,29 @@ class BatchResult:
     seconds: float
 
 
+class WeakIsolation(RuntimeError):
+    """A class would be graded without the strong layers of isolation, and nobody said that is fine."""
+
+
+def require_isolation(limits: Limits, allow_weak: bool) -> dict:
+    """The isolation this machine gives a grading; WeakIsolation if it lacks namespaces, Landlock or seccomp
+    and `allow_weak` is not set."""
+    from autograder import grading
+
+    with grading.new_sandbox() as box:
+        isolation = box.isolation(limits)
+    if not isolation.get("strong") and not allow_weak:
+        raise WeakIsolation(
+            f"refusing to grade a class with weak isolation ({grading.describe_isolation(isolation)}): the "
+            "verdicts would still be computed outside the learner's process, but its file, process and IPC "
+            "rules are weaker (docs/threat-model.md, 'Levels of isolation'). Pass --allow-weak-isolation to "
+            "grade anyway.")
+    return isolation
+
+
 def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | None = None,
               force: bool = False, seed: int = 0, limits: Limits | None = None, db_url: str | None = None,
-              progress: bool = True) -> BatchResult:
+              progress: bool = True, allow_weak_isolation: bool = False) -> BatchResult:
     start = time.monotonic()
     limits = limits or Limits()
     sources = notebooks.sources()
@@ -286,6 +306,8 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
     subs, problems = discover(sources, assignment)
     todo = [s for s in subs if force or not up_to_date(s, digests)]
     skipped = len(subs) - len(todo)
+    if todo and not scheduler:
+        require_isolation(limits, allow_weak_isolation)
     source_texts = {str(s.path): s.path.read_text() for s in sources}
     by_assignment = {a: {p: t for p, t in source_texts.items() if Path(p).parent.name == a}
                      for a in {s.assignment for s in sources}}

@@ -11,12 +11,15 @@ from pathlib import Path
 
 from autograder import paths
 from autograder.notebooks import NotebookError
+from autograder.sandbox.limits import ISOLATION_LEVELS
 
 
 def _limits(args):
+    import os
+
     from autograder.sandbox import Limits
 
-    limits = Limits()
+    limits = Limits(isolation=getattr(args, "isolation", None) or os.environ.get("AUTOGRADER_ISOLATION", "full"))
     if getattr(args, "timeout", None):
         limits.seconds_per_test = args.timeout
     if getattr(args, "memory_mb", None):
@@ -78,9 +81,14 @@ def cmd_release(args) -> int:
 def cmd_autograde(args) -> int:
     from autograder import classroom
 
-    result = classroom.autograde(workers=args.workers, scheduler=args.scheduler, assignment=args.assignment,
-                                 force=args.force, seed=args.seed, limits=_limits(args), db_url=args.db_url,
-                                 progress=not args.quiet)
+    try:
+        result = classroom.autograde(workers=args.workers, scheduler=args.scheduler, assignment=args.assignment,
+                                     force=args.force, seed=args.seed, limits=_limits(args), db_url=args.db_url,
+                                     progress=not args.quiet,
+                                     allow_weak_isolation=getattr(args, "allow_weak_isolation", False))
+    except classroom.WeakIsolation as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     print(f"graded {len(result.graded)} notebooks, {result.skipped} already up to date, "
           f"{len(result.problems)} missing, in {result.seconds:.1f} s")
     for p in result.problems:
@@ -148,7 +156,8 @@ def cmd_demo(args) -> int:
     students = samples.write_sample_class(classroom.submitted_dir())
     print(f"sample class: {', '.join(students)}")
     code = cmd_autograde(argparse.Namespace(workers=args.workers, scheduler=None, assignment=None, force=True,
-                                            seed=0, timeout=None, memory_mb=None, db_url=None, quiet=False))
+                                            seed=0, timeout=None, memory_mb=None, db_url=None, quiet=False,
+                                            allow_weak_isolation=True))  # a demo on a laptop or Binder
     cmd_feedback(argparse.Namespace(db_url=None))
     cmd_export(argparse.Namespace(output=None, db_url=None))
     cmd_report(argparse.Namespace(output=None))
@@ -164,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--timeout", type=float, help="seconds allowed per test (answers + one test cell)")
         p.add_argument("--memory-mb", type=int, help="memory allowed per test, in MB")
         p.add_argument("--seed", type=int, default=0, help="base seed of the checks' random inputs")
+        p.add_argument("--isolation", choices=ISOLATION_LEVELS,
+                       help="force a weaker isolation level (default: full, or $AUTOGRADER_ISOLATION)")
 
     p = sub.add_parser("grade", help="grade ONE notebook against the hidden tests and print a report")
     p.add_argument("notebook", help="a copy of a course notebook with your answers")
@@ -180,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scheduler", help="address of a Dask scheduler (tcp://host:8786) to grade on")
     p.add_argument("--assignment", help="only this assignment")
     p.add_argument("--force", action="store_true", help="regrade even unchanged submissions")
+    p.add_argument("--allow-weak-isolation", action="store_true",
+                   help="grade even where namespaces, Landlock or seccomp are missing (say so in the reports)")
     p.add_argument("--db-url", help="gradebook SQLAlchemy URL (default: SQLite in the grading folder)")
     p.add_argument("--quiet", action="store_true", help="no progress bar or table")
     limits(p)

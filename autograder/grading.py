@@ -46,6 +46,7 @@ class Report:
     seconds: float = 0.0
     sha256: str = ""
     notes: list = field(default_factory=list)   # what the learner should know although no test failed
+    isolation: dict = field(default_factory=dict)  # the layers that held the learner's code (sandbox.judge)
 
     def to_json(self) -> dict:
         """The CLI's JSON contract: notebook, score, max_score, cells[grade_id, points, max_points, status,
@@ -59,6 +60,7 @@ class Report:
             "seconds": round(self.seconds, 3),
             "sha256": self.sha256,
             "notes": list(self.notes),
+            "isolation": dict(self.isolation),
         }
 
     @classmethod
@@ -66,7 +68,8 @@ class Report:
         known = set(CellResult.__dataclass_fields__)
         cells = [CellResult(**{k: v for k, v in c.items() if k in known}) for c in data["cells"]]
         return cls(data["notebook"], data.get("assignment", ""), data["score"], data["max_score"], cells,
-                   data.get("seconds", 0.0), data.get("sha256", ""), list(data.get("notes", [])))
+                   data.get("seconds", 0.0), data.get("sha256", ""), list(data.get("notes", [])),
+                   dict(data.get("isolation", {})))
 
 
 # ------------------------------------------------------------------------------------------ the steps
@@ -99,11 +102,14 @@ def missing_answers(source: Source, submission) -> list[str]:
 
 
 def run_tests(sandbox: Sandbox, before: list, tests: list, seed: int, limits: Limits,
-              notes: list | None = None) -> list[CellResult]:
+              notes: list | None = None, isolation: dict | None = None) -> list[CellResult]:
     """Every test of one notebook: the answers run once, each test on a fresh copy of their state."""
     graded = sandbox.grade(before, [(grade_id, source) for grade_id, _, source in tests], seed, limits)
     if notes is not None:
         notes.extend(graded["notes"])
+    if isolation is not None and graded["outcomes"]:
+        reported = graded["outcomes"][0].details.get("isolation")
+        isolation.update(reported if type(reported) is dict else {})
     results = []
     for (grade_id, points, _), outcome in zip(tests, graded["outcomes"]):
         earned = points if outcome.status == "passed" else 0.0
@@ -164,15 +170,33 @@ def grade_text(text: str, name: str, sandbox: Sandbox, seed: int = 0, limits: Li
     source = notebooks.match_source(submission, name, candidates)
     before, tests = plan(source, submission)
     notes: list = []
-    results = run_tests(sandbox, before, tests, seed, limits or Limits(), notes)
+    isolation: dict = {}
+    results = run_tests(sandbox, before, tests, seed, limits or Limits(), notes, isolation)
+    if isolation and not isolation.get("strong"):
+        notes.append(WEAK_ISOLATION_NOTE.format(layers=describe_isolation(isolation)))
     missing = missing_answers(source, submission)
     for result in results:
         if result.status != "passed" and missing:
             result.feedback += (f" (Your notebook has no answer cell {', '.join(missing)}: was it deleted, or "
                                 "its metadata changed? Copy it back from the course notebook.)")
     report = Report(Path(name).name, source.assignment, sum(r.points for r in results),
-                    sum(r.max_points for r in results), results, time.monotonic() - start, digest(text), notes)
+                    sum(r.max_points for r in results), results, time.monotonic() - start, digest(text), notes,
+                    isolation)
     return report, autograded_notebook(source, submission, results)
+
+
+WEAK_ISOLATION_NOTE = ("graded with weaker isolation than a class is graded with ({layers}): the verdicts are "
+                       "computed as always, but take this grade as a preview of the one your instructor records.")
+
+
+def describe_isolation(isolation: dict) -> str:
+    """The layers in force, in words: "namespaces, Landlock 7, seccomp" or "no namespaces (why), ..."."""
+    parts = ["namespaces" if isolation.get("namespaces") else
+             f"no namespaces ({isolation['namespaces_refused']})" if isolation.get("namespaces_refused")
+             else "no namespaces"]
+    parts.append(f"Landlock {isolation['landlock']}" if isolation.get("landlock") else "no Landlock")
+    parts.append("seccomp" if isolation.get("seccomp") else "no seccomp")
+    return ", ".join(parts)
 
 
 def grade_path(path: str | Path, sandbox: Sandbox, seed: int = 0, limits: Limits | None = None):

@@ -260,6 +260,12 @@ class Sandbox:
         return {"outcomes": outcomes, "notes": [str(n) for n in result.get("notes", [])],
                 "output": str(result.get("output", ""))}
 
+    def isolation(self, limits: Limits | None = None) -> dict:
+        """The isolation a grading gets here, measured by grading an empty notebook."""
+        outcome = self.grade([], [("isolation", "pass\n")], limits=limits)["outcomes"][0]
+        isolation = outcome.details.get("isolation")
+        return dict(isolation) if type(isolation) is dict else {}
+
     def run(self, job: Job) -> Outcome:
         """One test (a notebook of one test cell): for tests of the sandbox itself."""
         return self.grade(job.cells, [(job.test_id, job.test_source)], job.seed, job.limits)["outcomes"][0]
