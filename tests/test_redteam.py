@@ -197,7 +197,7 @@ def test_isolation_is_in_force(redteam_sandbox):
                                     [("t", "pass\n")])["outcomes"][0]
     assert outcome.status == "passed", outcome.feedback
     isolation = outcome.details.get("isolation", {})
-    assert set(isolation) == {"landlock", "seccomp"}
+    assert {"level", "namespaces", "landlock", "seccomp", "strong"} <= set(isolation)
     if redteam_sandbox.landlock:
         assert isolation["landlock"] == redteam_sandbox.landlock
 

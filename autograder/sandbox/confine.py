@@ -22,9 +22,15 @@ import os
 import resource
 import signal
 import struct
+import sys
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _LIBC.syscall.restype = ctypes.c_long
+
+
+def linux() -> bool:
+    """Every kernel call below is Linux's (syscall numbers included): elsewhere none is made."""
+    return sys.platform.startswith("linux")
 
 
 # ---------------------------------------------------------------------------------------- namespaces
@@ -39,6 +45,8 @@ def enter_namespaces(folder: str, folder_bytes: int) -> dict:
     """Unshare user, PID, IPC, mount, network and UTS namespaces (the caller's next fork is PID 1 of the new
     PID namespace) and mount a tmpfs of `folder_bytes` on `folder`. {"namespaces": False} where the kernel
     or the container refuses (the caller then runs with the other layers only)."""
+    if not linux():
+        return {"namespaces": False, "why": f"not Linux ({sys.platform})"}
     uid, gid = os.getuid(), os.getgid()
     if _LIBC.unshare(_NAMESPACES) != 0:
         return {"namespaces": False, "why": os.strerror(ctypes.get_errno())}
@@ -89,7 +97,11 @@ def limit_address_space(memory_mb: int) -> None:
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
         memory = min(memory, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    except (ValueError, OSError):  # macOS refuses address-space limits
+        if linux():
+            raise
 
 
 def _vm_size() -> int:
@@ -150,6 +162,8 @@ def readable_roots(denied: list, top: str = "/") -> list[str]:
 
 
 def landlock_abi() -> int:
+    if not linux():
+        return 0
     try:
         return max(int(_LIBC.syscall(444, None, 0, 1)), 0)  # landlock_create_ruleset(NULL, 0, VERSION)
     except Exception:  # noqa: BLE001
@@ -271,7 +285,7 @@ def seccomp_program(pid: int, forks: str) -> list:
 def install_seccomp(forks: str) -> int | None:
     """Install the filter. With forks="notify", returns the listener descriptor the judge must answer on
     (None if seccomp is unavailable); with "deny", returns 0 on success."""
-    if os.uname().machine != "x86_64":
+    if not linux() or os.uname().machine != "x86_64":
         return None
     program = seccomp_program(os.getpid(), forks)
     raw = b"".join(struct.pack("=HBBI", code, jt, jf, k) for code, jt, jf, k in program)

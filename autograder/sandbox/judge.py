@@ -59,6 +59,10 @@ BROKE = ("the process running your answers sent the grader something it never se
          "cell write to file descriptors it did not open?")
 
 
+# The descriptor channel keeps message boundaries where the kernel offers it (Linux); its messages are small.
+FDS_TYPE = socket.SOCK_SEQPACKET if confine.linux() else socket.SOCK_STREAM
+
+
 class LearnerLost(Exception):
     """The learner's sandbox is gone or broke the protocol; `outcome` says how, for the test at hand."""
 
@@ -88,7 +92,7 @@ class Judge:
         """Fork the learner's sandbox and wait until its answers ran: None, or what happened instead."""
         self.starts += 1
         start = time.monotonic()
-        fds, fds_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        fds, fds_theirs = socket.socketpair(socket.AF_UNIX, FDS_TYPE)
         control, control_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         pid = os.fork()
         if pid == 0:
