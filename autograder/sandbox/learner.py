@@ -23,7 +23,7 @@ import warnings
 
 import torch
 
-from autograder.sandbox import cells, codec, confine, integrity, protocol
+from autograder.sandbox import cells, codec, confine, integrity, mirror, protocol
 from autograder.sandbox.channel import Channel, ChannelClosed, recv_fd, send_fd
 
 OBJECTS: dict = {}      # handle id -> object
@@ -146,12 +146,9 @@ def _decode_args(header, buffers, created: dict, ctxs: list):
         index = node.get("arg")
         if type(index) is int and index in created:
             return created[index]
-        if node.get("rg") is True and (t.is_floating_point() or t.is_complex()):
-            t = t.requires_grad_(True)
-            if node.get("leaf") is False and type(index) is int:
-                # The judge's tensor has a history, so ours has one too (a clone of a leaf): an in-place
-                # Function (ctx.mark_dirty) may change it, as in one process; gradients go to the leaf.
-                LEAVES[index], t = t, t.clone()
+        t, leaf = mirror.local_input(t, node.get("rg") is True, node.get("leaf") is not False or type(index) is not int)
+        if leaf is not None:
+            LEAVES[index] = leaf
         if type(index) is int:
             created[index] = t
         return t
@@ -168,9 +165,7 @@ def op_call(message: dict, created: dict, ctxs: list) -> tuple:
     fn = resolve(message["h"], {"attr": message.get("attr")})
     args, kwargs = message["args"], message["kwargs"]
     inputs = [created[i] for i in sorted(created)]
-    before = [t.detach().clone() for t in inputs]
-    versions = [t._version for t in inputs]
-    histories = [t.grad_fn for t in inputs]
+    before = mirror.Before(inputs)
     with torch.set_grad_enabled(bool(message.get("grad"))):
         out = fn(*args, **kwargs)
     outputs = _tensors(out, [])
@@ -178,45 +173,18 @@ def op_call(message: dict, created: dict, ctxs: list) -> tuple:
     if message.get("record") and any(o.requires_grad for o in outputs):
         graph = len(GRAPHS) + 1
         GRAPHS[graph] = (inputs, outputs, _leaves(created))
-    same = {id(t): ["arg", i] for i, t in enumerate(inputs)}
-    same.update({id(t): ["out", j] for j, t in enumerate(outputs) if id(t) not in same})
-    # An input changed in place with autograd watching (ctx.mark_dirty, x.mul_ under grad mode) and returned:
-    # its history now ends at the call's node. Output j -> input i, for the judge to do the same to its input.
-    rebased = {str(j): same[id(o)][1] for j, o in enumerate(outputs)
-               if id(o) in same and same[id(o)][0] == "arg" and o.grad_fn is not histories[same[id(o)][1]]}
-    result = {"out": out, "graph": graph, "changed": _changed(inputs, before), "ctx": _ctx_states(ctxs),
-              "bumped": _bumped(inputs, versions), "rebased": rebased}
+    same = mirror.identities(inputs, outputs)
+    result = {"out": out, "graph": graph, "changed": mirror.changed(inputs, before), "ctx": _ctx_states(ctxs),
+              "bumped": mirror.bumped(inputs, before), "rebased": mirror.rebased(inputs, outputs, before, same)}
     return result, same
-
-
-def _changed(inputs: list, before: list) -> dict:
-    """New values of the inputs the learner's code changed in place (the judge mirrors them)."""
-    changed = {}
-    for i, (t, old) in enumerate(zip(inputs, before)):
-        now = t.detach()
-        if now.shape != old.shape or now.dtype != old.dtype or not torch.equal(now, old) and not bool(
-                ((now == old) | (now.isnan() & old.isnan())).all()):
-            changed[str(i)] = now.clone()
-    return changed
-
-
-def _bumped(inputs: list, versions: list) -> list:
-    """The inputs whose version counter moved (an in-place op the counter saw; x.data.mul_() is not one)."""
-    return [i for i, (t, version) in enumerate(zip(inputs, versions)) if t._version != version]
 
 
 def op_vjp(message: dict, created: dict, ctxs: list) -> tuple:
     """Gradients of a recorded graph's outputs with respect to its inputs, weighted by `grads`."""
     inputs, outputs, leaves = GRAPHS[message["graph"]]
-    for key, value in message.get("dirty", {}).items():
-        with torch.no_grad():
-            inputs[int(key)].copy_(value)  # the judge changed this input in place: so do we (version counter)
-    for key, value in message.get("dirty_outputs", {}).items():
-        with torch.no_grad():
-            outputs[int(key)].copy_(value)
+    mirror.apply_judge_changes(inputs, outputs, message.get("dirty", {}), message.get("dirty_outputs", {}))
     grads = message["grads"]
-    before = [t.detach().clone() for t in inputs]
-    versions = [t._version for t in inputs]
+    before = mirror.Before(inputs)
     pairs = [(o, g if g is not None else torch.zeros_like(o)) for o, g in zip(outputs, grads)
              if o is not None and o.requires_grad]
     wanted = [i for i, t in enumerate(leaves) if t.requires_grad]
@@ -237,8 +205,8 @@ def op_vjp(message: dict, created: dict, ctxs: list) -> tuple:
     if create:
         graph = len(GRAPHS) + 1
         GRAPHS[graph] = (inputs + [created[i] for i in sorted(created)], result, leaves + _leaves(created))
-    return {"grads": result, "graph": graph, "changed": _changed(inputs, before),
-            "bumped": _bumped(inputs, versions)}, {}
+    return {"grads": result, "graph": graph, "changed": mirror.changed(inputs, before),
+            "bumped": mirror.bumped(inputs, before)}, {}
 
 
 def op_probe(message: dict, created: dict, ctxs: list) -> tuple:

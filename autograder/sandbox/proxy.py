@@ -21,7 +21,7 @@ import weakref
 
 import torch
 
-from autograder.sandbox import codec
+from autograder.sandbox import codec, mirror
 from autograder.sandbox.channel import Channel, ChannelClosed
 
 
@@ -34,7 +34,6 @@ class Refused(LearnerGone):
     """A reply the judge will not take (a tensor larger than it decodes): the test ends, saying why."""
 
 
-_increment_version = torch.autograd.graph.increment_version
 _FACTS: dict = {}  # id(tensor) -> (weakref to it, facts the learner's process reported about it)
 _ERRORS = {cls.__name__: cls for cls in codec.ERROR_BASES}
 
@@ -183,20 +182,7 @@ class Link:
         return self.exchange({"op": "probe", "name": name, "args": args, "kwargs": kwargs}, tensors)
 
     def _apply_changes(self, tensors: list, result: dict) -> None:
-        changed = result.get("changed", {})
-        for key, value in changed.items() if type(changed) is dict else ():
-            i = int(key)
-            if 0 <= i < len(tensors) and isinstance(value, torch.Tensor) and value.shape == tensors[i].shape:
-                # The learner's x.data.zero_() happened here too, in x's own storage: views of x (gradcheck
-                # perturbs and restores an input through one) see the change, as in one process.
-                try:
-                    tensors[i].data.copy_(value)
-                except RuntimeError:  # x cannot be written in place (an expanded tensor): replace its data
-                    tensors[i].data = value.to(tensors[i].dtype)
-        bumped = result.get("bumped", [])
-        for i in bumped if type(bumped) is list else ():
-            if type(i) is int and 0 <= i < len(tensors):
-                _increment_version(tensors[i])  # the change was an in-place op there (x.mul_), not x.data's
+        mirror.apply_learner_changes(tensors, result)
         for state in result.get("ctx", []) or []:
             if type(state) is codec.CtxState:
                 for key, (k, ctx) in self._ctx_keys.items():
@@ -248,7 +234,7 @@ class _RemoteCall(torch.autograd.Function):
         fresh = [o if isinstance(o, torch.Tensor) else None for o in outputs]
         # An input the learner's code changed in place and returned with a new history (ctx.mark_dirty): the
         # output IS that input, as in one process, and its history here ends at this node too.
-        rebased = _rebased(result, fresh, tensors)
+        rebased = mirror.rebased_pairs(result, fresh, tensors)
         for j, i in rebased.items():
             _remember_as(tensors[i], fresh[j])
             fresh[j] = tensors[i]
@@ -266,9 +252,7 @@ class _RemoteCall(torch.autograd.Function):
     def backward(ctx, *grads):
         if ctx.graph is None:
             return (None, None, None) + (None,) * len(ctx.inputs)
-        dirty = {str(i): t.detach().clone() for i, t in enumerate(ctx.inputs) if t._version != ctx.versions[i]}
-        dirty_outputs = {str(j): ref().detach().clone() for j, ref, version in ctx.output_refs
-                         if ref() is not None and ref()._version != version}
+        dirty, dirty_outputs = mirror.judge_changes(ctx.inputs, ctx.versions, ctx.output_refs)
         message = {"op": "vjp", "graph": ctx.graph, "grads": list(grads), "dirty": dirty,
                    "dirty_outputs": dirty_outputs,
                    "create_graph": torch.is_grad_enabled()}
@@ -281,19 +265,6 @@ class _RemoteCall(torch.autograd.Function):
             ctx.link._apply_changes(list(ctx.inputs), reply)
             result = reply["grads"]
         return (None, None, None) + tuple(result)[:len(ctx.inputs)]
-
-
-def _rebased(result: dict, outputs: list, inputs: tuple) -> dict:
-    """output index -> input index, for outputs that are (by identity) an input given a new history there."""
-    rebased = result.get("rebased")
-    found: dict = {}
-    for key, i in rebased.items() if type(rebased) is dict else ():
-        j = int(key) if type(key) is str and key.isdigit() else -1
-        if 0 <= j < len(outputs) and type(i) is int and 0 <= i < len(inputs) and i not in found.values() \
-                and outputs[j] is not None and outputs[j].shape == inputs[i].shape \
-                and outputs[j].dtype == inputs[i].dtype:
-            found[j] = i
-    return found
 
 
 def _remember_as(tensor: torch.Tensor, reported: torch.Tensor) -> None:
