@@ -179,9 +179,9 @@ def in_process_child(request: str) -> None:
     `out` as JSON {import_seconds, notebooks}."""
     job = json.loads(Path(request).read_text())
     start = time.perf_counter()
-    from autograder.sandbox import zygote
+    from autograder.sandbox import root
 
-    zygote.prepare()  # also one torch thread, as in every grading process
+    root.prepare()  # also one torch thread, as in every grading process
     import_seconds = time.perf_counter() - start
     results = grade_in_process([Path(f) for f in job["files"]], job["seed"])
     Path(job["out"]).write_text(json.dumps({"import_seconds": import_seconds, "notebooks": results}))

@@ -119,7 +119,7 @@ def test_the_learners_allow_list_holds_no_checkout_home_or_temporary_folder():
     import tempfile
 
     from autograder import grading, paths
-    from autograder.sandbox.zygote import learner_read_roots
+    from autograder.sandbox.root import learner_read_roots
 
     roots = learner_read_roots([str(p) for p in grading.protected_paths()])
     forbidden = [str(paths.ROOT), str(paths.SOLUTIONS), str(paths.ZOO), os.path.realpath(tempfile.gettempdir()),

@@ -1,18 +1,22 @@
-"""Grading with the verdict outside the learner's process.
+"""Grading with the verdict outside the learner's process. One file per process role:
 
-    grader ── root (imports torch once) ── a zygote per worker thread (a fork; never runs learner code)
-                                              └─ judge, per notebook (runs the test cells; computes every verdict)
-                                                    └─ learner process, confined (setup + answer cells, once)
-                                                          └─ one copy per test, answering the judge over a socket
+    grader (handle.py: `Sandbox`)
+      └─ root (root.py): imports PyTorch and the checks once; never runs learner code
+           └─ judge (judge.py), a fork per notebook, and a fork of it per test: runs the test cells and
+              │  computes every verdict, against proxies of the learner's objects (proxy.py)
+              └─ learner (learner.py): its sandbox (namespaces; a reaper as PID 1), the template that runs
+                 │  the setup and answer cells once
+                 └─ a copy per test (learner.py `serve`), answering the judge's requests
 
-Modules: `limits` (what a grading may use), `confine` (rlimits, Landlock, seccomp), `codec` and `channel`
-(values and tensors as plain data), `learner` (the confined side), `integrity` (its one checkpoint before
-each reply), `proxy` (the learner's objects as seen by the judge), `cells` (running cells, describing what
-they raised), `judge` (one notebook), `zygote` (the root and the zygotes; the grader's `Sandbox`).
+Between them: `protocol` (every message kind, declared once, with its validator), `channel` (frames) and
+`codec` (values and tensors as plain data, sizes capped), `mirror` (in-place effects and identity on both
+sides). Around the learner: `confine` (namespaces, rlimits, Landlock, seccomp), `integrity` (its checkpoint
+before each reply), `limits` (what a grading may use, every deadline named), `cells` (running cells,
+describing what they raised).
 """
 
 from autograder.sandbox.cells import STATUSES, Outcome
 from autograder.sandbox.limits import Job, Limits
-from autograder.sandbox.zygote import Sandbox
+from autograder.sandbox.handle import Sandbox
 
 __all__ = ["Job", "Limits", "Outcome", "Sandbox", "STATUSES"]

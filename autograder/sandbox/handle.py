@@ -1,0 +1,134 @@
+"""The grader's side: `Sandbox`, its handle on the root process (root.py), which it starts on first use and
+shares between worker threads. Grading a notebook hands the root one socket; the judge the root forks for
+it reads the job there and replies there. The grader never imports PyTorch."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import asdict
+
+from autograder.sandbox.cells import Outcome, STATUSES
+from autograder.sandbox.channel import Channel, ChannelClosed, CodecError, send_fd
+from autograder.sandbox.limits import Job, Limits
+
+_root: dict = {}                # "process", "control": the root process and the socket that asks it for judges
+_root_lock = threading.Lock()
+
+
+def _ask_root_for_judge(channel_end: socket.socket) -> int:
+    """Hand `channel_end` to the root (started if need be), which forks a judge serving it; the root's pid."""
+    with _root_lock:
+        for _ in range(2):
+            if _root.get("process") is None or _root["process"].poll() is not None:
+                _start_root()
+            try:
+                send_fd(_root["control"], b"judge", channel_end.fileno())
+                return _root["process"].pid
+            except OSError:
+                _root["process"].kill()  # a root that cannot take requests: start another
+                _root["process"].wait()
+        raise RuntimeError("the grading root process cannot be started")
+
+
+def _start_root() -> None:
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    python_path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)
+    env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OMP_THREAD_LIMIT="1", MPLBACKEND="Agg",
+               PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=python_path)
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    main = f"from autograder.sandbox.root import root_main; root_main({theirs.fileno()})"
+    with theirs:
+        _root["process"] = subprocess.Popen([sys.executable, "-c", main], stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.DEVNULL, env=env, cwd=tempfile.gettempdir(),
+                                            pass_fds=[theirs.fileno()])
+    _root["control"] = ours
+
+
+def _outcome(data) -> Outcome:
+    if type(data) is not dict or data.get("status") not in STATUSES:
+        return Outcome("error", "the grader failed on this test; tell your instructor.", "grader-error")
+    details = data.get("details") if type(data.get("details")) is dict else {}
+    return Outcome(data["status"], str(data.get("feedback", "")), str(data.get("mistake", "")),
+                   str(data.get("output", "")), float(data.get("seconds", 0.0) or 0.0), details)
+
+
+class Sandbox:
+    """The grader's handle on the root process: grades one notebook at a time (one per worker thread)."""
+
+    def __init__(self, protected: list | None = None):
+        self.protected = [str(p) for p in (protected or [])]
+        self.root_pid = None
+        self.landlock = 0
+        self.notebooks_run = 0
+
+    @property
+    def pid(self):
+        """The process that forks this sandbox's judges (the root: shared by every Sandbox of a grader)."""
+        return self.root_pid
+
+    def start(self) -> "Sandbox":
+        from autograder.sandbox import confine  # ctypes only: no PyTorch in the grader
+
+        hello = self.exchange({"hello": True})
+        if type(hello) is not dict or not hello.get("ready"):
+            raise RuntimeError("the grading sandbox failed to start")
+        self.landlock = confine.landlock_abi()
+        return self
+
+    def exchange(self, job: dict) -> dict:
+        """One request to a fresh judge (a job, or {"hello": True}); its reply, or {"error": why}."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        with theirs:
+            self.root_pid = _ask_root_for_judge(theirs)
+        channel = Channel(ours)
+        try:
+            channel.send(job, [])
+            reply = channel.recv()[0]
+        except (ChannelClosed, OSError, CodecError):
+            reply = {"error": "the judge process died"}
+        finally:
+            channel.close()
+        return reply if type(reply) is dict else {"error": "the judge replied with something else"}
+
+    def grade(self, cells: list, tests: list, seed: int = 0, limits: Limits | None = None) -> dict:
+        """Grade one notebook: `cells` [(label, source)] setup and answers in order, `tests` [(grade_id,
+        source)]. Returns {"outcomes": [Outcome per test], "notes": [...], "output": str}."""
+        limits = limits or Limits()
+        job = {"cells": [list(c) for c in cells], "tests": [list(t) for t in tests], "seed": int(seed),
+               "limits": asdict(limits), "protected": self.protected}
+        result = self.exchange(job)
+        self.notebooks_run += 1
+        if "error" in result or type(result.get("outcomes")) is not list:
+            reason = result.get("error", "")
+            return {"outcomes": [Outcome("error", f"the grader failed on this notebook ({reason}); tell your "
+                                                  "instructor.", "grader-error") for _ in tests],
+                    "notes": [], "output": ""}
+        outcomes = [_outcome(o) for o in result["outcomes"]]
+        for outcome in outcomes:
+            outcome.output = str(result.get("output", ""))
+        return {"outcomes": outcomes, "notes": [str(n) for n in result.get("notes", [])],
+                "output": str(result.get("output", ""))}
+
+    def isolation(self, limits: Limits | None = None) -> dict:
+        """The isolation a grading gets here, measured by grading an empty notebook."""
+        outcome = self.grade([], [("isolation", "pass\n")], limits=limits)["outcomes"][0]
+        isolation = outcome.details.get("isolation")
+        return dict(isolation) if type(isolation) is dict else {}
+
+    def run(self, job: Job) -> Outcome:
+        """One test (a notebook of one test cell): for tests of the sandbox itself."""
+        return self.grade(job.cells, [(job.test_id, job.test_source)], job.seed, job.limits)["outcomes"][0]
+
+    def close(self) -> None:
+        """Nothing of this handle's runs between gradings (the root is the grader's, and leaves with it)."""
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,134 @@
+"""The root process: one per grader, it imports PyTorch and the checks once (3-4 s), never runs the
+learner's code, and forks a judge for each notebook it is asked to grade. The grader (handle.py) hands it one
+socket per notebook; the judge, a fork of this process, reads the job from that socket and replies on it
+itself. They speak JSON frames (never pickle)."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import socket
+import sys
+import sysconfig
+from dataclasses import asdict
+from pathlib import Path
+
+from autograder.sandbox.channel import Channel, recv_fd
+
+
+def _send(channel: Channel, message: dict) -> None:
+    channel.send(message, [])  # plain JSON: the grader's side never imports PyTorch
+
+
+def _recv(channel: Channel) -> dict:
+    return channel.recv()[0]
+
+
+# ------------------------------------------------------------------------------------------ the root
+
+def prepare() -> None:
+    """Everything the forks share, imported and warmed up once."""
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    # OpenMP reads this once, when PyTorch loads it: every parallel region then runs on this one thread, so
+    # an answer's torch.set_num_threads(4) is harmless instead of a refused thread (libgomp exits on that).
+    os.environ["OMP_THREAD_LIMIT"] = "1"
+    import numpy  # noqa: F401
+    import numpy.testing  # noqa: F401  (watched by the integrity checkpoint: import it before any answer)
+    import torch
+
+    torch.set_num_threads(1)  # one thread per grading process; keeps fork() safe with OpenMP
+    import matplotlib.pyplot  # noqa: F401  (answer or setup cells may import pyplot)
+    import IPython.core.inputtransformer2  # noqa: F401  (cells may hold magics)
+    import torch.func  # noqa: F401
+    import torch.library  # noqa: F401
+    import torch.utils.checkpoint  # noqa: F401
+    import torch._dynamo  # noqa: F401  (it rebinds torch.manual_seed on import: before the integrity baseline)
+    import autograder.checks as checks_pkg
+    import autograder.sandbox.judge  # noqa: F401  (and the learner's side: the forks do not import them again)
+
+    for module in sorted(p.stem for p in Path(checks_pkg.__file__).parent.glob("*.py")):
+        if not module.startswith("_"):
+            __import__(f"autograder.checks.{module}")
+    # The first gradcheck in a process costs 0.3-0.5 s of lazy initialisation: pay it once, here.
+    x = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    torch.autograd.gradcheck(lambda t: (t * t).sin(), (x,))
+    torch.autograd.grad((x.exp() * x).sum(), x, create_graph=True)
+
+
+def root_main(fd: int) -> None:
+    """Import everything once, then fork a judge for each socket the grader sends over the control socket
+    `fd`. It leaves when the grader does."""
+    control = socket.socket(fileno=fd)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for stream in (0, 1):
+        os.dup2(devnull, stream)
+    os.close(devnull)
+    prepare()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the judges
+    while _parent_alive(control):
+        try:
+            message, channel_fd = recv_fd(control)
+        except OSError:
+            return
+        if not message or channel_fd is None:
+            return
+        if os.fork() == 0:
+            control.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # a judge waits for its own forks
+            judge_main(Channel(socket.socket(fileno=channel_fd)))
+            os._exit(0)
+        os.close(channel_fd)
+
+
+def _parent_alive(sock) -> bool:
+    """Wait until `sock` is readable; False if this process's parent ended meanwhile (a fork of the grader
+    may still hold the socket's other end open, so its end of stream is not enough)."""
+    parent = os.getppid()
+    while not select.select([sock], [], [], 5.0)[0]:
+        if os.getppid() != parent:
+            return False
+    return True
+
+
+def judge_main(channel: Channel) -> None:
+    """In a fork of the root: read one notebook's job, judge it, reply. The grader's own failure (a job it
+    cannot take, the judge's crash) comes back as a reason."""
+    from autograder.sandbox import judge
+
+    try:
+        job = _recv(channel)
+        if type(job) is not dict:
+            raise TypeError("the job is not an object")
+        if job.get("hello"):  # the grader's check that a judge can start
+            _send(channel, {"ready": True, "root": os.getppid()})
+            return
+        result = judge.grade_notebook(job, learner_read_roots(list(job.get("protected", []))))
+        reply = dict(result, outcomes=[asdict(o) for o in result["outcomes"]])
+    except BaseException as error:  # noqa: BLE001 - the grader's own failure, for its report
+        reply = {"error": f"{type(error).__name__}: {error}"}
+    try:
+        _send(channel, reply)
+    except OSError:
+        pass
+
+
+# What the learner's process may read besides its own folder: the libraries it may still import (lazily),
+# the system libraries they may load, and the few files C libraries read. Never a home, a checkout or /tmp.
+_SYSTEM_READABLE = ["/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib", "/usr/share/zoneinfo",
+                    "/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
+                    "/sys/devices/system/cpu", "/dev/urandom", "/dev/random", "/dev/zero"]
+
+
+def learner_read_roots(protected: list) -> list[str]:
+    """The learner's file-system allow-list: the Python installation and its packages (wherever they live),
+    this grading package, and the system files above, minus the protected trees (answers, hidden tests,
+    zoo, gradebook) wherever one lies inside them. The package's parent (a checkout) is not on it."""
+    from autograder.sandbox import confine
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    checkout = os.path.dirname(package)
+    libraries = {sys.prefix, sys.exec_prefix, sys.base_prefix, *sysconfig.get_paths().values()}
+    libraries |= {p for p in sys.path if p and os.path.isdir(p) and os.path.realpath(p) != os.path.realpath(checkout)}
+    return confine.allowed_roots([*libraries, package, *_SYSTEM_READABLE], protected)
