@@ -3,9 +3,9 @@
 test_redteam.py asks whether an answer can raise its own grade through the checks; this file asks whether
 it can reach the rest: the control socket the template process holds to the judge, the processes above it
 (pids, rlimits, priorities, /proc), files and Unix sockets outside a deny-list, IPC objects that outlive a
-grading, the judge's memory, the disk. Each attack is one answer cell in tests/redteam/boundary/ (its
-first lines say what it does and which layer should stop it); each test grades a real notebook through
-`grading.grade_text` and asserts the safe outcome. Some attacks are honest answers that the confinement must
+grading, the judge's memory, the disk. Each attack is one answer cell in tests/redteam/boundary/<layer>/
+(the folder names the layer that stops it first, as in test_redteam.py's LAYERS; its first lines say what it
+does); each test grades a real notebook through `grading.grade_text` and asserts the safe outcome. Some attacks are honest answers that the confinement must
 not break (threads, large plain data).
 
 Attacks that damage the processes above them get a sandbox of their own, closed after the test.
@@ -47,8 +47,9 @@ CANARY = os.environ.setdefault("BOUNDARY_CANARY", "canary-" + secrets.token_hex(
 
 
 def attack(name: str, **values) -> str:
-    """The answer cell of tests/redteam/boundary/<name>.py, its {placeholders} filled in."""
-    text = (HERE / f"{name}.py").read_text()
+    """The answer cell of tests/redteam/boundary/<layer>/<name>.py, its {placeholders} filled in."""
+    (path,) = HERE.glob(f"*/{name}.py")
+    text = path.read_text()
     values = {"CORRECT": CORRECT, "WRONG": WRONG, **values}
     for key, value in values.items():
         text = text.replace("{" + key + "}", str(value))

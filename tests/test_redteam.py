@@ -1,6 +1,6 @@
 """Red team: a student edits only the answer cell of notebook 01 and may write any Python there.
 
-Each attack (one file in tests/redteam/attacks/, like the zoo) is a WRONG Square from the zoo (wrong
+Each attack (one file in tests/redteam/attacks/<layer>/, like the zoo) is a WRONG Square from the zoo (wrong
 derivative: 1/3 without extra code; ctx attribute: 2/3) plus code that tries to raise the grade: replace the
 functions the checks use, rewrite their bytecode through raw memory, plant modules, rebind builtins, read
 the instructor's files, write the gradebook, forge the channel, patch PyTorch, kill or flood the process...
@@ -9,7 +9,9 @@ secret (solutions, hidden test source, zoo, gradebook) appears in the report. Wh
 attack, the feedback says so (`# says:` in the file's header).
 
 Why they gain nothing: every check runs in the judge process, which never runs student code; the answer
-runs in another, confined process whose results cross as plain data (docs/threat-model.md).
+runs in another, confined process whose results cross as plain data (docs/threat-model.md). Each attack's
+folder names the first layer that stops it (LAYERS below; tests/redteam/LAYERS.md has the table), and its
+test id starts with that folder: `seccomp/new-processes`.
 
 The honest side is in tests/redteam/honest/: correct answers with harmless extra code keep full marks.
 """
@@ -57,8 +59,31 @@ def attack_source(path: Path) -> tuple[str, dict]:
     return text.replace("{WRONG}", WRONG[meta.get("base", "wrong")]), meta
 
 
-ATTACKS = sorted((HERE / "attacks").glob("*.py"))
+# The layer that stops an attack first, one folder each under attacks/ (and boundary/, test_boundary.py):
+LAYERS = {
+    "judge": "the verdict is computed in the judge from values: rewriting the learner's process changes nothing",
+    "integrity": "the learner-side checkpoint: patched PyTorch, NumPy, builtins, autograd or checks",
+    "protocol": "the wire contract: forged control messages, pids and channel frames",
+    "seccomp": "no exec, new processes, threads, network sockets, connect, SysV IPC, signals, others' limits",
+    "landlock": "no files outside the allow-list, no writes outside its folder",
+    "namespaces": "no other processes' /proc, no IPC that outlives a grading, not the judge's pid",
+    "limits": "judge memory and tensor-size caps, disk quota, time, memory",
+}
+
+ATTACKS = sorted((HERE / "attacks").rglob("*.py"))
 HONEST = sorted((HERE / "honest").glob("*.py"))
+
+
+def layer_id(path: Path) -> str:
+    """`<layer>/<name>`: the test id of an attack file."""
+    return f"{path.parent.name}/{path.stem}"
+
+
+def attack_file(name: str) -> Path:
+    """tests/redteam/attacks/<layer>/<name>.py, whatever its layer."""
+    found = sorted((HERE / "attacks").glob(f"*/{name}.py"))
+    assert len(found) == 1, f"attack {name}: {found}"
+    return found[0]
 
 
 @pytest.fixture(scope="session")
@@ -90,7 +115,7 @@ def assert_no_secrets(report) -> None:
     assert not leaked, f"protected text in the report: {leaked}: {text[:2000]}"
 
 
-@pytest.mark.parametrize("path", ATTACKS, ids=[p.stem for p in ATTACKS])
+@pytest.mark.parametrize("path", ATTACKS, ids=[layer_id(p) for p in ATTACKS])
 def test_attack_gains_nothing(path, redteam_sandbox, baselines):
     source, meta = attack_source(path)
     report = grade(redteam_sandbox, source)
@@ -102,6 +127,24 @@ def test_attack_gains_nothing(path, redteam_sandbox, baselines):
         assert any(word.strip().lower() in text for word in meta["says"].split("|")), feedback_of(report)
 
 
+@pytest.mark.parametrize("folder", ["attacks", "boundary"])
+def test_every_attack_lives_in_a_known_layer_folder(folder):
+    """Each attack file is <folder>/<layer>/<name>.py with a layer of LAYERS, names unique across layers."""
+    files = sorted((HERE / folder).rglob("*.py"))
+    assert files, f"no attack in {folder}/"
+    misplaced = [str(p.relative_to(HERE)) for p in files
+                 if p.parent.parent != HERE / folder or p.parent.name not in LAYERS]
+    assert not misplaced, f"not in a layer folder ({', '.join(LAYERS)}): {misplaced}"
+    names = [p.stem for p in files]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+    stray = [str(p.relative_to(HERE)) for p in (HERE / folder).rglob("*")
+             if p.is_file() and p.suffix != ".py" and "__pycache__" not in p.parts]
+    assert not stray, stray
+    for path in files:
+        said = header(path.read_text()).get("layer")
+        assert said in (None, path.parent.name), f"{path.relative_to(HERE)} says layer: {said}"
+
+
 @pytest.mark.parametrize("path", HONEST, ids=[p.stem for p in HONEST])
 def test_correct_answer_with_harmless_code_keeps_full_marks(path, redteam_sandbox):
     report = grade(redteam_sandbox, path.read_text())
@@ -111,7 +154,7 @@ def test_correct_answer_with_harmless_code_keeps_full_marks(path, redteam_sandbo
 def test_raw_memory_forgery_really_ran(redteam_sandbox):
     """The raw-memory attack is real: in the learner's process it does neuter `fail` (a probe run there
     sees it return None instead of raising)."""
-    source, _ = attack_source(HERE / "attacks" / "raw-memory-fail-bytecode.py")
+    source, _ = attack_source(attack_file("raw-memory-fail-bytecode"))
     source += "\nimport autograder.checks.common as _c2\n_c2.fail('x', 'y')\nprint('FAIL-NEUTERED')\n"
     _, nb = samples.student_notebook(ASSIGNMENT, {"Square": source})
     report, _ = grading.grade_text(nbformat.writes(nb), "01_square.ipynb", redteam_sandbox, limits=LIMITS)
@@ -122,7 +165,7 @@ def test_raw_memory_forgery_really_ran(redteam_sandbox):
 def test_protected_files_are_not_read(redteam_sandbox):
     """Whatever route the answer takes to the instructor's files, the zoo or the gradebook, what it gets
     back (reported through an exception the feedback shows) holds none of their text."""
-    source, _ = attack_source(HERE / "attacks" / "read-protected-files.py")
+    source, _ = attack_source(attack_file("read-protected-files"))
     report = grade(redteam_sandbox, source)
     text = feedback_of(report)
     assert "READ [" in text  # the attack ran and reported what it got
@@ -135,7 +178,7 @@ def test_gradebook_and_sources_unchanged(redteam_sandbox):
     watched = [p for p in [home / "gradebook.db", paths.SOLUTIONS / "01_square" / "01_square.ipynb",
                            paths.ROOT / "autograder" / "checks" / "common.py"] if p.exists()]
     before = {p: p.read_bytes() for p in watched}
-    grade(redteam_sandbox, attack_source(HERE / "attacks" / "write-gradebook-and-course.py")[0])
+    grade(redteam_sandbox, attack_source(attack_file("write-gradebook-and-course"))[0])
     assert not (home / "x.txt").exists() and not (paths.SOLUTIONS / "x.txt").exists()
     assert {p: p.read_bytes() for p in watched} == before
 
