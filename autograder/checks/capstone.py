@@ -17,6 +17,7 @@ import functools
 
 import torch
 
+from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks import torch_func as _func
 
@@ -476,8 +477,9 @@ def _storage(t):
 def kept_for_backward(LSE, x, dim, keepdim) -> dict:
     """In the learner's process (the judge's graph has one opaque node per call): LogSumExp.apply(x, dim, keepdim)
     with saved-tensor hooks on. The output (with its grad_fn's name), the bytes of its storage and of x's, and
-    every distinct storage kept for backward (by a hook or as a tensor attribute of the grad_fn): its bytes,
-    whether it is x's or the output's, and the tensor kept."""
+    every distinct storage kept for backward (seen by the hook, or read off the graph: what its node packed and
+    every tensor among the ctx's attributes, in containers too): its bytes, whether it is x's or the output's,
+    where on ctx it was found, and the tensor kept."""
     saved = []
 
     def pack(tensor):
@@ -488,20 +490,24 @@ def kept_for_backward(LSE, x, dim, keepdim) -> dict:
         out = LSE.apply(x, dim, keepdim)
     if not isinstance(out, torch.Tensor):
         return {"output": out}
-    node = out.grad_fn
-    attributes = [v for v in vars(node).values() if isinstance(v, torch.Tensor)] if hasattr(node, "__dict__") else []
     x_key, out_key = _storage(x).data_ptr(), _storage(out).data_ptr()
     kept = {}
-    for t in saved + attributes:
-        key = _storage(t).data_ptr()
+    # What the hooks saw, then the graph itself (what it packed, and the ctx's attributes, containers included).
+    for where, t in [("saved", t) for t in saved] + behaviour.kept_by_graph([out]):
+        key, nbytes = behaviour.storage_of(t)
         if key not in kept:
-            kept[key] = {"nbytes": _storage(t).nbytes(), "is_x": key == x_key, "is_output": key == out_key,
-                         "tensor": t.detach().clone()}
+            kept[key] = {"nbytes": nbytes, "is_x": key == x_key, "is_output": key == out_key,
+                         "tensor": t.detach().clone(), "where": where if where.startswith("ctx.") else ""}
     return {"output": out, "output_nbytes": _storage(out).nbytes(), "x_nbytes": _storage(x).nbytes(),
             "kept": list(kept.values())}
 
 
 def _describe(kept: dict, x):
+    what = _what(kept, x)
+    return f"{what} kept as {kept['where']}" if kept.get("where") else what
+
+
+def _what(kept: dict, x):
     if kept["is_output"]:
         return "the output"
     t = kept["tensor"]

@@ -4,8 +4,12 @@
 - `checkpointed_mlp(x, layers)` applies `h = silu(layer(h))` for each nn.Linear in `layers`, each block
   wrapped in `torch.utils.checkpoint.checkpoint(..., use_reentrant=False)`.
 
-Saved memory is measured with `torch.autograd.graph.saved_tensors_hooks`: the pack hook sees every tensor
-that autograd keeps for backward (outside a checkpointed region, where checkpoint's own hooks take over).
+Saved memory is measured twice: with `torch.autograd.graph.saved_tensors_hooks` (the pack hook sees every tensor
+autograd keeps for backward, outside a checkpointed region, where checkpoint's own hooks take over, and outside
+any hooks of the answer's own, which win in the same way), and on the graph itself after forward
+(`behaviour.kept_by_graph`: every saved tensor as it was packed, and every tensor on a Function's ctx), which no
+hook of the answer's can hide anything from. A block counts as recomputed when its layer runs during backward on
+the input it had in forward.
 
 Hooks, forward hooks and nn.Linear layers must live where the learner's code runs, so two probes gather the
 facts there (`silu_saved`: what RecomputeSiLU saved; `run_checkpointed`: the layers built from (widths, seed),
@@ -19,6 +23,7 @@ import warnings
 
 import torch
 
+from autograder.checks import behaviour
 from autograder.checks import common as c
 
 
@@ -220,14 +225,13 @@ def silu_saves_x_itself(RecomputeSiLU) -> None:
     """Hidden: with a crafted ctx, forward saves (x,) itself, keeps no tensor on ctx, and backward recomputes."""
     c.require_function(RecomputeSiLU, SILU)
     x = c.randn(2, 5, seed=8)
-    ctx = c.FakeCtx((True,))
-    known = set(vars(ctx))
+    ctx = behaviour.stand_in_ctx(SILU, (True,))
     with torch.no_grad():
         y = c.call(RecomputeSiLU.forward, ctx, x, what="RecomputeSiLU.forward")
-    stashed = [name for name, value in vars(ctx).items() if name not in known and isinstance(value, torch.Tensor)]
+    stashed = [where for where, _ in behaviour.on_ctx(ctx)]
     if stashed:
         c.fail("ctx-attribute",
-               f"RecomputeSiLU.forward keeps a tensor as ctx.{stashed[0]}: that tensor stays alive until backward "
+               f"RecomputeSiLU.forward keeps a tensor as {stashed[0]}: that tensor stays alive until backward "
                "just like a saved one (so no memory is saved), and autograd cannot check it. Save only x with "
                "ctx.save_for_backward(x) and recompute sigmoid(x) in backward.")
     saved = tuple(ctx.saved_tensors)
@@ -316,9 +320,16 @@ def run_checkpointed(checkpointed_mlp, x, widths, seed, grads: str = "all", meas
         return facts
     layers = make_layers(widths, seed)
     calls = [0] * len(layers)
+    seen_inputs: list = [[] for _ in layers]  # (during backward?, the input) of each call of each layer
+
+    def count(k, inputs):
+        calls[k] += 1
+        if inputs and isinstance(inputs[0], torch.Tensor):
+            seen_inputs[k].append((torch._C._current_graph_task_id() != -1, inputs[0].detach().clone()))
+
     if measure:
         for k, layer in enumerate(layers):
-            layer.register_forward_hook(lambda m, i, o, k=k: calls.__setitem__(k, calls[k] + 1))
+            layer.register_forward_hook(lambda m, i, o, k=k: count(k, i))
     saved: list = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -332,6 +343,10 @@ def run_checkpointed(checkpointed_mlp, x, widths, seed, grads: str = "all", meas
             return facts
     facts["reentrant_warnings"] = [str(w.message)[:1000] for w in caught if "use_reentrant" in str(w.message)]
     facts["saved_bytes"] = distinct_bytes(saved, exclude=_param_keys(layers))
+    if measure and isinstance(out, torch.Tensor):
+        # Read off the graph itself: hooks of the answer's own, which win over the pack hook above, hide nothing.
+        kept = [t for _, t in behaviour.kept_by_graph([out])]
+        facts["graph_bytes"] = distinct_bytes(kept, exclude=_param_keys(layers))
     facts["forward_calls"] = list(calls)
     if not isinstance(out, torch.Tensor):
         facts["type"] = type(out).__name__
@@ -345,6 +360,9 @@ def run_checkpointed(checkpointed_mlp, x, widths, seed, grads: str = "all", meas
         except (NotImplementedError, RuntimeError) as error:
             facts["grad_error"] = _error_facts(error)
     facts["calls"] = list(calls)
+    # Whether each layer ran again during backward on an input it had in forward (what a recompute does).
+    facts["recomputed"] = [any(during and any(torch.equal(t, f) for was, f in seen if not was) for during, t in seen)
+                           for seen in seen_inputs]
     return facts
 
 
@@ -443,7 +461,7 @@ def mlp_memory(checkpointed_mlp, widths=(32, 64, 64, 32), batch=16, seed=5) -> N
     plain = distinct_bytes(plain_saved, exclude=_param_keys(layers))
     budget = batch * sum(widths[:-1]) * x.element_size()
     facts = _run(checkpointed_mlp, x, widths, seed, grads="x", measure=True)
-    measured = facts["saved_bytes"]
+    measured = max(facts["saved_bytes"], facts.get("graph_bytes", 0))
     if measured > budget:
         c.fail("saves-too-much",
                f"{MLP} kept {measured} bytes of activations for backward (the plain composition keeps {plain}; "
@@ -456,6 +474,12 @@ def mlp_memory(checkpointed_mlp, widths=(32, 64, 64, 32), batch=16, seed=5) -> N
                             "inputs (h.detach(), h.data) or run blocks under no_grad.")
     forward_calls = facts["forward_calls"]
     again = [n - f for n, f in zip(facts["calls"], forward_calls)]
+    if all(a >= 1 for a in again) and not all(facts.get("recomputed", [True])):
+        which = [k for k, done in enumerate(facts["recomputed"]) if not done]
+        c.fail("no-recompute",
+               f"during backward, layers {which} ran, but never on the input they had in forward: that is not a "
+               "recompute of the block. Wrap every block with torch.utils.checkpoint.checkpoint(block, h, "
+               "use_reentrant=False), which re-runs it on its saved input.")
     if any(a < 1 for a in again):
         c.fail("no-recompute",
                f"the layers ran {forward_calls} times in forward and {again} times during backward: checkpointing "
