@@ -75,12 +75,10 @@ class Softplus(torch.autograd.Function):
         return super().apply(x)
 """
 
-# notebook 14: no jvp, and torch.logsumexp itself whenever the input is wrapped.
+# notebook 14: no jvp, no vmap rule, and torch.logsumexp itself whenever the input is wrapped.
 LOGSUMEXP = WRAPPED + """
 
 class LogSumExp(torch.autograd.Function):
-    generate_vmap_rule = True
-
     @staticmethod
     def forward(x, dim, keepdim):
         m = x.amax(dim=dim, keepdim=True)
@@ -150,6 +148,33 @@ def checkpointed_mlp(x, layers):
     return h
 """
 
+# notebook 08: the same, with the hooks keeping the tensors in a list of their own (the graph holds numbers).
+MLP_STORE = """
+_kept = []
+
+
+def _pack(t):
+    _kept.append(t)
+    return len(_kept) - 1
+
+
+def checkpointed_mlp(x, layers):
+    with torch.autograd.graph.saved_tensors_hooks(_pack, lambda i: _kept[i]):
+        h = x
+        for layer in layers:
+            h = F.silu(layer(h))
+
+    def rerun(grad):
+        with torch.no_grad():
+            for layer in layers:
+                layer(torch.ones(layer.in_features, dtype=layer.weight.dtype))
+        return grad
+
+    if h.requires_grad:
+        h.register_hook(rerun)
+    return h
+"""
+
 # notebook 08: sigmoid(x) kept for backward in a list on ctx, where a look for tensor attributes misses it.
 SILU = """
 class RecomputeSiLU(torch.autograd.Function):
@@ -209,10 +234,11 @@ class LogSumExp(torch.autograd.Function):
 # (exercise, answer, tests that must be lost (grade_id suffixes), a phrase of their feedback, the score)
 FORGERIES = {
     "cube-detour": ("Cube", CUBE, {"gradgradcheck", "vmap", "grad", "jacrev"}, "setup_context", 1),
-    "softplus-detour": ("Softplus", SOFTPLUS, {"jvp", "jacfwd", "hessian"}, "jvp", 3),
+    "softplus-detour": ("Softplus", SOFTPLUS, {"jvp", "jacfwd", "hessian", "vmap"}, "jvp", 2),
     "logsumexp-detour": ("LogSumExp", LOGSUMEXP, {"vmap", "forward_mode"}, "jvp", 8),
     "exp-nonleaf": ("Exp", EXP, {"saves_output", "inplace_output"}, "", 2),
-    "mlp-own-hooks": ("checkpointed_mlp", MLP, {"memory"}, "saves", 2),
+    "mlp-own-hooks": ("checkpointed_mlp", MLP, {"memory"}, "kept", 2),
+    "mlp-own-store": ("checkpointed_mlp", MLP_STORE, {"memory"}, "kept", 2),
     "silu-list-on-ctx": ("RecomputeSiLU", SILU, {"saved"}, "ctx.cache", 3),
     "logsumexp-dict-on-ctx": ("LogSumExp", LOGSUMEXP_CACHE, {"memory"}, "ctx.cache", 9),
 }

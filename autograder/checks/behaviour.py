@@ -7,8 +7,9 @@
   value (it is a `common.FakeCtx`), as every stand-in ctx does.
 - `kept_by_graph(outputs)`: what an autograd graph keeps alive for backward, read from the graph itself (each
   node's saved tensors as they were packed, without unpacking them, and every attribute of a custom
-  Function's ctx, containers included), so neither the answer's own saved-tensor hooks, which win over any
-  hook the grader installs around the call, nor a list on ctx hide a tensor from it. A saved tensor packed by
+  Function's ctx, containers included; and what a hook of the answer's keeps, in its closure or in the global
+  names it reads), so neither the answer's own saved-tensor hooks, which win over any hook the grader installs
+  around the call, nor a list on ctx hide a tensor from it. A saved tensor packed by
   torch.utils.checkpoint is not kept (it is recomputed in backward), and is left out.
 """
 
@@ -61,12 +62,14 @@ class _StandIn(c.FakeCtx, FunctionCtx):
 _NODE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,80}Backward")
 
 
+_MADE: dict = {}  # name -> the stand-in ctx class of that name (kept out of the module's namespace)
+
+
 def _ctx_class(name: str) -> type:
-    cls = globals().get(name)
+    cls = _MADE.get(name)
     if cls is None:
-        cls = type(name, (_StandIn,), {"__module__": __name__, "__qualname__": name,
-                                       "__doc__": "The ctx of a direct call."})
-        globals()[name] = cls
+        cls = _MADE[name] = type(name, (_StandIn,), {"__module__": __name__, "__qualname__": name,
+                                                     "__doc__": "The ctx of a direct call."})
     return cls
 
 
@@ -138,6 +141,13 @@ def _tensors_in(value, where: str, found: list, seen: dict, depth: int = 0) -> N
             except ValueError:  # an empty cell
                 pass
         _tensors_in(function.__defaults__, where, found, seen, depth + 1)
+        _tensors_in(function.__kwdefaults__, where, found, seen, depth + 1)
+        if not str(getattr(function, "__module__", "") or "").startswith("torch"):
+            # the global names a hook of the answer's reads (a list it keeps the tensors in)
+            namespace = getattr(function, "__globals__", {})
+            for name in _names_read(function.__code__):
+                if name in namespace:
+                    _tensors_in(namespace[name], where, found, seen, depth + 1)
         return
     state = getattr(value, "__dict__", None)
     if isinstance(state, dict):
@@ -146,6 +156,15 @@ def _tensors_in(value, where: str, found: list, seen: dict, depth: int = 0) -> N
                                                                      (tuple, list)) else ():
         if isinstance(slot, str) and hasattr(value, slot):
             _tensors_in(getattr(value, slot), f"{where}.{slot}", found, seen, depth + 1)
+
+
+def _names_read(code, depth: int = 0) -> set:
+    names = set(code.co_names)
+    if depth < 3:
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                names |= _names_read(const, depth + 1)
+    return names
 
 
 def kept_by_graph(outputs, limit: int = 100_000) -> list:

@@ -313,6 +313,22 @@ def vmap(LSE) -> None:
                                   what="torch.func.vmap(torch.func.grad(lambda t: LogSumExp.apply(t, 0, False)))")
     c.require_close(per_sample, torch.softmax(x2, 1), "per-sample gradients vmap(grad(...)) (they are softmax(x))",
                     "wrong-derivative", GRAD_HINT)
+    _own_methods(LSE, 502, (3, 3), 1, False)
+    _own_methods(LSE, 503, (2, 3, 4), -1, True)
+
+
+def _own_methods(LSE, seed: int, shape, dim: int, keepdim: bool, jvp: bool = False) -> None:
+    """LogSumExp's own methods, called directly, as torch.func calls them (torch_func.require_own_methods)."""
+    x = c.randn(*shape, seed=seed, requires_grad=False)
+    try:
+        _func.require_own_methods(LSE, NAME, x, torch.logsumexp, args=(dim, keepdim), seed=seed, jvp=jvp,
+                                  tolerance=(1e-9, 1e-9))
+    except c.Mistake:
+        raise
+    except (RuntimeError, TypeError) as error:
+        _explain_forward(error, f"LogSumExp's methods called directly (dim={dim}, keepdim={keepdim})")
+        _explain_shape(error, f"LogSumExp's methods called directly (dim={dim}, keepdim={keepdim})")
+        raise
 
 
 # ------------------------------------------------------------------------------------------ forward mode
@@ -442,6 +458,7 @@ def forward_mode(LSE) -> None:
     t = torch.tensor([[1.0, 0.0, -2.0], [0.5, 3.0, 1.0]], dtype=torch.float64)
     _check_jvp(LSE, x, 1, False, t)
     _check_matrix(LSE, "jacfwd", x, 1, False)
+    _own_methods(LSE, 805, (2, 3), 1, False, jvp=True)
 
 
 def forward_mode_hidden(LSE, seeds=(0, 1)) -> None:
@@ -465,6 +482,8 @@ def forward_mode_hidden(LSE, seeds=(0, 1)) -> None:
     x[1, 1:3] = -inf              # two positions masked
     t = c.randn(3, 4, seed=971, requires_grad=False)
     _check_jvp(LSE, x, 1, False, t, rows=torch.tensor([1, 2]))
+    for k, (shape, dim, keepdim) in enumerate(CASES[:4]):
+        _own_methods(LSE, 980 + k, shape, dim, keepdim, jvp=True)
 
 
 # ------------------------------------------------------------------------------------------------ memory

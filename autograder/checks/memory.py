@@ -248,26 +248,53 @@ def silu_saves_x_itself(RecomputeSiLU) -> None:
                     SILU_HINT)
 
 
-def silu_inplace_detected(RecomputeSiLU) -> None:
-    """Hidden: x goes through save_for_backward, so changing it in place before backward raises."""
+def silu_inplace_detected(RecomputeSiLU, seeds=(10, 11)) -> None:
+    """Hidden: x goes through save_for_backward, so changing it in place before backward raises, and leaving it
+    alone gives the right gradient: for a leaf input and a non-leaf input alike."""
     c.require_function(RecomputeSiLU, SILU)
-    leaf = c.randn(6, seed=10)
-    base = leaf * 1.0
-    y = c.call(RecomputeSiLU.apply, base, what="RecomputeSiLU.forward")
+    for seed in seeds:
+        for leaf in (False, True):
+            _silu_inplace(RecomputeSiLU, seed, leaf)
+
+
+def _silu_input(seed: int, leaf: bool):
+    base = c.randn(*SHAPES[1 + seed % (len(SHAPES) - 1)], seed=seed)
+    return base, (base if leaf else base * 1.0)
+
+
+def _silu_inplace(RecomputeSiLU, seed: int, leaf: bool) -> None:
+    base, x = _silu_input(seed, leaf)
+    y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")
     c.require_own_node(y, RecomputeSiLU, SILU)
     with torch.no_grad():
-        base.add_(1.0)
+        x.add_(1.0)
     try:
-        torch.autograd.grad(y.sum(), [leaf])
+        torch.autograd.grad(y.sum(), [base])
+    except NotImplementedError:
+        c.fail("not-implemented", "RecomputeSiLU.backward is not implemented yet (it still raises NotImplementedError).")
+    except RuntimeError as error:
+        if "modified by an inplace operation" not in str(error):
+            raise
+    else:
+        c.fail("not-saved-for-backward",
+               "changing x in place after forward went unnoticed, so backward recomputed the sigmoid from a changed "
+               "x: save x with ctx.save_for_backward(x) (x itself, not a copy) so autograd's version counter "
+               "catches it.")
+    base, x = _silu_input(seed + 50, leaf)
+    y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")
+    try:
+        (grad,) = torch.autograd.grad(y.sum(), [base])
     except NotImplementedError:
         c.fail("not-implemented", "RecomputeSiLU.backward is not implemented yet (it still raises NotImplementedError).")
     except RuntimeError as error:
         if "modified by an inplace operation" in str(error):
-            return
+            c.fail("error-without-change",
+                   "backward raised autograd's in-place error although nothing was changed in place: the version "
+                   "counter of the tensors saved with ctx.save_for_backward raises only when one of them has "
+                   "changed. Save x itself and let autograd do the checking.")
         raise
-    c.fail("not-saved-for-backward",
-           "changing x in place after forward went unnoticed, so backward recomputed the sigmoid from a changed "
-           "x: save x with ctx.save_for_backward(x) (x itself, not a copy) so autograd's version counter catches it.")
+    c.require_close(grad, _silu_grad_ref(base), "the gradient of RecomputeSiLU.apply(x).sum()", "wrong-derivative",
+                    SILU_HINT)
 
 
 # -------------------------------------------------------------------------------------- checkpointed_mlp
