@@ -22,7 +22,9 @@ ZOO = {(e.exercise, e.name): e for e in samples.zoo()}
 # (exercise, zoo entry) -> (tests it must lose (grade_id suffixes), the points it keeps, out of the exercise's)
 FORGERIES = {
     ("Cube", "detour_under_transforms"): ({"gradgradcheck", "vmap", "grad", "jacrev"}, 1),
+    ("Cube", "numpy_unless_wrapped"): ({"values", "gradgradcheck", "vmap", "grad", "jacrev"}, 0),
     ("Softplus", "detour_under_transforms"): ({"jvp", "jacfwd", "hessian", "vmap"}, 2),
+    ("Softplus", "jvp_only_for_wrappers"): ({"jvp", "jacfwd", "hessian", "vmap"}, 2),
     ("LogSumExp", "detour_under_transforms"): ({"vmap", "forward_mode"}, 8),
     ("Exp", "raises_for_nonleaf"): ({"saves_output", "inplace_output"}, 2),
     ("checkpointed_mlp", "own_saved_tensor_hooks"): ({"memory"}, 2),
@@ -33,6 +35,7 @@ FORGERIES = {
 # What the same answers scored when these facts were taken from the answer's own account of them.
 SCORE_BEFORE = {
     ("Cube", "detour_under_transforms"): (5, 5), ("Softplus", "detour_under_transforms"): (6, 6),
+    ("Softplus", "jvp_only_for_wrappers"): (6, 6), ("Cube", "numpy_unless_wrapped"): (3, 5),
     ("LogSumExp", "detour_under_transforms"): (10, 10), ("Exp", "raises_for_nonleaf"): (3, 5),
     ("checkpointed_mlp", "own_saved_tensor_hooks"): (4, 4), ("checkpointed_mlp", "hooks_keep_a_list"): (4, 4),
     ("RecomputeSiLU", "sigmoid_in_a_list_on_ctx"): (5, 5), ("LogSumExp", "softmax_in_a_dict_on_ctx"): (10, 10),

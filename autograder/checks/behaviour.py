@@ -1,5 +1,7 @@
 """What the checks observe of an answer's behaviour rather than ask it about, shared by several notebooks.
 
+- `function_apply(Fn, *args)`: torch.autograd.Function's own `apply`, bound when this module is imported, for
+  the probes that run torch.func transforms and forward-mode AD on a Function in the learner's process.
 - A stand-in ctx (`stand_in_ctx`) for calling a Function's static methods directly, one at a time, with
   inputs the judge chose: it is a `torch.autograd.function.FunctionCtx` whose class is named like the node
   autograd would make (`CubeBackward`), with the real ctx's methods, and `saved_tensors` as a property that
@@ -23,6 +25,20 @@ import torch
 from torch.autograd.function import FunctionCtx
 
 from autograder.checks import common as c
+
+
+# ----------------------------------------------------------------------------------- the Function's apply
+
+_FUNCTION_APPLY = torch.autograd.Function.__dict__["apply"].__func__
+
+
+def function_apply(Fn, *args):
+    """`Fn.apply(*args)` as torch.autograd.Function defines it, whatever `apply` the class itself defines: under a
+    torch.func transform that runs the Function's own methods (a class that overrides `apply` to take another
+    path for wrapped inputs is run through them all the same). A non-Function is called as it is."""
+    if isinstance(Fn, type) and issubclass(Fn, torch.autograd.Function):
+        return _FUNCTION_APPLY(Fn, *args)
+    return Fn.apply(*args)
 
 
 # ------------------------------------------------------------------------------------------ stand-in ctx

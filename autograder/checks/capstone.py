@@ -206,7 +206,7 @@ def shapes(LSE) -> None:
 # ------------------------------------------------------------------------------------------ None for dim
 
 def _direct_backward(LSE, x, dim, keepdim, ctx):
-    """forward/setup_context/backward called directly with a FakeCtx (either style of Function)."""
+    """forward/setup_context/backward called directly with a stand-in ctx (either style of Function)."""
     if c.uses_setup_context(LSE):
         out = c.call(LSE.forward, x, dim, keepdim, what="LogSumExp.forward(x, dim, keepdim)")
         c.call(LSE.setup_context, ctx, (x, dim, keepdim), out, what="LogSumExp.setup_context")
@@ -223,19 +223,12 @@ def _direct_backward(LSE, x, dim, keepdim, ctx):
         raise
 
 
-class _Ctx(c.FakeCtx):
-    """A stand-in ctx that also takes ctx.save_for_forward (what jvp reads), kept apart from saved_tensors."""
-
-    def save_for_forward(self, *tensors):
-        self.saved_for_forward = tuple(tensors)
-
-
 def none_for_dim_and_keepdim(LSE) -> None:
     """Hidden: backward called directly returns exactly (grad_x, None, None)."""
     _require_function(LSE)
     for dim, keepdim in ((1, False), (0, True)):
         x = c.randn(3, 4, seed=300 + dim, requires_grad=False)
-        ctx = _Ctx((True, False, False))
+        ctx = behaviour.stand_in_ctx(NAME, (True, False, False))
         _, grads = _direct_backward(LSE, x, dim, keepdim, ctx)
         if isinstance(grads, torch.Tensor) or not isinstance(grads, (tuple, list)):
             c.fail("missing-none",
@@ -347,7 +340,7 @@ def forward_transform(LSE, how: str, x, dim: int, keepdim: bool, tangent=None):
     """
 
     def f(t):
-        return LSE.apply(t, dim, keepdim)
+        return behaviour.function_apply(LSE, t, dim, keepdim)
 
     if how == "jvp":
         return torch.func.jvp(f, (x,), (tangent,))

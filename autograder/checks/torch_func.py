@@ -92,7 +92,8 @@ def _run(fn, *args, what: str):
 def transformed(Fn, how: str, x, args: tuple = (), weight=None, in_dims: int = 0, summed: bool = True,
                 tangent=None):
     """In the learner's process (torch.func transforms the real Function, never a proxy of it): the transform
-    `how` of f(t) = Fn.apply(t, *args), evaluated at x. Only the tensors it computes come back.
+    `how` of f(t) = Fn.apply(t, *args), evaluated at x (`apply` as torch.autograd.Function defines it, so the
+    transform runs Fn's own methods). Only the tensors it computes come back.
 
     how: "vmap" (with in_dims), "grad" (of f(t).sum(), or of (f(t) * weight).sum(); with summed=False, of f(t)
     itself), "vmap(grad)" (per-sample gradients), "grad(grad)" (the second derivative of f(t).sum(), summed),
@@ -101,7 +102,7 @@ def transformed(Fn, how: str, x, args: tuple = (), weight=None, in_dims: int = 0
     """
 
     def f(t):
-        return Fn.apply(t, *args)
+        return behaviour.function_apply(Fn, t, *args)
 
     def scalar(t):
         if not summed:
@@ -297,7 +298,7 @@ def dual_tangent(Fn, x, t, args: tuple = ()):
     import torch.autograd.forward_ad as fwad
 
     with fwad.dual_level():
-        out = Fn.apply(fwad.make_dual(x, t), *args)
+        out = behaviour.function_apply(Fn, fwad.make_dual(x, t), *args)
         tangent = fwad.unpack_dual(out).tangent if isinstance(out, torch.Tensor) else None
     if tangent is None:
         raise RuntimeError(f"{getattr(Fn, '__name__', 'the Function')}.apply gave no tangent under forward_ad")
