@@ -514,19 +514,19 @@ def kept_for_backward(LSE, x, dim, keepdim) -> dict:
             "kept": list(kept.values())}
 
 
-def _describe(kept: dict, x):
-    what = _what(kept, x)
+def _describe(kept: dict, x, dim: int):
+    what = _what(kept, x, dim)
     return f"{what} kept as {kept['where']}" if kept.get("where") else what
 
 
-def _what(kept: dict, x):
+def _what(kept: dict, x, dim: int):
     if kept["is_output"]:
         return "the output"
     t = kept["tensor"]
     if t.shape == x.shape:
         if bool(torch.allclose(t, x.detach())):
             return "a copy of x"
-        if bool(torch.allclose(t, torch.softmax(x.detach(), 1))):
+        if bool(torch.allclose(t, torch.softmax(x.detach(), dim))):
             return "softmax(x) (that is, exp(x - output))"
         if bool(torch.allclose(t, torch.exp(x.detach()))):
             return "exp(x)"
@@ -534,19 +534,22 @@ def _what(kept: dict, x):
     return f"a tensor of shape {tuple(t.shape)}"
 
 
-def saved_memory(LSE) -> None:
-    """Hidden: besides x itself, LogSumExp keeps only reduced-size tensors (like the output) for backward."""
+def saved_memory(LSE, cases=(CASES[0], CASES[2], CASES[3])) -> None:
+    """Besides x itself, LogSumExp keeps only reduced-size tensors (like the output) for backward: on inputs
+    the value tests use too (no input is the memory test's alone)."""
     _require_function(LSE)
-    x = c.randn(64, 48, seed=600)
-    facts = _apply(LSE, x, 1, False, run=functools.partial(kept_for_backward, LSE))
-    c.require_own_node(facts["output"], LSE, NAME)
-    limit = facts["output_nbytes"]
-    too_big = [kept for kept in facts["kept"] if not kept["is_x"] and kept["nbytes"] > limit]
-    if too_big:
-        total = sum(kept["nbytes"] for kept in too_big)
-        names = ", ".join(_describe(kept, x) for kept in too_big)
-        c.fail("saves-too-much",
-               f"for x of shape (64, 48), LogSumExp keeps {total} bytes for backward besides x ({names}), while "
-               f"x itself is {facts['x_nbytes']} bytes and the output {limit} bytes. Save x and the output "
-               "with ctx.save_for_backward(x, output) and recompute exp(x - output) in backward: one exp, no "
-               "second x-sized tensor kept alive (notebook 08). torch.logsumexp keeps exactly these two.")
+    for k, (shape, dim, keepdim) in enumerate(cases):
+        x = c.randn(*shape, seed=600 + k)
+        facts = _apply(LSE, x, dim, keepdim, run=functools.partial(kept_for_backward, LSE))
+        c.require_own_node(facts["output"], LSE, NAME)
+        limit = facts["output_nbytes"]
+        too_big = [kept for kept in facts["kept"] if not kept["is_x"] and kept["nbytes"] > limit]
+        if too_big:
+            total = sum(kept["nbytes"] for kept in too_big)
+            names = ", ".join(_describe(kept, x, dim) for kept in too_big)
+            c.fail("saves-too-much",
+                   f"for x of shape {shape} (dim={dim}, keepdim={keepdim}), LogSumExp keeps {total} bytes for "
+                   f"backward besides x ({names}), while x itself is {facts['x_nbytes']} bytes and the output "
+                   f"{limit} bytes. Save x and the output with ctx.save_for_backward(x, output) and recompute "
+                   "exp(x - output) in backward: one exp, no second x-sized tensor kept alive (notebook 08). "
+                   "torch.logsumexp keeps exactly these two.")
