@@ -271,7 +271,8 @@ def _silu_inplace(RecomputeSiLU, seed: int, leaf: bool) -> None:
     try:
         torch.autograd.grad(y.sum(), [base])
     except NotImplementedError:
-        c.fail("not-implemented", "RecomputeSiLU.backward is not implemented yet (it still raises NotImplementedError).")
+        c.fail("not-implemented",
+               "RecomputeSiLU.backward is not implemented yet (it still raises NotImplementedError).")
     except RuntimeError as error:
         if "modified by an inplace operation" not in str(error):
             raise
@@ -285,7 +286,8 @@ def _silu_inplace(RecomputeSiLU, seed: int, leaf: bool) -> None:
     try:
         (grad,) = torch.autograd.grad(y.sum(), [base])
     except NotImplementedError:
-        c.fail("not-implemented", "RecomputeSiLU.backward is not implemented yet (it still raises NotImplementedError).")
+        c.fail("not-implemented",
+               "RecomputeSiLU.backward is not implemented yet (it still raises NotImplementedError).")
     except RuntimeError as error:
         if "modified by an inplace operation" in str(error):
             c.fail("error-without-change",
