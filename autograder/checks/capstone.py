@@ -17,6 +17,7 @@ import functools
 
 import torch
 
+from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks import torch_func as _func
 
@@ -205,7 +206,7 @@ def shapes(LSE) -> None:
 # ------------------------------------------------------------------------------------------ None for dim
 
 def _direct_backward(LSE, x, dim, keepdim, ctx):
-    """forward/setup_context/backward called directly with a FakeCtx (either style of Function)."""
+    """forward/setup_context/backward called directly with a stand-in ctx (either style of Function)."""
     if c.uses_setup_context(LSE):
         out = c.call(LSE.forward, x, dim, keepdim, what="LogSumExp.forward(x, dim, keepdim)")
         c.call(LSE.setup_context, ctx, (x, dim, keepdim), out, what="LogSumExp.setup_context")
@@ -222,19 +223,12 @@ def _direct_backward(LSE, x, dim, keepdim, ctx):
         raise
 
 
-class _Ctx(c.FakeCtx):
-    """A stand-in ctx that also takes ctx.save_for_forward (what jvp reads), kept apart from saved_tensors."""
-
-    def save_for_forward(self, *tensors):
-        self.saved_for_forward = tuple(tensors)
-
-
 def none_for_dim_and_keepdim(LSE) -> None:
     """Hidden: backward called directly returns exactly (grad_x, None, None)."""
     _require_function(LSE)
     for dim, keepdim in ((1, False), (0, True)):
         x = c.randn(3, 4, seed=300 + dim, requires_grad=False)
-        ctx = _Ctx((True, False, False))
+        ctx = behaviour.stand_in_ctx(NAME, (True, False, False))
         _, grads = _direct_backward(LSE, x, dim, keepdim, ctx)
         if isinstance(grads, torch.Tensor) or not isinstance(grads, (tuple, list)):
             c.fail("missing-none",
@@ -312,6 +306,22 @@ def vmap(LSE) -> None:
                                   what="torch.func.vmap(torch.func.grad(lambda t: LogSumExp.apply(t, 0, False)))")
     c.require_close(per_sample, torch.softmax(x2, 1), "per-sample gradients vmap(grad(...)) (they are softmax(x))",
                     "wrong-derivative", GRAD_HINT)
+    _own_methods(LSE, 502, (3, 3), 1, False)
+    _own_methods(LSE, 503, (2, 3, 4), -1, True)
+
+
+def _own_methods(LSE, seed: int, shape, dim: int, keepdim: bool, jvp: bool = False) -> None:
+    """LogSumExp's own methods, called directly, as torch.func calls them (torch_func.require_own_methods)."""
+    x = c.randn(*shape, seed=seed, requires_grad=False)
+    try:
+        _func.require_own_methods(LSE, NAME, x, torch.logsumexp, args=(dim, keepdim), seed=seed, jvp=jvp,
+                                  tolerance=(1e-9, 1e-9))
+    except c.Mistake:
+        raise
+    except (RuntimeError, TypeError) as error:
+        _explain_forward(error, f"LogSumExp's methods called directly (dim={dim}, keepdim={keepdim})")
+        _explain_shape(error, f"LogSumExp's methods called directly (dim={dim}, keepdim={keepdim})")
+        raise
 
 
 # ------------------------------------------------------------------------------------------ forward mode
@@ -330,7 +340,7 @@ def forward_transform(LSE, how: str, x, dim: int, keepdim: bool, tangent=None):
     """
 
     def f(t):
-        return LSE.apply(t, dim, keepdim)
+        return behaviour.function_apply(LSE, t, dim, keepdim)
 
     if how == "jvp":
         return torch.func.jvp(f, (x,), (tangent,))
@@ -441,6 +451,7 @@ def forward_mode(LSE) -> None:
     t = torch.tensor([[1.0, 0.0, -2.0], [0.5, 3.0, 1.0]], dtype=torch.float64)
     _check_jvp(LSE, x, 1, False, t)
     _check_matrix(LSE, "jacfwd", x, 1, False)
+    _own_methods(LSE, 805, (2, 3), 1, False, jvp=True)
 
 
 def forward_mode_hidden(LSE, seeds=(0, 1)) -> None:
@@ -464,6 +475,8 @@ def forward_mode_hidden(LSE, seeds=(0, 1)) -> None:
     x[1, 1:3] = -inf              # two positions masked
     t = c.randn(3, 4, seed=971, requires_grad=False)
     _check_jvp(LSE, x, 1, False, t, rows=torch.tensor([1, 2]))
+    for k, (shape, dim, keepdim) in enumerate(CASES[:4]):
+        _own_methods(LSE, 980 + k, shape, dim, keepdim, jvp=True)
 
 
 # ------------------------------------------------------------------------------------------------ memory
@@ -476,8 +489,9 @@ def _storage(t):
 def kept_for_backward(LSE, x, dim, keepdim) -> dict:
     """In the learner's process (the judge's graph has one opaque node per call): LogSumExp.apply(x, dim, keepdim)
     with saved-tensor hooks on. The output (with its grad_fn's name), the bytes of its storage and of x's, and
-    every distinct storage kept for backward (by a hook or as a tensor attribute of the grad_fn): its bytes,
-    whether it is x's or the output's, and the tensor kept."""
+    every distinct storage kept for backward (seen by the hook, or read off the graph: what its node packed and
+    every tensor among the ctx's attributes, in containers too): its bytes, whether it is x's or the output's,
+    where on ctx it was found, and the tensor kept."""
     saved = []
 
     def pack(tensor):
@@ -488,27 +502,31 @@ def kept_for_backward(LSE, x, dim, keepdim) -> dict:
         out = LSE.apply(x, dim, keepdim)
     if not isinstance(out, torch.Tensor):
         return {"output": out}
-    node = out.grad_fn
-    attributes = [v for v in vars(node).values() if isinstance(v, torch.Tensor)] if hasattr(node, "__dict__") else []
     x_key, out_key = _storage(x).data_ptr(), _storage(out).data_ptr()
     kept = {}
-    for t in saved + attributes:
-        key = _storage(t).data_ptr()
+    # What the hooks saw, then the graph itself (what it packed, and the ctx's attributes, containers included).
+    for where, t in [("saved", t) for t in saved] + behaviour.kept_by_graph([out]):
+        key, nbytes = behaviour.storage_of(t)
         if key not in kept:
-            kept[key] = {"nbytes": _storage(t).nbytes(), "is_x": key == x_key, "is_output": key == out_key,
-                         "tensor": t.detach().clone()}
+            kept[key] = {"nbytes": nbytes, "is_x": key == x_key, "is_output": key == out_key,
+                         "tensor": t.detach().clone(), "where": where if where.startswith("ctx.") else ""}
     return {"output": out, "output_nbytes": _storage(out).nbytes(), "x_nbytes": _storage(x).nbytes(),
             "kept": list(kept.values())}
 
 
-def _describe(kept: dict, x):
+def _describe(kept: dict, x, dim: int):
+    what = _what(kept, x, dim)
+    return f"{what} kept as {kept['where']}" if kept.get("where") else what
+
+
+def _what(kept: dict, x, dim: int):
     if kept["is_output"]:
         return "the output"
     t = kept["tensor"]
     if t.shape == x.shape:
         if bool(torch.allclose(t, x.detach())):
             return "a copy of x"
-        if bool(torch.allclose(t, torch.softmax(x.detach(), 1))):
+        if bool(torch.allclose(t, torch.softmax(x.detach(), dim))):
             return "softmax(x) (that is, exp(x - output))"
         if bool(torch.allclose(t, torch.exp(x.detach()))):
             return "exp(x)"
@@ -516,19 +534,22 @@ def _describe(kept: dict, x):
     return f"a tensor of shape {tuple(t.shape)}"
 
 
-def saved_memory(LSE) -> None:
-    """Hidden: besides x itself, LogSumExp keeps only reduced-size tensors (like the output) for backward."""
+def saved_memory(LSE, cases=(CASES[0], CASES[2], CASES[3])) -> None:
+    """Besides x itself, LogSumExp keeps only reduced-size tensors (like the output) for backward: on inputs
+    the value tests use too (no input is the memory test's alone)."""
     _require_function(LSE)
-    x = c.randn(64, 48, seed=600)
-    facts = _apply(LSE, x, 1, False, run=functools.partial(kept_for_backward, LSE))
-    c.require_own_node(facts["output"], LSE, NAME)
-    limit = facts["output_nbytes"]
-    too_big = [kept for kept in facts["kept"] if not kept["is_x"] and kept["nbytes"] > limit]
-    if too_big:
-        total = sum(kept["nbytes"] for kept in too_big)
-        names = ", ".join(_describe(kept, x) for kept in too_big)
-        c.fail("saves-too-much",
-               f"for x of shape (64, 48), LogSumExp keeps {total} bytes for backward besides x ({names}), while "
-               f"x itself is {facts['x_nbytes']} bytes and the output {limit} bytes. Save x and the output "
-               "with ctx.save_for_backward(x, output) and recompute exp(x - output) in backward: one exp, no "
-               "second x-sized tensor kept alive (notebook 08). torch.logsumexp keeps exactly these two.")
+    for k, (shape, dim, keepdim) in enumerate(cases):
+        x = c.randn(*shape, seed=600 + k)
+        facts = _apply(LSE, x, dim, keepdim, run=functools.partial(kept_for_backward, LSE))
+        c.require_own_node(facts["output"], LSE, NAME)
+        limit = facts["output_nbytes"]
+        too_big = [kept for kept in facts["kept"] if not kept["is_x"] and kept["nbytes"] > limit]
+        if too_big:
+            total = sum(kept["nbytes"] for kept in too_big)
+            names = ", ".join(_describe(kept, x, dim) for kept in too_big)
+            c.fail("saves-too-much",
+                   f"for x of shape {shape} (dim={dim}, keepdim={keepdim}), LogSumExp keeps {total} bytes for "
+                   f"backward besides x ({names}), while x itself is {facts['x_nbytes']} bytes and the output "
+                   f"{limit} bytes. Save x and the output with ctx.save_for_backward(x, output) and recompute "
+                   "exp(x - output) in backward: one exp, no second x-sized tensor kept alive (notebook 08). "
+                   "torch.logsumexp keeps exactly these two.")

@@ -4,8 +4,12 @@
 - `checkpointed_mlp(x, layers)` applies `h = silu(layer(h))` for each nn.Linear in `layers`, each block
   wrapped in `torch.utils.checkpoint.checkpoint(..., use_reentrant=False)`.
 
-Saved memory is measured with `torch.autograd.graph.saved_tensors_hooks`: the pack hook sees every tensor
-that autograd keeps for backward (outside a checkpointed region, where checkpoint's own hooks take over).
+Saved memory is measured twice: with `torch.autograd.graph.saved_tensors_hooks` (the pack hook sees every tensor
+autograd keeps for backward, outside a checkpointed region, where checkpoint's own hooks take over, and outside
+any hooks of the answer's own, which win in the same way), and on the graph itself after forward
+(`behaviour.kept_by_graph`: every saved tensor as it was packed, and every tensor on a Function's ctx), which no
+hook of the answer's can hide anything from. A block counts as recomputed when its layer runs during backward on
+the input it had in forward.
 
 Hooks, forward hooks and nn.Linear layers must live where the learner's code runs, so two probes gather the
 facts there (`silu_saved`: what RecomputeSiLU saved; `run_checkpointed`: the layers built from (widths, seed),
@@ -19,6 +23,7 @@ import warnings
 
 import torch
 
+from autograder.checks import behaviour
 from autograder.checks import common as c
 
 
@@ -183,7 +188,7 @@ def silu_saved(RecomputeSiLU, x) -> dict:
     return {"out": out, "saved": entries, "x_before": before, "x_after": x.detach()}
 
 
-def silu_saves_only_x(RecomputeSiLU, shape=(64, 32), seed=7) -> None:
+def silu_saves_only_x(RecomputeSiLU, shape=(2, 3, 4), seed=7) -> None:
     """Visible: measured with saved_tensors_hooks, the Function saves exactly one tensor: x."""
     c.require_function(RecomputeSiLU, SILU)
     x = c.randn(*shape, seed=seed)
@@ -219,15 +224,14 @@ def silu_saves_only_x(RecomputeSiLU, shape=(64, 32), seed=7) -> None:
 def silu_saves_x_itself(RecomputeSiLU) -> None:
     """Hidden: with a crafted ctx, forward saves (x,) itself, keeps no tensor on ctx, and backward recomputes."""
     c.require_function(RecomputeSiLU, SILU)
-    x = c.randn(2, 5, seed=8)
-    ctx = c.FakeCtx((True,))
-    known = set(vars(ctx))
+    x = c.randn(2, 3, seed=8)
+    ctx = behaviour.stand_in_ctx(SILU, (True,))
     with torch.no_grad():
         y = c.call(RecomputeSiLU.forward, ctx, x, what="RecomputeSiLU.forward")
-    stashed = [name for name, value in vars(ctx).items() if name not in known and isinstance(value, torch.Tensor)]
+    stashed = [where for where, _ in behaviour.on_ctx(ctx)]
     if stashed:
         c.fail("ctx-attribute",
-               f"RecomputeSiLU.forward keeps a tensor as ctx.{stashed[0]}: that tensor stays alive until backward "
+               f"RecomputeSiLU.forward keeps a tensor as {stashed[0]}: that tensor stays alive until backward "
                "just like a saved one (so no memory is saved), and autograd cannot check it. Save only x with "
                "ctx.save_for_backward(x) and recompute sigmoid(x) in backward.")
     saved = tuple(ctx.saved_tensors)
@@ -236,7 +240,7 @@ def silu_saves_x_itself(RecomputeSiLU) -> None:
         c.fail("not-saved-for-backward",
                f"RecomputeSiLU.forward should call ctx.save_for_backward(x) with x itself (saved: {got}). "
                "Not a copy, not sigmoid(x), not the output: autograd's version counter then protects x.")
-    grad_out = c.randn(2, 5, seed=9, requires_grad=False)
+    grad_out = c.randn(2, 3, seed=9, requires_grad=False)
     with torch.no_grad():
         grads = c.call(RecomputeSiLU.backward, ctx, grad_out, what="RecomputeSiLU.backward")
     grad = grads[0] if isinstance(grads, (tuple, list)) else grads
@@ -244,26 +248,55 @@ def silu_saves_x_itself(RecomputeSiLU) -> None:
                     SILU_HINT)
 
 
-def silu_inplace_detected(RecomputeSiLU) -> None:
-    """Hidden: x goes through save_for_backward, so changing it in place before backward raises."""
+def silu_inplace_detected(RecomputeSiLU, seeds=(10, 11)) -> None:
+    """Hidden: x goes through save_for_backward, so changing it in place before backward raises, and leaving it
+    alone gives the right gradient: for a leaf input and a non-leaf input alike."""
     c.require_function(RecomputeSiLU, SILU)
-    leaf = c.randn(6, seed=10)
-    base = leaf * 1.0
-    y = c.call(RecomputeSiLU.apply, base, what="RecomputeSiLU.forward")
+    for seed in seeds:
+        for leaf in (False, True):
+            _silu_inplace(RecomputeSiLU, seed, leaf)
+
+
+def _silu_input(seed: int, leaf: bool):
+    base = c.randn(*SHAPES[1 + seed % (len(SHAPES) - 1)], seed=seed)
+    return base, (base if leaf else base * 1.0)
+
+
+def _silu_inplace(RecomputeSiLU, seed: int, leaf: bool) -> None:
+    base, x = _silu_input(seed, leaf)
+    y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")
     c.require_own_node(y, RecomputeSiLU, SILU)
     with torch.no_grad():
-        base.add_(1.0)
+        x.add_(1.0)
     try:
-        torch.autograd.grad(y.sum(), [leaf])
+        torch.autograd.grad(y.sum(), [base])
     except NotImplementedError:
-        c.fail("not-implemented", "RecomputeSiLU.backward is not implemented yet (it still raises NotImplementedError).")
+        c.fail("not-implemented",
+               "RecomputeSiLU.backward is not implemented yet (it still raises NotImplementedError).")
+    except RuntimeError as error:
+        if "modified by an inplace operation" not in str(error):
+            raise
+    else:
+        c.fail("not-saved-for-backward",
+               "changing x in place after forward went unnoticed, so backward recomputed the sigmoid from a changed "
+               "x: save x with ctx.save_for_backward(x) (x itself, not a copy) so autograd's version counter "
+               "catches it.")
+    base, x = _silu_input(seed + 50, leaf)
+    y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")
+    try:
+        (grad,) = torch.autograd.grad(y.sum(), [base])
+    except NotImplementedError:
+        c.fail("not-implemented",
+               "RecomputeSiLU.backward is not implemented yet (it still raises NotImplementedError).")
     except RuntimeError as error:
         if "modified by an inplace operation" in str(error):
-            return
+            c.fail("error-without-change",
+                   "backward raised autograd's in-place error although nothing was changed in place: the version "
+                   "counter of the tensors saved with ctx.save_for_backward raises only when one of them has "
+                   "changed. Save x itself and let autograd do the checking.")
         raise
-    c.fail("not-saved-for-backward",
-           "changing x in place after forward went unnoticed, so backward recomputed the sigmoid from a changed "
-           "x: save x with ctx.save_for_backward(x) (x itself, not a copy) so autograd's version counter catches it.")
+    c.require_close(grad, _silu_grad_ref(base), "the gradient of RecomputeSiLU.apply(x).sum()", "wrong-derivative",
+                    SILU_HINT)
 
 
 # -------------------------------------------------------------------------------------- checkpointed_mlp
@@ -306,7 +339,8 @@ def _error_facts(error: BaseException) -> dict:
 def run_checkpointed(checkpointed_mlp, x, widths, seed, grads: str = "all", measure: bool = False) -> dict:
     """Probe: build the layers from (widths, seed), call checkpointed_mlp(x, layers), then differentiate out.sum()
     with respect to x (if it requires grad) and, with grads="all", every parameter ("none": no backward).
-    With `measure`, the call runs under a pack hook and forward hooks count each layer's calls.
+    Every call is measured alike (`measure` is kept for callers; a measured call must look like any other): it
+    runs under a pack hook, forward hooks count each layer's calls, and the graph is read after forward.
 
     Facts: callable, the error raised by the call or by backward (kind, text), the output's type, value and
     requires_grad, the use_reentrant warnings' text, the gradients, the bytes of activations saved (distinct
@@ -316,22 +350,29 @@ def run_checkpointed(checkpointed_mlp, x, widths, seed, grads: str = "all", meas
         return facts
     layers = make_layers(widths, seed)
     calls = [0] * len(layers)
-    if measure:
-        for k, layer in enumerate(layers):
-            layer.register_forward_hook(lambda m, i, o, k=k: calls.__setitem__(k, calls[k] + 1))
+    seen_inputs: list = [[] for _ in layers]  # (during backward?, the input) of each call of each layer
+
+    def count(k, inputs):
+        calls[k] += 1
+        if inputs and isinstance(inputs[0], torch.Tensor):
+            seen_inputs[k].append((torch._C._current_graph_task_id() != -1, inputs[0].detach().clone()))
+
+    for k, layer in enumerate(layers):
+        layer.register_forward_hook(lambda m, i, o, k=k: count(k, i))
     saved: list = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            if measure:
-                out, saved = record_saved(lambda: checkpointed_mlp(x, list(layers)))
-            else:
-                out = checkpointed_mlp(x, list(layers))
+            out, saved = record_saved(lambda: checkpointed_mlp(x, list(layers)))
         except (NotImplementedError, RuntimeError) as error:
             facts["raised"] = _error_facts(error)
             return facts
     facts["reentrant_warnings"] = [str(w.message)[:1000] for w in caught if "use_reentrant" in str(w.message)]
     facts["saved_bytes"] = distinct_bytes(saved, exclude=_param_keys(layers))
+    if isinstance(out, torch.Tensor):
+        # Read off the graph itself: hooks of the answer's own, which win over the pack hook above, hide nothing.
+        kept = [t for _, t in behaviour.kept_by_graph([out])]
+        facts["graph_bytes"] = distinct_bytes(kept, exclude=_param_keys(layers))
     facts["forward_calls"] = list(calls)
     if not isinstance(out, torch.Tensor):
         facts["type"] = type(out).__name__
@@ -345,6 +386,9 @@ def run_checkpointed(checkpointed_mlp, x, widths, seed, grads: str = "all", meas
         except (NotImplementedError, RuntimeError) as error:
             facts["grad_error"] = _error_facts(error)
     facts["calls"] = list(calls)
+    # Whether each layer ran again during backward on an input it had in forward (what a recompute does).
+    facts["recomputed"] = [any(during and any(torch.equal(t, f) for was, f in seen if not was) for during, t in seen)
+                           for seen in seen_inputs]
     return facts
 
 
@@ -435,27 +479,33 @@ def mlp_values_hidden(checkpointed_mlp) -> None:
 
 
 def mlp_memory(checkpointed_mlp, widths=(32, 64, 64, 32), batch=16, seed=5) -> None:
-    """Visible: saved activations (measured with saved_tensors_hooks) are only the blocks' inputs,
-    and every block is recomputed in backward."""
+    """Visible: saved activations (measured with saved_tensors_hooks, and read off the graph) are only the
+    blocks' inputs, and every block is recomputed in backward, on its input."""
     layers = make_layers(widths, seed)
     x = c.randn(batch, widths[0], seed=seed + 100)
     _, plain_saved = record_saved(lambda: plain_mlp(x, layers))
     plain = distinct_bytes(plain_saved, exclude=_param_keys(layers))
     budget = batch * sum(widths[:-1]) * x.element_size()
-    facts = _run(checkpointed_mlp, x, widths, seed, grads="x", measure=True)
-    measured = facts["saved_bytes"]
+    facts = _run(checkpointed_mlp, x, widths, seed, measure=True)
+    measured = max(facts["saved_bytes"], facts.get("graph_bytes", 0))
     if measured > budget:
         c.fail("saves-too-much",
                f"{MLP} kept {measured} bytes of activations for backward (the plain composition keeps {plain}; "
                f"checkpointing every block should keep only the blocks' inputs, {budget} bytes). Put the whole "
                "block, Linear AND SiLU, inside the function you pass to torch.utils.checkpoint.checkpoint, "
                "for every layer.")
-    (grad_x,) = _grads(facts, MLP)
+    grad_x = _grads(facts, MLP)[0]
     if grad_x is None:
         c.fail("graph-cut", f"x got no gradient from {MLP}: something cut the graph. Do not detach the block "
                             "inputs (h.detach(), h.data) or run blocks under no_grad.")
     forward_calls = facts["forward_calls"]
     again = [n - f for n, f in zip(facts["calls"], forward_calls)]
+    if all(a >= 1 for a in again) and not all(facts.get("recomputed", [True])):
+        which = [k for k, done in enumerate(facts["recomputed"]) if not done]
+        c.fail("no-recompute",
+               f"during backward, layers {which} ran, but never on the input they had in forward: that is not a "
+               "recompute of the block. Wrap every block with torch.utils.checkpoint.checkpoint(block, h, "
+               "use_reentrant=False), which re-runs it on its saved input.")
     if any(a < 1 for a in again):
         c.fail("no-recompute",
                f"the layers ran {forward_calls} times in forward and {again} times during backward: checkpointing "
@@ -464,7 +514,9 @@ def mlp_memory(checkpointed_mlp, widths=(32, 64, 64, 32), batch=16, seed=5) -> N
 
 
 def mlp_memory_hidden(checkpointed_mlp) -> None:
-    for seed, widths, batch in ((6, (16, 48, 48, 48, 16), 8), (7, (10, 20, 5), 12)):
+    """Hidden: more widths, those of the other tests among them (no input is the memory test's alone)."""
+    for seed, widths, batch in ((6, (16, 48, 48, 48, 16), 8), (7, (10, 20, 5), 12), (0, (6, 8, 8, 5), 4),
+                                (1, (5, 5, 5, 5, 5), 3)):
         mlp_memory(checkpointed_mlp, widths, batch, seed)
 
 

@@ -4,12 +4,15 @@ What is checked, all by behaviour:
 - values and gradients (float64 gradcheck over shapes and seeds, grad_output scaling);
 - forward, called with a crafted ctx, hands exactly the tensor it returns to ctx.save_for_backward
   (not the input, not a clone, not a detached alias, nothing else);
-- an in-place change of the output before backward makes backward raise autograd's version error;
-- an in-place change of the input before backward does not matter (backward does not need the input).
+- an in-place change of the output before backward makes backward raise autograd's version error, and the
+  same call with the output left alone gives the right gradient;
+- an in-place change of the input before backward does not matter (backward does not need the input);
+- each of these for a leaf input and for a non-leaf input, of the shapes the gradient checks use too.
 """
 
 import torch
 
+from autograder.checks import behaviour
 from autograder.checks import common as c
 
 NAME = "Exp"
@@ -25,10 +28,11 @@ def _uses_setup_context(Function) -> bool:
     return c.uses_setup_context(Function)
 
 
-def forward_with_fake_ctx(Function, *inputs, name: str):
-    """Run forward (and setup_context, if the class uses that style) with a FakeCtx, as the engine would:
-    in no-grad mode. Returns (ctx, output)."""
-    ctx = c.FakeCtx(needs_input_grad=[isinstance(t, torch.Tensor) and t.requires_grad for t in inputs])
+def forward_with_fake_ctx(Function, *inputs, name: str, ctx=None):
+    """Run forward (and setup_context, if the class uses that style) with a FakeCtx (or `ctx`), as the engine
+    would: in no-grad mode. Returns (ctx, output)."""
+    if ctx is None:
+        ctx = c.FakeCtx(needs_input_grad=[isinstance(t, torch.Tensor) and t.requires_grad for t in inputs])
     with torch.no_grad():
         if _uses_setup_context(Function):
             output = c.call(Function.forward, *inputs, what=f"{name}.forward")
@@ -82,8 +86,8 @@ def saves_output(Exp, seeds=(20, 21)) -> None:
 
 
 def _saves_output(Exp, seed: int) -> None:
-    x = c.randn(3, 4, seed=seed)
-    ctx, y = forward_with_fake_ctx(Exp, x, name=NAME)
+    x = c.randn(*SHAPES[1 + seed % (len(SHAPES) - 1)], seed=seed)
+    ctx, y = forward_with_fake_ctx(Exp, x, name=NAME, ctx=behaviour.stand_in_ctx(NAME, (True,)))
     c.require_close(y, _exp(x), "Exp.forward(ctx, x)", "wrong-forward", "forward should return torch.exp(x).")
     saved = tuple(ctx.saved_tensors)
     if ctx._save_calls == 0 or not saved:
@@ -120,50 +124,83 @@ def _saves_output(Exp, seed: int) -> None:
            "with ctx.save_for_backward(y).")
 
 
+def _input(seed: int, leaf: bool):
+    """An input of one of the shapes every test uses: a leaf, or a non-leaf (a leaf times 1) with its leaf."""
+    shape = SHAPES[1 + seed % (len(SHAPES) - 1)]
+    base = c.randn(*shape, seed=seed)
+    return base, (base if leaf else base * 1.0)
+
+
+def _unprovoked(error: RuntimeError, leaf: bool, what: str) -> None:
+    kind = "a leaf" if leaf else "the result of another operation (a non-leaf)"
+    c.fail("error-without-change",
+           f"backward raised autograd's in-place error ({str(error).splitlines()[0][:160]}) although {what} was "
+           f"changed in place, for an input that is {kind}. The version counter of the tensors saved with "
+           "ctx.save_for_backward raises only when one of them has changed: save the output y itself and let "
+           "autograd do the checking.")
+
+
 def inplace_output(Exp, seeds=(30, 31)) -> None:
-    """Changing the output in place before backward must raise the version-counter error."""
+    """Changing the output in place before backward must raise the version-counter error, and leaving it alone
+    must not: for a leaf input and a non-leaf input alike."""
     c.require_function(Exp, NAME)
     for seed in seeds:
-        _inplace_output(Exp, seed)
+        for leaf in (False, True):
+            _inplace_output(Exp, seed, leaf)
 
 
-def _inplace_output(Exp, seed: int) -> None:
-    leaf = c.randn(6, seed=seed)
-    x = leaf * 1.0  # a non-leaf input
+def _inplace_output(Exp, seed: int, leaf: bool) -> None:
+    base, x = _input(seed, leaf)
     y = c.call(Exp.apply, x, what="Exp.forward")
     c.require_own_node(y, Exp, NAME)
     y.mul_(2.0)  # allowed: y is not a leaf; its version goes from 0 to 1
     try:
-        torch.autograd.grad(y.sum(), [leaf])
+        torch.autograd.grad(y.sum(), [base])
+    except NotImplementedError:
+        c.fail("not-implemented", "Exp.backward is not implemented yet (it still raises NotImplementedError).")
+    except RuntimeError as error:
+        if _INPLACE not in str(error):
+            c._explain_runtime_error(error, "Exp.backward")
+            raise
+    else:
+        c.fail("output-change-unnoticed",
+               "the output y was changed in place (y.mul_(2)) before backward and backward did not raise: "
+               "it did not use the output saved with ctx.save_for_backward(y), whose version counter would "
+               "have caught the change. Save the output itself (not the input, not ctx.y = y, not a copy).")
+    # The other direction: the same call, the output left alone, must give the right gradient.
+    base, x = _input(seed + 50, leaf)
+    y = c.call(Exp.apply, x, what="Exp.forward")
+    weight = c.randn(*y.shape, seed=seed + 60, requires_grad=False)
+    try:
+        (grad,) = torch.autograd.grad(y, [base], weight)
     except NotImplementedError:
         c.fail("not-implemented", "Exp.backward is not implemented yet (it still raises NotImplementedError).")
     except RuntimeError as error:
         if _INPLACE in str(error):
-            return
+            _unprovoked(error, leaf, "nothing")
         c._explain_runtime_error(error, "Exp.backward")
         raise
-    c.fail("output-change-unnoticed",
-           "the output y was changed in place (y.mul_(2)) before backward and backward did not raise: "
-           "it did not use the output saved with ctx.save_for_backward(y), whose version counter would "
-           "have caught the change. Save the output itself (not the input, not ctx.y = y, not a copy).")
+    c.require_close(grad, weight * _exp(base), "the gradient when nothing was changed in place", "wrong-derivative",
+                    "backward must return grad_output * y, with y the saved output.")
 
 
 def inplace_input(Exp, seeds=(40, 41)) -> None:
-    """backward does not need the input, so changing the input in place after forward is harmless."""
+    """backward does not need the input, so changing the input in place after forward is harmless: for a leaf
+    input and a non-leaf input alike."""
     c.require_function(Exp, NAME)
     for seed in seeds:
-        _inplace_input(Exp, seed)
+        for leaf in (False, True):
+            _inplace_input(Exp, seed, leaf)
 
 
-def _inplace_input(Exp, seed: int) -> None:
-    leaf = c.randn(6, seed=seed)
-    x = leaf * 1.0
+def _inplace_input(Exp, seed: int, leaf: bool) -> None:
+    base, x = _input(seed, leaf)
     y = c.call(Exp.apply, x, what="Exp.forward")
-    expected = _exp(leaf)
+    expected = _exp(base)
     with torch.no_grad():
         x.add_(1.0)
     try:
-        (grad,) = torch.autograd.grad(y.sum(), [leaf])
+        (grad,) = torch.autograd.grad(y.sum(), [base])
     except NotImplementedError:
         c.fail("not-implemented", "Exp.backward is not implemented yet (it still raises NotImplementedError).")
     except RuntimeError as error:
@@ -177,9 +214,9 @@ def _inplace_input(Exp, seed: int) -> None:
     if bool(torch.allclose(grad, expected, rtol=1e-7, atol=1e-7)):
         return
     # Control: the same call without any in-place change. If that is wrong too, the derivative is the problem.
-    control = leaf.detach().clone().requires_grad_(True)
-    (control_grad,) = c.backward_grads(c.call(Exp.apply, control * 1.0, what="Exp.forward").sum(), [control],
-                                       what="Exp.backward")
+    control = base.detach().clone().requires_grad_(True)
+    (control_grad,) = c.backward_grads(c.call(Exp.apply, control if leaf else control * 1.0, what="Exp.forward").sum(),
+                                       [control], what="Exp.backward")
     if not bool(torch.allclose(control_grad, _exp(control), rtol=1e-7, atol=1e-7)):
         c.fail("wrong-derivative", "the gradient is wrong even when nothing is changed in place: backward must "
                                    "return grad_output * y, with y the saved output.")

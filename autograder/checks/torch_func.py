@@ -22,6 +22,7 @@ import torch
 import torch.func
 import torch.nn.functional as F
 
+from autograder.checks import behaviour
 from autograder.checks import common as c
 
 
@@ -91,7 +92,8 @@ def _run(fn, *args, what: str):
 def transformed(Fn, how: str, x, args: tuple = (), weight=None, in_dims: int = 0, summed: bool = True,
                 tangent=None):
     """In the learner's process (torch.func transforms the real Function, never a proxy of it): the transform
-    `how` of f(t) = Fn.apply(t, *args), evaluated at x. Only the tensors it computes come back.
+    `how` of f(t) = Fn.apply(t, *args), evaluated at x (`apply` as torch.autograd.Function defines it, so the
+    transform runs Fn's own methods). Only the tensors it computes come back.
 
     how: "vmap" (with in_dims), "grad" (of f(t).sum(), or of (f(t) * weight).sum(); with summed=False, of f(t)
     itself), "vmap(grad)" (per-sample gradients), "grad(grad)" (the second derivative of f(t).sum(), summed),
@@ -100,7 +102,7 @@ def transformed(Fn, how: str, x, args: tuple = (), weight=None, in_dims: int = 0
     """
 
     def f(t):
-        return Fn.apply(t, *args)
+        return behaviour.function_apply(Fn, t, *args)
 
     def scalar(t):
         if not summed:
@@ -158,7 +160,157 @@ def _cube_gradcheck(fn, inputs, what, hint, second=False):
         raise
 
 
+# ------------------------------------------------------------------- the static methods, called directly
+
+NO_SETUP_MSG = "setup_context is not implemented"
+NO_VMAP_MSG = "override the vmap staticmethod or set generate_vmap_rule=True"
+
+
+def _direct(fn, *args, what: str):
+    """One of the learner's static methods called by the judge, with plain feedback on failure."""
+    snapshots = c._snapshot_inputs(args)
+    try:
+        result = fn(*args)
+    except c.Mistake:
+        raise
+    except NotImplementedError as error:
+        text = str(error)
+        if NO_SETUP_MSG in text:
+            c.fail("no-setup-context",
+                   f"{what}: your Function has no setup_context (\"{text}\"). torch.func calls forward(x) without "
+                   "ctx, then @staticmethod setup_context(ctx, inputs, output), where you save what backward and "
+                   "jvp need.")
+        if NO_JVP_MSG in text:
+            c.fail("no-jvp",
+                   f"{what}: your Function has no jvp (\"{text}\"). Forward mode (torch.func.jvp, jacfwd, hessian) "
+                   "calls @staticmethod jvp(ctx, *input_tangents), which returns the output's tangent.")
+        if NO_VMAP_MSG in text:
+            c.fail("no-vmap-rule",
+                   f"{what}: vmap does not know how to batch your Function (\"{text}\"). Add the class attribute "
+                   "generate_vmap_rule = True (vmap then runs your methods on batched tensors itself).")
+        c.fail("not-implemented", f"{what} is not implemented yet (it still raises NotImplementedError).")
+    except (RuntimeError, TypeError, ValueError, IndexError) as error:
+        if isinstance(error, RuntimeError):
+            c._explain_runtime_error(error, what)
+        _explain_func(error, what)
+        raise
+    c._require_inputs_unchanged(snapshots, what)
+    return result
+
+
+class _VmapInfo(c.FakeCtx):
+    """What vmap passes to a Function's own vmap staticmethod as `info`."""
+
+    def __init__(self, batch_size: int):
+        self.batch_size = batch_size
+        self.randomness = "error"
+
+
+def _reference_grads(ref, x, args, g, v):
+    """(the gradient for grad_output g, its derivative along v) of the reference, computed here."""
+    leaf = x.detach().clone().requires_grad_(True)
+    with torch.enable_grad():
+        (first,) = torch.autograd.grad(ref(leaf, *args), [leaf], g, create_graph=True)
+        (second,) = torch.autograd.grad(first, [leaf], v)
+    return first.detach(), second
+
+
+def require_own_methods(Fn, name: str, x, ref, args: tuple = (), seed: int = 0, jvp: bool = False,
+                        tolerance=(1e-7, 1e-9)) -> None:
+    """torch.func runs a Function through its own static methods: forward(x, *args) without ctx, setup_context,
+    backward (differentiated again by grad of grad, jacrev and hessian), jvp in forward mode, and its vmap rule.
+    Here the judge calls each of them directly, on inputs of its own choosing (x, of a shape the other tests
+    use too, and random grad_output, tangents and directions), and compares each result with the reference
+    `ref(x, *args)` (torch operations) differentiated here. So the points of the torch.func tests go to the
+    Function's methods, not to whatever the Function's `apply` runs under a transform."""
+    rtol, atol = tolerance
+    sig = ", ".join(["x"] + [repr(a) for a in args])
+    x = x.detach().clone().requires_grad_(True)
+    expected = ref(x.detach(), *args)
+    # forward, in grad mode: torch operations leave a history; NumPy, .item() and .tolist() do not
+    out = _direct(Fn.forward, x, *args, what=f"{name}.forward({sig}), called as torch.func calls it")
+    c.require_close(out, expected, f"{name}.forward({sig}) called directly", "wrong-forward", rtol=rtol, atol=atol)
+    if not out.requires_grad:
+        c.fail("leaves-torch",
+               f"{name}.forward({sig}), called directly on an x that requires grad, returned a tensor with no "
+               "history: it leaves torch (NumPy, .item(), .tolist()) or detaches. Under torch.func your forward "
+               "runs on wrapped tensors (batched ones, with generate_vmap_rule): write it with torch operations.")
+    # setup_context, in no-grad mode as autograd calls it, with the output forward returned
+    ctx = behaviour.stand_in_ctx(name, (True,) + (False,) * len(args))
+    with torch.no_grad():
+        _direct(Fn.setup_context, ctx, (x, *args), out, what=f"{name}.setup_context(ctx, inputs, output)")
+    # backward: the right gradient, made of operations autograd can differentiate again
+    g = c.randn(*expected.shape, seed=seed + 1, requires_grad=False, dtype=x.dtype)
+    v = c.randn(*x.shape, seed=seed + 2, requires_grad=False, dtype=x.dtype)
+    first, second = _reference_grads(ref, x, args, g, v)
+    grads = _direct(Fn.backward, ctx, g, what=f"{name}.backward(ctx, grad_output)")
+    grad = grads[0] if isinstance(grads, (tuple, list)) and grads else grads
+    c.require_close(grad, first, f"{name}.backward(ctx, grad_output) called directly", "wrong-derivative",
+                    rtol=rtol, atol=atol)
+    if not grad.requires_grad:
+        c.fail("not-twice-differentiable",
+               f"{name}.backward, called directly with the x that setup_context saved (x requires grad), returned "
+               "a gradient with no history: autograd cannot differentiate it again, and torch.func's grad of grad, "
+               "jacrev and hessian need to. " + TWICE_HINT)
+    (again,) = _direct(lambda: torch.autograd.grad(grad, [x], v, allow_unused=True), what=f"{name}.backward's "
+                       "gradient, differentiated again")
+    if again is None:
+        again = torch.zeros_like(x)
+    c.require_close(again.detach(), second, f"the derivative of {name}.backward's result with respect to x",
+                    "not-twice-differentiable", TWICE_HINT, rtol=1e-6, atol=1e-9)
+    if jvp:
+        _require_own_jvp(Fn, name, x, ref, args, ctx, seed, rtol, atol)
+    # the vmap rule: generated from these methods, or the Function's own vmap staticmethod
+    if not bool(Fn.generate_vmap_rule):
+        batch = torch.stack([x.detach(), 2 * x.detach()])
+        result = _direct(Fn.vmap, _VmapInfo(2), (0,) + (None,) * len(args), batch, *args,
+                         what=f"{name}.vmap(info, in_dims, x{', ...' if args else ''}), called as vmap calls it")
+        got, dims = result if isinstance(result, (tuple, list)) and len(result) == 2 else (result, None)
+        if not isinstance(got, torch.Tensor) or dims not in (0, (0,), [0]):
+            c.fail("wrong-vmap", f"{name}.vmap must return (the batched output, its out_dims), here "
+                                 "(tensor, 0) for a batch on dimension 0.")
+        c.require_close(got, torch.stack([ref(b, *args) for b in batch]), f"{name}.vmap on a batch of two samples",
+                        "wrong-vmap", "each sample must get its own result.", rtol=rtol, atol=atol)
+
+
+def _require_own_jvp(Fn, name, x, ref, args, ctx, seed, rtol, atol) -> None:
+    """jvp called directly on what setup_context saved with ctx.save_for_forward and a random tangent, then the
+    same tangent through Fn.apply in forward-mode AD with dual tensors (real autograd, no stand-in ctx)."""
+    t = c.randn(*x.shape, seed=seed + 3, requires_grad=False, dtype=x.dtype)
+    with torch.no_grad():
+        tangent = _direct(Fn.jvp, ctx.forward_mode(), t, *(None,) * len(args),
+                          what=f"{name}.jvp(ctx, x_t{', None' * len(args)}), called as forward mode calls it")
+    _, reference = torch.func.jvp(lambda u: ref(u, *args), (x.detach(),), (t,))
+    c.require_close(tangent, reference, f"{name}.jvp(ctx, x_t) called directly", "wrong-jvp",
+                    "jvp returns the output's tangent: the derivative times x_t, read from what setup_context "
+                    "saved with ctx.save_for_forward.", rtol=rtol, atol=atol)
+    # and the same in forward mode under plain autograd (dual tensors, no torch.func wrapper)
+    got = _direct(functools.partial(dual_tangent, Fn), x.detach(), t, args,
+                  what=f"torch.autograd.forward_ad through {name}.apply")
+    c.require_close(got, reference, f"the tangent of {name}.apply(x) under torch.autograd.forward_ad", "wrong-jvp",
+                    "forward-mode AD calls your jvp: the derivative times x_t.", rtol=rtol, atol=atol)
+
+
+@c.probe
+def dual_tangent(Fn, x, t, args: tuple = ()):
+    """In the learner's process: the output tangent of Fn.apply(x, *args) for the tangent t, in forward-mode AD
+    with dual tensors (torch.autograd.forward_ad, no torch.func transform)."""
+    import torch.autograd.forward_ad as fwad
+
+    with fwad.dual_level():
+        out = behaviour.function_apply(Fn, fwad.make_dual(x, t), *args)
+        tangent = fwad.unpack_dual(out).tangent if isinstance(out, torch.Tensor) else None
+    if tangent is None:
+        raise RuntimeError(f"{getattr(Fn, '__name__', 'the Function')}.apply gave no tangent under forward_ad")
+    return tangent
+
+
 # ---------------------------------------------------------------------------------------------- Cube
+
+def _cube_methods(Cube, seed: int, shape) -> None:
+    """Cube's own methods, called directly (see require_own_methods)."""
+    require_own_methods(Cube, CUBE, c.randn(*shape, seed=seed, requires_grad=False), lambda t: t ** 3, seed=seed)
+
 
 def cube_values(Cube) -> None:
     """Visible: values and the gradient of a small example, through ordinary autograd."""
@@ -193,6 +345,7 @@ def cube_gradgradcheck(Cube, hidden: bool = False) -> None:
     curvature = under_func(Cube, "grad(grad)", x, what="torch.func.grad(torch.func.grad(...)) through Cube")
     c.require_close(curvature, 6 * x, "the second derivative of Cube through torch.func", "not-twice-differentiable",
                     "d2(x**3)/dx2 = 6x. " + TWICE_HINT)
+    _cube_methods(Cube, 14 if hidden else 15, (2, 3))
 
 
 def cube_vmap(Cube, hidden: bool = False) -> None:
@@ -204,6 +357,7 @@ def cube_vmap(Cube, hidden: bool = False) -> None:
     expected = torch.stack([xi ** 3 for xi in xb])
     c.require_close(out, expected, f"torch.func.vmap(Cube.apply)(x) for x of shape {tuple(xb.shape)}", "wrong-vmap",
                     "each sample must be cubed.")
+    _cube_methods(Cube, 24 if hidden else 25, (3,) if hidden else (2, 3))
     if not hidden:
         return
     xs = c.randn(6, seed=21, requires_grad=False)
@@ -225,6 +379,7 @@ def cube_func_grad(Cube, hidden: bool = False) -> None:
         g = under_func(Cube, "grad", x, weight=w, what="torch.func.grad(lambda t: (Cube.apply(t) * w).sum())")
         c.require_close(g, 3 * x ** 2 * w, f"torch.func.grad of (Cube.apply(x) * w).sum() for shape {shape}",
                         "wrong-derivative", CUBE_HINT)
+    _cube_methods(Cube, 34 if hidden else 35, (4,) if hidden else (3,))
     if not hidden:
         return
     xb = c.randn(4, 3, seed=32, requires_grad=False)
@@ -241,12 +396,14 @@ def cube_jacrev(Cube, hidden: bool = False) -> None:
         jac = under_func(Cube, "jacrev", x, what="torch.func.jacrev(Cube.apply)")
         c.require_close(jac, torch.diag(3 * x ** 2), "torch.func.jacrev(Cube.apply)(x) for x of shape (4,)",
                         "wrong-jacobian", "the Jacobian of an elementwise cube is diag(3 * x**2).")
+        _cube_methods(Cube, 42, (4,))
         return
     x2 = c.randn(2, 3, seed=41, requires_grad=False)
     jac = under_func(Cube, "jacrev", x2, what="torch.func.jacrev(Cube.apply)")
     expected = torch.diag((3 * x2 ** 2).reshape(-1)).reshape(2, 3, 2, 3)
     c.require_close(jac, expected, "torch.func.jacrev(Cube.apply)(x) for x of shape (2, 3)", "wrong-jacobian",
                     "the Jacobian of an elementwise cube is diag(3 * x**2).")
+    _cube_methods(Cube, 43, (2, 3, 4))
 
 
 # ------------------------------------------------------------------------------------------ Softplus
@@ -296,6 +453,12 @@ def _require_derivative(got, x, scale, what: str, code: str = "wrong-derivative"
                f"{what} is {_bad_entries(got, x)}: exp(x) / (1 + exp(x)) is inf / inf there. " + DERIVATIVE_HINT)
     rtol, atol = _tolerance(x.dtype)
     c.require_close(got, scale * torch.sigmoid(x.detach()), what, code, hint, rtol=rtol, atol=atol)
+
+
+def _softplus_methods(Softplus, seed: int, shape, jvp: bool = True) -> None:
+    """Softplus's own methods, called directly (see require_own_methods)."""
+    x = c.randn(*shape, seed=seed, scale=3.0, requires_grad=False)
+    require_own_methods(Softplus, SOFTPLUS, x, F.softplus, seed=seed, jvp=jvp, tolerance=_tolerance(x.dtype))
 
 
 def _values_case(Softplus, x, grad_output) -> None:
@@ -357,6 +520,7 @@ def softplus_jvp(Softplus, hidden: bool = False) -> None:
     if not hidden:
         x = torch.tensor([-2.0, 0.5, 3.0], dtype=torch.float64)
         _jvp_case(Softplus, x, torch.tensor([0.3, -1.0, 2.0], dtype=torch.float64))
+        _softplus_methods(Softplus, 135, (3,))
         return
     for seed, shape in enumerate(SOFTPLUS_SHAPES):
         x = c.randn(*shape, seed=130 + seed, scale=4.0, requires_grad=False)
@@ -364,6 +528,7 @@ def softplus_jvp(Softplus, hidden: bool = False) -> None:
     for dtype in (torch.float64, torch.float32):
         x = torch.tensor(EXTREMES, dtype=dtype)
         _jvp_case(Softplus, x, c.randn(len(EXTREMES), seed=150, requires_grad=False, dtype=dtype))
+    _softplus_methods(Softplus, 136, (2, 3))
 
 
 def _jacfwd_case(Softplus, x) -> None:
@@ -389,9 +554,11 @@ def softplus_jacfwd(Softplus, hidden: bool = False) -> None:
     c.require_function(Softplus, SOFTPLUS)
     if not hidden:
         _jacfwd_case(Softplus, torch.tensor([-1.0, 0.25, 2.0], dtype=torch.float64))
+        _softplus_methods(Softplus, 165, (3,))
         return
     _jacfwd_case(Softplus, c.randn(2, 3, seed=160, scale=3.0, requires_grad=False))
     _jacfwd_case(Softplus, torch.tensor([-1e4, -50.0, 50.0, 1e4], dtype=torch.float64))
+    _softplus_methods(Softplus, 166, (4,))
 
 
 def _hessian_case(Softplus, x, weight=None) -> None:
@@ -415,6 +582,7 @@ def softplus_hessian(Softplus, hidden: bool = False) -> None:
     c.require_function(Softplus, SOFTPLUS)
     if not hidden:
         _hessian_case(Softplus, torch.tensor([-1.0, 0.25, 2.0], dtype=torch.float64))
+        _softplus_methods(Softplus, 172, (3,))
         return
     _hessian_case(Softplus, c.randn(2, 3, seed=170, scale=3.0, requires_grad=False),
                   weight=c.randn(2, 3, seed=171, requires_grad=False))
@@ -422,6 +590,7 @@ def softplus_hessian(Softplus, hidden: bool = False) -> None:
     for seed, shape in enumerate(SOFTPLUS_SHAPES[1:3]):
         x = c.randn(*shape, seed=175 + seed, scale=2.0)
         _cube_gradcheck(Softplus.apply, (x,), f"Softplus on shape {shape}", SOFTPLUS_TWICE_HINT, second=True)
+    _softplus_methods(Softplus, 173, (2, 3))
 
 
 def softplus_vmap(Softplus, hidden: bool = False) -> None:
@@ -431,6 +600,7 @@ def softplus_vmap(Softplus, hidden: bool = False) -> None:
     xb = c.randn(4, 3, seed=180, scale=3.0, requires_grad=False)
     out = under_func(Softplus, "vmap", xb, what="torch.func.vmap(Softplus.apply)")
     _require_softplus(out, xb, "torch.func.vmap(Softplus.apply)(x) for x of shape (4, 3)")
+    _softplus_methods(Softplus, 185 if not hidden else 186, (4,) if not hidden else (2, 3), jvp=hidden)
     if not hidden:
         return
     xt = c.randn(3, 4, 2, seed=181, scale=3.0, requires_grad=False)
