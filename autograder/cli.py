@@ -148,6 +148,22 @@ def cmd_collect(args) -> int:
     return 0
 
 
+def cmd_gradescope(args) -> int:
+    from autograder import gradescope
+
+    limits = {"seconds_per_test": args.timeout, "memory_mb": args.memory_mb}
+    try:
+        visibility = gradescope.parse_visibility(args.visibility)
+        path = gradescope.build(Path(args.output) if args.output else None, None if args.all else [args.assignment],
+                                visibility, {k: v for k, v in limits.items() if v}, args.seed, args.isolation)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    shown = ", ".join(f"{kind} {value}" for kind, value in visibility.items())
+    print(f"wrote {path} (upload it as the Gradescope assignment's autograder; visibility: {shown})")
+    return 0
+
+
 def cmd_demo(args) -> int:
     from autograder import classroom, samples
 
@@ -215,6 +231,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("source", help="folder or .zip")
     p.add_argument("--assignment", help="only notebooks of this assignment")
     p.set_defaults(func=cmd_collect)
+
+    p = sub.add_parser("gradescope", help="write a Gradescope autograder zip (setup.sh, run_autograder, sources)")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--assignment", help="the notebook's assignment, e.g. 01_square")
+    which.add_argument("--all", action="store_true", help="every notebook of the course in one autograder")
+    p.add_argument("--output", help="zip path (default: <grading folder>/gradescope-<assignment>.zip)")
+    p.add_argument("--visibility", action="append", metavar="KIND=VALUE",
+                   help="who sees what when: KIND visible (checks without hidden tests), hidden (cells with "
+                        "hidden tests) or stdout; VALUE visible, after_published, after_due_date or hidden "
+                        "(default: visible=visible hidden=after_published stdout=hidden); repeatable")
+    limits(p)
+    p.set_defaults(func=cmd_gradescope)
 
     p = sub.add_parser("demo", help="release, grade a bundled sample class, print grades, write feedback")
     p.add_argument("--workers", type=int, default=2)
