@@ -122,8 +122,27 @@ def cmd_feedback(args) -> int:
 def cmd_export(args) -> int:
     from autograder import classroom
 
+    if getattr(args, "format", "nbgrader") != "nbgrader":
+        return export_lms(args)
     path = classroom.export_csv(Path(args.output) if args.output else None, args.db_url)
     print(f"wrote {path}")
+    return 0
+
+
+def export_lms(args) -> int:
+    from autograder import lms
+
+    try:
+        path, students, skipped = lms.export(args.format, Path(args.output) if args.output else None, args.db_url,
+                                             Path(args.roster) if args.roster else None)
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {path} ({students} students, {args.format} gradebook import)")
+    if skipped:
+        need = "a Canvas user id" if args.format == "canvas" else "an email address or ID number"
+        print(f"  left out, without {need} (pass --roster with the LMS's own grades export): "
+              f"{', '.join(skipped)}")
     return 0
 
 
@@ -136,10 +155,10 @@ def cmd_report(args) -> int:
 
 
 def cmd_collect(args) -> int:
-    from autograder import classroom
+    from autograder import classroom, lms
 
     try:
-        collected = classroom.collect(Path(args.source), args.assignment)
+        collected = lms.collect(Path(args.source), args.assignment)  # classroom.collect, and the LMS's ids
     except (FileNotFoundError, NotebookError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -221,6 +240,11 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("export", help="write the grades CSV")
     p.add_argument("--output", help="CSV path (default: <grading folder>/grades.csv)")
     p.add_argument("--db-url")
+    p.add_argument("--format", choices=("nbgrader", "canvas", "moodle"), default="nbgrader",
+                   help="nbgrader's CSV (default), or the gradebook import CSV of Canvas or Moodle "
+                        "(default path: <grading folder>/grades-<format>.csv)")
+    p.add_argument("--roster", help="canvas/moodle: the LMS's own grades export CSV, for names, SIS ids, "
+                                    "sections, emails and ID numbers")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("report", help="write the class report (HTML with figures)")

@@ -212,7 +212,7 @@ def isolation_sentence(isolation: dict, level: str, failures: list[str]) -> str:
     layers = grading.describe_isolation(isolation) if isolation else "not measured"
     if isolation.get("strong"):
         return f"Isolation: full ({layers})."
-    text = (f"Isolation: {layers} (level {level!r}). This container does not allow every layer, so the "
+    text = (f"Isolation: {layers} (level {level!r}). Not every layer was in force here, so the "
             "grader ran with the isolation it can have: the verdicts are computed outside your code's process "
             "as always.")
     if failures:
