@@ -106,8 +106,7 @@ def build(output: Path | None = None, assignments: list[str] | None = None, visi
         for path in sorted(package.rglob("*")):
             if path.is_file() and not PACKAGE_SKIP & set(path.relative_to(package).parts) \
                     and path.suffix not in {".pyc", ".pyo"}:
-                add(f"autograder/{path.relative_to(package).as_posix()}", path.read_text(encoding="utf-8"),
-                    executable=os.access(path, os.X_OK))
+                archive.write(path, f"autograder/{path.relative_to(package).as_posix()}")
         for assignment in chosen:
             for path in sorted((paths.SOLUTIONS / assignment).rglob("*")):
                 if path.is_file() and ".ipynb_checkpoints" not in path.parts:

@@ -102,7 +102,7 @@ def installed(tmp_path_factory):
             os.chmod(source / info.filename, (info.external_attr >> 16) & 0o777 or 0o644)
     assert "torch==2.13.0" in (source / "setup.sh").read_text()
     assert "--index-url https://download.pytorch.org/whl/cpu" in (source / "setup.sh").read_text()
-    env = clean_env(root, AUTOGRADER_PYTHON=str(Path(sys.base_prefix) / "bin" / "python3.11"),
+    env = clean_env(root, AUTOGRADER_PYTHON=getattr(sys, "_base_executable", sys.executable),
                     AUTOGRADER_REUSE_SITE=sysconfig.get_paths()["purelib"])
     setup = subprocess.run(["bash", str(source / "setup.sh")], cwd=source, env=env, capture_output=True, text=True,
                            timeout=900)
@@ -243,3 +243,20 @@ def test_a_level_whose_sandbox_fails_gives_way_to_a_weaker_one(monkeypatch):
     assert tried == ["full", "no-namespaces", "none"] and level == "none" and len(failures) == 2
     sentence = gradescope.isolation_sentence(report.isolation, level, failures)
     assert "isolation it can have" in sentence and "failed to start" in sentence
+
+
+def test_an_autograder_for_every_notebook_names_tests_by_notebook(tmp_path, monkeypatch):
+    """`--all`: the submission is graded as the notebook it is; here one without answer cells (so no
+    sandbox runs), which scores 0 on that notebook's tests, each named after it."""
+    stripped = nbformat.reads(notebook(), as_version=4)
+    for cell in stripped.cells:
+        cell.metadata = {}
+    where = gradescope.layout(tmp_path)
+    where["submission"].mkdir(parents=True)
+    (where["submission"] / "01_square.ipynb").write_text(nbformat.writes(stripped))
+    monkeypatch.setattr(gradescope, "load_config", lambda: {"assignments": [], "seed": 0, "limits": {},
+                                                            "visibility": dict(gradescope.DEFAULT_VISIBILITY)})
+    results = valid(gradescope.run(tmp_path))
+    assert results["score"] == 0 and "no answer cells" in results["output"]
+    assert [t["name"] for t in results["tests"]] == [f"01_square: {n}" for n in
+                                                     ("test_Square_values", "test_Square_graph", "test_Square_saved")]
