@@ -5,7 +5,8 @@ temporary folder. setup.sh also honours, for machines where the environment alre
 
     AUTOGRADER_PYTHON        make the venv from this interpreter (no apt-get)
     AUTOGRADER_VENV          where the venv goes (default <root>/autograder/venv)
-    AUTOGRADER_REUSE_SITE    a site-packages folder the new venv also sees, so pip skips what it holds
+    AUTOGRADER_REUSE_SITE    a site-packages folder the new venv also sees (pip included), so pip skips
+                             what it holds
 """
 
 SETUP = r"""#!/usr/bin/env bash
@@ -33,11 +34,14 @@ if [ -z "${AUTOGRADER_PYTHON:-}" ]; then
   AUTOGRADER_PYTHON=python3.11
 fi
 
-"$AUTOGRADER_PYTHON" -m venv "$VENV"
 PY="$VENV/bin/python"
 if [ -n "${AUTOGRADER_REUSE_SITE:-}" ]; then
+  # pip, setuptools and the rest come from there (pip installs into this venv what they lack)
+  "$AUTOGRADER_PYTHON" -m venv --without-pip "$VENV"
   SITE="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
   echo "$AUTOGRADER_REUSE_SITE" > "$SITE/zz-reuse-site.pth"
+else
+  "$AUTOGRADER_PYTHON" -m venv "$VENV"
 fi
 
 "$PY" -m pip install "${PIP_FLAGS[@]}" '@TORCH@' --index-url https://download.pytorch.org/whl/cpu
