@@ -52,7 +52,11 @@ def identities() -> dict:
 def collect(source: Path, assignment: str | None = None) -> list:
     """classroom.collect, then record the LMS identities of the students it collected."""
     collected = classroom.collect(source, assignment)
-    record_identities(Path(source), collected)
+    try:
+        record_identities(Path(source), collected)
+    except (OSError, ValueError, zipfile.BadZipFile) as error:  # the submissions are in; only the ids are not
+        warnings.warn(f"{source}: LMS ids not recorded ({error}); export --format canvas|moodle needs --roster",
+                      stacklevel=2)
     return collected
 
 
