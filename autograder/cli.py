@@ -122,8 +122,27 @@ def cmd_feedback(args) -> int:
 def cmd_export(args) -> int:
     from autograder import classroom
 
+    if getattr(args, "format", "nbgrader") != "nbgrader":
+        return export_lms(args)
     path = classroom.export_csv(Path(args.output) if args.output else None, args.db_url)
     print(f"wrote {path}")
+    return 0
+
+
+def export_lms(args) -> int:
+    from autograder import lms
+
+    try:
+        path, students, skipped = lms.export(args.format, Path(args.output) if args.output else None, args.db_url,
+                                             Path(args.roster) if args.roster else None)
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {path} ({students} students, {args.format} gradebook import)")
+    if skipped:
+        need = "a Canvas user id" if args.format == "canvas" else "an email address or ID number"
+        print(f"  left out, without {need} (pass --roster with the LMS's own grades export): "
+              f"{', '.join(skipped)}")
     return 0
 
 
@@ -136,15 +155,31 @@ def cmd_report(args) -> int:
 
 
 def cmd_collect(args) -> int:
-    from autograder import classroom
+    from autograder import classroom, lms
 
     try:
-        collected = classroom.collect(Path(args.source), args.assignment)
+        collected = lms.collect(Path(args.source), args.assignment)  # classroom.collect, and the LMS's ids
     except (FileNotFoundError, NotebookError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     students = sorted({s.student for s in collected})
     print(f"collected {len(collected)} notebooks from {len(students)} students into {classroom.submitted_dir()}")
+    return 0
+
+
+def cmd_gradescope(args) -> int:
+    from autograder import gradescope
+
+    limits = {"seconds_per_test": args.timeout, "memory_mb": args.memory_mb}
+    try:
+        visibility = gradescope.parse_visibility(args.visibility)
+        path = gradescope.build(Path(args.output) if args.output else None, None if args.all else [args.assignment],
+                                visibility, {k: v for k, v in limits.items() if v}, args.seed, args.isolation)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    shown = ", ".join(f"{kind} {value}" for kind, value in visibility.items())
+    print(f"wrote {path} (upload it as the Gradescope assignment's autograder; visibility: {shown})")
     return 0
 
 
@@ -205,6 +240,11 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("export", help="write the grades CSV")
     p.add_argument("--output", help="CSV path (default: <grading folder>/grades.csv)")
     p.add_argument("--db-url")
+    p.add_argument("--format", choices=("nbgrader", "canvas", "moodle"), default="nbgrader",
+                   help="nbgrader's CSV (default), or the gradebook import CSV of Canvas or Moodle "
+                        "(default path: <grading folder>/grades-<format>.csv)")
+    p.add_argument("--roster", help="canvas/moodle: the LMS's own grades export CSV, for names, SIS ids, "
+                                    "sections, emails and ID numbers")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("report", help="write the class report (HTML with figures)")
@@ -215,6 +255,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("source", help="folder or .zip")
     p.add_argument("--assignment", help="only notebooks of this assignment")
     p.set_defaults(func=cmd_collect)
+
+    p = sub.add_parser("gradescope", help="write a Gradescope autograder zip (setup.sh, run_autograder, sources)")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--assignment", help="the notebook's assignment, e.g. 01_square")
+    which.add_argument("--all", action="store_true", help="every notebook of the course in one autograder")
+    p.add_argument("--output", help="zip path (default: <grading folder>/gradescope-<assignment>.zip)")
+    p.add_argument("--visibility", action="append", metavar="KIND=VALUE",
+                   help="who sees what when: KIND visible (checks without hidden tests), hidden (cells with "
+                        "hidden tests) or stdout; VALUE visible, after_published, after_due_date or hidden "
+                        "(default: visible=visible hidden=after_published stdout=hidden); repeatable")
+    limits(p)
+    p.set_defaults(func=cmd_gradescope)
 
     p = sub.add_parser("demo", help="release, grade a bundled sample class, print grades, write feedback")
     p.add_argument("--workers", type=int, default=2)

@@ -1,0 +1,76 @@
+"""The two scripts of a Gradescope autograder zip (autograder/gradescope.py writes them into it).
+
+Both take their paths from `AUTOGRADER_ROOT` (default `/`, Gradescope's), so a test can run them in a
+temporary folder. setup.sh also honours, for machines where the environment already exists:
+
+    AUTOGRADER_PYTHON        make the venv from this interpreter (no apt-get)
+    AUTOGRADER_VENV          where the venv goes (default <root>/autograder/venv)
+    AUTOGRADER_REUSE_SITE    a site-packages folder the new venv also sees (pip included), so pip skips
+                             what it holds
+"""
+
+SETUP = r"""#!/usr/bin/env bash
+# Gradescope runs this once, when it builds the autograder's image: the course's pinned environment
+# (Python 3.11, CPU PyTorch, the grader's dependencies). Nothing is downloaded when a submission is graded.
+set -euo pipefail
+ROOT="${AUTOGRADER_ROOT:-/}"
+BASE="${ROOT%/}/autograder"
+SOURCE="${AUTOGRADER_SOURCE:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}"
+VENV="${AUTOGRADER_VENV:-$BASE/venv}"
+PIP_FLAGS=(--no-input --disable-pip-version-check)
+
+if [ -z "${AUTOGRADER_PYTHON:-}" ]; then
+  if ! python3.11 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update
+    if ! apt-get install -y --no-install-recommends python3.11 python3.11-venv; then
+      # Ubuntu 24.04 has no Python 3.11 of its own: the deadsnakes archive has it.
+      apt-get install -y --no-install-recommends software-properties-common gpg-agent
+      add-apt-repository -y ppa:deadsnakes/ppa
+      apt-get update
+      apt-get install -y --no-install-recommends python3.11 python3.11-venv
+    fi
+  fi
+  AUTOGRADER_PYTHON=python3.11
+fi
+
+PY="$VENV/bin/python"
+if [ -n "${AUTOGRADER_REUSE_SITE:-}" ]; then
+  # pip, setuptools and the rest come from there (pip installs into this venv what they lack)
+  "$AUTOGRADER_PYTHON" -m venv --without-pip "$VENV"
+  SITE="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  echo "$AUTOGRADER_REUSE_SITE" > "$SITE/zz-reuse-site.pth"
+else
+  "$AUTOGRADER_PYTHON" -m venv "$VENV"
+fi
+
+"$PY" -m pip install "${PIP_FLAGS[@]}" '@TORCH@' --index-url https://download.pytorch.org/whl/cpu
+"$PY" -m pip install "${PIP_FLAGS[@]}" -r "$SOURCE/requirements.txt"
+cd "$SOURCE"
+PYTHONPATH="$SOURCE" "$PY" -m autograder.gradescope check
+"""
+
+RUN_AUTOGRADER = r"""#!/usr/bin/env bash
+# Gradescope runs this for every submission: grade the notebook in /autograder/submission (whatever its
+# name) with the course's grader and write /autograder/results/results.json. Always writes one.
+ROOT="${AUTOGRADER_ROOT:-/}"
+BASE="${ROOT%/}/autograder"
+SOURCE="${AUTOGRADER_SOURCE:-$BASE/source}"
+VENV="${AUTOGRADER_VENV:-$BASE/venv}"
+RESULTS="$BASE/results"
+mkdir -p "$RESULTS"
+rm -f "$RESULTS/results.json"
+
+status=1
+if cd "$SOURCE"; then
+  AUTOGRADER_ROOT="$ROOT" PYTHONPATH="$SOURCE" PYTHONDONTWRITEBYTECODE=1 \
+    "$VENV/bin/python" -m autograder.gradescope run
+  status=$?
+fi
+if [ "$status" -ne 0 ] || [ ! -s "$RESULTS/results.json" ]; then
+  cat > "$RESULTS/results.json" <<'JSON'
+{"score": 0.0, "output": "The grader could not run on this submission, so it scores 0 for now. This is not your mistake: tell your instructor, who can see why in the autograder's log.", "visibility": "visible", "stdout_visibility": "hidden", "tests": []}
+JSON
+fi
+exit 0
+"""
