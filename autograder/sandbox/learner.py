@@ -327,7 +327,7 @@ def _quiet() -> None:
 def _reap_forever() -> None:
     """PID 1 of the learner's PID namespace: reaps what the template leaves behind, and nothing else."""
     _quiet()
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so that pause() returns when an orphan ends
     while True:
         try:
             os.wait()
