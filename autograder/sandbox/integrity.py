@@ -15,18 +15,30 @@ from __future__ import annotations
 import ctypes
 import gc
 import sys
+import types
 
 _WATCHED = ("builtins", "torch", "torch.autograd", "torch.autograd.function", "torch.autograd.graph",
-            "torch.autograd.gradcheck", "torch.nn.functional", "torch.func", "torch.library", "torch.utils.checkpoint",
-            "numpy", "numpy.testing", "autograder.checks.common")
+            "torch.autograd.gradcheck", "torch.nn", "torch.nn.functional", "torch.func", "torch.library",
+            "torch.utils.checkpoint", "numpy", "numpy.testing", "inspect", "functools", "types",
+            "autograder.checks", "autograder.checks.common", "autograder.sandbox")
+_OWN = ("autograder.checks.", "autograder.sandbox.")  # every module of the checks and of the sandbox, this one too
 _CLASSES = ("torch.Tensor", "torch._C.TensorBase", "torch.autograd.Function",
-            "torch.autograd.function.BackwardCFunction", "torch.autograd.function.FunctionCtx")
+            "torch.autograd.function.BackwardCFunction", "torch.autograd.function.FunctionCtx",
+            "torch.autograd.graph.saved_tensors_hooks", "torch.nn.Module", "torch.nn.Parameter",
+            "torch.library.CustomOpDef")
+# Tables whose entries the learner's process acts on: compared entry by entry, not only as names.
+_REGISTRIES = (("autograder.checks.common", "PROBES"), ("autograder.sandbox.learner", "OPERATIONS"),
+               ("autograder.sandbox.integrity", "PROBES"))
+
+# The probes as registered before any answer ran: the learner's process runs these (learner.op_probe holds this
+# very dict), whatever an answer does to checks.common.PROBES.
+PROBES: dict = {}
 _baseline: dict = {}   # where -> (the namespace dict, its version tag then, {name: object})
 
 
 def _names() -> list[str]:
-    checks = [name for name in list(sys.modules) if name.startswith("autograder.checks.")]
-    return list(_WATCHED) + list(_CLASSES) + sorted(checks)
+    own = [name for name in list(sys.modules) if name.startswith(_OWN)]
+    return list(dict.fromkeys(list(_WATCHED) + list(_CLASSES) + sorted(own)))
 
 
 def _namespace(where: str) -> dict | None:
@@ -46,22 +58,92 @@ def _version_tag(namespace: dict):
     return ctypes.c_uint64.from_address(id(namespace) + 3 * ctypes.sizeof(ctypes.c_ssize_t))
 
 
+def _state(fn) -> tuple:
+    """What a function runs: its code, defaults (and keyword-only ones, by value) and its closure's cells."""
+    return (fn, fn.__code__, fn.__defaults__, fn.__kwdefaults__,
+            tuple(fn.__kwdefaults__.items()) if fn.__kwdefaults__ else ())
+
+
+def _cell_contents(fn) -> list:
+    """(cell, what it holds) for each filled cell of fn's closure (the tuple of cells itself is read-only)."""
+    found = []
+    for cell in fn.__closure__ or ():
+        try:
+            found.append((cell, cell.cell_contents))
+        except ValueError:  # an empty cell
+            pass
+    return found
+
+
+def _own_functions(modules: list[str]) -> list:
+    """The functions of the checks and the sandbox: module-level ones, the methods of their classes, and the
+    functions that decorators (functools.wraps, @probe) wrap."""
+    found, seen = [], set()
+
+    def add(value, module: str) -> None:
+        if isinstance(value, (staticmethod, classmethod)):
+            value = value.__func__
+        if isinstance(value, property):
+            for part in (value.fget, value.fset, value.fdel):
+                add(part, module)
+            return
+        if isinstance(value, types.FunctionType) and id(value) not in seen:
+            seen.add(id(value))
+            found.append(value)
+            add(value.__dict__.get("__wrapped__"), module)
+        elif isinstance(value, type) and value.__module__ == module and id(value) not in seen:
+            seen.add(id(value))
+            for item in list(vars(value).values()):
+                add(item, module)
+
+    for name in modules:
+        module = sys.modules.get(name)
+        for value in list(vars(module).values()) if module is not None else ():
+            if getattr(value, "__module__", None) == name:
+                add(value, name)
+    for fn in PROBES.values():
+        add(fn, getattr(fn, "__module__", ""))
+    return found
+
+
 def record() -> None:
-    """Remember every (namespace, name) -> object, before learner code runs."""
-    _baseline.clear()
+    """Remember every (namespace, name) -> object, the registries' entries and what the grader's own functions
+    run, before learner code runs. The record is held by `changed` itself (its default argument): rebinding a
+    name of this module does not reach it."""
+    common = sys.modules.get("autograder.checks.common")
+    PROBES.clear()
+    PROBES.update(getattr(common, "PROBES", {}))
+    baseline = {}
     for where in _names():
         namespace = _namespace(where)
         if namespace is None:
             continue
         objects = {key: value for key, value in dict(namespace).items() if type(key) is str}
         tag = _version_tag(namespace)
-        _baseline[where] = [namespace, tag, tag.value if tag is not None else None, objects]
+        baseline[where] = [namespace, tag, tag.value if tag is not None else None, objects]
+    registries = []
+    for module, attr in _REGISTRIES:
+        table = getattr(sys.modules.get(module), attr, None)
+        if type(table) is dict:
+            tag = _version_tag(table)
+            registries.append([f"{module}.{attr}", table, tag, tag.value if tag is not None else None,
+                               tuple(table.items())])
+    held = [baseline, tuple(registries), ((), ())]
+    changed.__defaults__ = (held,)
+    functions = _own_functions([m for m in _names() if m.startswith(_OWN)])
+    held[2] = (tuple(_state(fn) for fn in functions), tuple(pair for fn in functions for pair in _cell_contents(fn)))
+    _baseline.clear()
+    _baseline.update(baseline)
 
 
-def changed() -> list[str]:
-    """Names whose object was replaced or removed since record() (added names are allowed)."""
+def changed(_record=None) -> list[str]:
+    """Names whose object was replaced or removed since record() (added names are allowed), registry entries
+    replaced, added or removed, and grader functions whose code, defaults or captured variables changed."""
+    if _record is None:
+        return []
+    baseline, registries, functions = _record
     found = []
-    for where, entry in _baseline.items():
+    for where, entry in baseline.items():
         namespace, tag, version, before = entry
         # A module swapped in sys.modules (a class cannot swap its own dict: its module's would change).
         if where not in _CLASSES and getattr(sys.modules.get(where), "__dict__", None) is not namespace:
@@ -75,6 +157,28 @@ def changed() -> list[str]:
         if not moved and tag is not None:  # only names added, or changed and put back: skip it next time
             entry[2] = tag.value
         found += moved
+    for entry in registries:
+        name, table, tag, version, items = entry
+        if tag is not None and tag.value == version:
+            continue
+        now = tuple(table.items())
+        if len(now) != len(items) or any(k1 is not k2 and k1 != k2 or v1 is not v2
+                                         for (k1, v1), (k2, v2) in zip(now, items)):
+            found.append(f"{name} (entries)")
+        elif tag is not None:
+            entry[3] = tag.value
+    states, cells = functions
+    for fn, code, defaults, kwdefaults, kwitems in states:
+        if fn.__code__ is not code or fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults \
+                or kwitems and tuple(kwdefaults.items()) != kwitems:
+            found.append(f"{fn.__module__}.{fn.__qualname__} (code)")
+    for cell, value in cells:
+        try:
+            same = cell.cell_contents is value
+        except ValueError:
+            same = False
+        if not same:
+            found.append(f"a variable captured by the grader's functions ({value!r:.40})")
     return found
 
 

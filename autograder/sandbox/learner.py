@@ -94,20 +94,48 @@ def _ctx_states(ctxs: list) -> list:
     return [codec.CtxState(key, f"{type(c).__module__}:{type(c).__qualname__}", dict(vars(c))) for key, c in ctxs]
 
 
+# Facts about a tensor read through PyTorch's own C accessors, bound before any learner code runs: a Tensor
+# subclass's `grad_fn` property, a TorchFunctionMode answering for the getters, or a class whose metaclass
+# answers `__name__` cannot change what is reported. (Under DisableTorchFunction the getters skip both.)
+_NO_TORCH_FUNCTION = torch._C.DisableTorchFunction
+_GRAD_FN = torch._C.TensorBase.__dict__["grad_fn"].__get__
+_REQUIRES_GRAD = torch._C.TensorBase.__dict__["requires_grad"].__get__
+_IS_LEAF = torch._C.TensorBase.__dict__["is_leaf"].__get__
+_NUMEL = torch._C.TensorBase.numel
+_STORAGE = torch._C.TensorBase.untyped_storage
+_DATA_PTR = torch._C.StorageBase.data_ptr
+_TYPE_NAME = type.__dict__["__name__"].__get__
+_TYPE_DICT = type.__dict__["__dict__"].__get__
+_PROXY_GET = type(type.__dict__).get
+_TENSOR = torch.Tensor
+_NODE = torch.autograd.function.BackwardCFunction
+_type, _issubclass, _isinstance, _bool, _int = type, issubclass, isinstance, bool, int
+
+
+def _facts(t, same: dict) -> dict:
+    """What only this process knows about a tensor it sends: its node's real class (and, for a Function's
+    node, which Function class it runs the backward of, as a handle), whether it is a plain torch.Tensor."""
+    node = _GRAD_FN(t)
+    kind = _type(node)
+    facts = {"fn": _TYPE_NAME(kind) if node is not None else None, "rg": _bool(_REQUIRES_GRAD(t)),
+             "leaf": _bool(_IS_LEAF(t)), "ptr": _int(_DATA_PTR(_STORAGE(t))) if _NUMEL(t) else 0,
+             "plain": _type(t) is _TENSOR}
+    if node is not None and _issubclass(kind, _NODE):
+        forward_cls = _PROXY_GET(_TYPE_DICT(kind), "_forward_cls")
+        if _isinstance(forward_cls, _type):
+            facts["fwd"] = handle_of(forward_cls).id
+    if not facts["plain"]:
+        facts["cls"] = _TYPE_NAME(_type(t))
+    if id(t) in same:
+        facts["same"] = same[id(t)]
+    return facts
+
+
 def _reply(channel: Channel, value, same: dict | None = None) -> None:
     """Send `value`; tensors that are (by identity) an argument or output named in `same` say so."""
     same = same or {}
-
-    def tag(t):
-        facts = {"fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
-                 "ptr": t.untyped_storage().data_ptr() if t.numel() else 0}
-        if type(t) is not torch.Tensor:
-            facts["cls"] = type(t).__name__
-        if id(t) in same:
-            facts["same"] = same[id(t)]
-        return facts
-
-    header, buffers = codec.encode({"ok": value}, handle_of, tag)
+    with _NO_TORCH_FUNCTION():
+        header, buffers = codec.encode({"ok": value}, handle_of, lambda t: _facts(t, same))
     channel.send(header, buffers)
 
 
@@ -236,10 +264,8 @@ def op_vjp(message: dict, created: dict, ctxs: list) -> tuple:
             "bumped": _bumped(inputs, versions)}, {}
 
 
-def op_probe(message: dict, created: dict, ctxs: list) -> tuple:
-    from autograder.checks.common import PROBES
-
-    fn = PROBES[message["name"]]
+def op_probe(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES) -> tuple:
+    fn = _probes[message["name"]]  # the registry as it was before any answer ran (integrity.record)
     return fn(*message["args"], **message["kwargs"]), {}
 
 
@@ -250,7 +276,7 @@ def op_getattr(message: dict, created: dict, ctxs: list) -> tuple:
 OPERATIONS = {"call": op_call, "vjp": op_vjp, "probe": op_probe, "getattr": op_getattr}
 
 
-def serve(channel: Channel) -> None:
+def serve(channel: Channel, _changed=integrity.changed, _operations=OPERATIONS) -> None:
     """One test's requests, until the judge says `end` or closes the channel."""
     from autograder.checks.common import Mistake
 
@@ -263,14 +289,14 @@ def serve(channel: Channel) -> None:
         ctxs: list = []
         try:
             message = _decode_args(header, buffers, created, ctxs)
-            if type(message) is not dict or message.get("op") not in OPERATIONS:
+            if type(message) is not dict or message.get("op") not in _operations:
                 os._exit(0)  # `end`, or nothing we know
-            value, same = OPERATIONS[message["op"]](message, created, ctxs)
+            value, same = _operations[message["op"]](message, created, ctxs)
         except BaseException as error:  # noqa: BLE001 - the learner's failure is the judge's to read
             header, buffers = codec.encode({"error": _error(error)})
             channel.send(header, buffers)
             continue
-        tampered = integrity.changed()
+        tampered = _changed()
         if tampered:
             shown = ", ".join(tampered[:5]) + (" ..." if len(tampered) > 5 else "")
             error = Mistake("tampering", f"your code replaced or removed objects PyTorch or the grader rely on "
