@@ -24,6 +24,13 @@ def _limits(args):
     return limits
 
 
+def _seed(args) -> int:
+    """--seed if given, else the grading configuration's base seed (grading.base_seed)."""
+    from autograder import grading
+
+    return args.seed if getattr(args, "seed", None) is not None else grading.base_seed()
+
+
 def cmd_grade(args) -> int:
     from autograder import grading
 
@@ -33,7 +40,7 @@ def cmd_grade(args) -> int:
     try:
         notebooks.match_source(notebooks.read(path), path.name)  # bad input fails fast, before the sandbox
         with grading.new_sandbox() as sandbox:
-            report, _ = grading.grade_path(path, sandbox, seed=args.seed, limits=_limits(args))
+            report, _ = grading.grade_path(path, sandbox, seed=_seed(args), limits=_limits(args))
     except NotebookError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -79,7 +86,7 @@ def cmd_autograde(args) -> int:
     from autograder import classroom
 
     result = classroom.autograde(workers=args.workers, scheduler=args.scheduler, assignment=args.assignment,
-                                 force=args.force, seed=args.seed, limits=_limits(args), db_url=args.db_url,
+                                 force=args.force, seed=_seed(args), limits=_limits(args), db_url=args.db_url,
                                  progress=not args.quiet)
     print(f"graded {len(result.graded)} notebooks, {result.skipped} already up to date, "
           f"{len(result.problems)} missing, in {result.seconds:.1f} s")
@@ -148,7 +155,7 @@ def cmd_demo(args) -> int:
     students = samples.write_sample_class(classroom.submitted_dir())
     print(f"sample class: {', '.join(students)}")
     code = cmd_autograde(argparse.Namespace(workers=args.workers, scheduler=None, assignment=None, force=True,
-                                            seed=0, timeout=None, memory_mb=None, db_url=None, quiet=False))
+                                            seed=None, timeout=None, memory_mb=None, db_url=None, quiet=False))
     cmd_feedback(argparse.Namespace(db_url=None))
     cmd_export(argparse.Namespace(output=None, db_url=None))
     cmd_report(argparse.Namespace(output=None))
@@ -163,7 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     def limits(p):
         p.add_argument("--timeout", type=float, help="seconds allowed per test (answers + one test cell)")
         p.add_argument("--memory-mb", type=int, help="memory allowed per test, in MB")
-        p.add_argument("--seed", type=int, default=0, help="base seed of the checks' random inputs")
+        p.add_argument("--seed", type=int, default=None,
+                       help="base seed of the checks' random inputs (default: the grading configuration's, "
+                            "AUTOGRADER_SEED or the seed in <grading home>/config.json)")
 
     p = sub.add_parser("grade", help="grade ONE notebook against the hidden tests and print a report")
     p.add_argument("notebook", help="a copy of a course notebook with your answers")
