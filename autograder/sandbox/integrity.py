@@ -58,10 +58,10 @@ def _version_tag(namespace: dict):
     return ctypes.c_uint64.from_address(id(namespace) + 3 * ctypes.sizeof(ctypes.c_ssize_t))
 
 
-def _state(fn) -> tuple:
-    """What a function runs: its code, defaults (and keyword-only ones, by value) and its closure's cells."""
-    return (fn, fn.__code__, fn.__defaults__, fn.__kwdefaults__,
-            tuple(fn.__kwdefaults__.items()) if fn.__kwdefaults__ else ())
+def _keyword_defaults(fn) -> list:
+    """(function, its keyword-only defaults, their items) for a function that has some: the audit hook keeps
+    the dict in place, not what it holds."""
+    return [(fn, fn.__kwdefaults__, tuple(fn.__kwdefaults__.items()))] if fn.__kwdefaults__ else []
 
 
 def _cell_contents(fn) -> list:
@@ -106,10 +106,20 @@ def _own_functions(modules: list[str]) -> list:
     return found
 
 
+def _guard(event, args, _protected=frozenset(), _attributes=frozenset(), _id=id, _error=RuntimeError):
+    """An audit hook (Python cannot remove one): refuses to change the code or defaults of the grader's functions,
+    this hook's own included. It reads nothing but its own defaults, which it guards."""
+    if event == "object.__setattr__" and args[1] in _attributes and _id(args[0]) in _protected:
+        raise _error(f"the grader's functions cannot be changed ({args[1]})")
+
+
 def record() -> None:
     """Remember every (namespace, name) -> object, the registries' entries and what the grader's own functions
-    run, before learner code runs. The record is held by `changed` itself (its default argument): rebinding a
-    name of this module does not reach it."""
+    run, before learner code runs; once per process. The record is held by `changed` itself (its default
+    argument, which the audit hook `_guard` then keeps as it is, as it keeps every grader function's code):
+    rebinding a name of this module, or calling record() again, does not reach it."""
+    if changed.__defaults__ != (None,):
+        return
     common = sys.modules.get("autograder.checks.common")
     PROBES.clear()
     PROBES.update(getattr(common, "PROBES", {}))
@@ -128,22 +138,27 @@ def record() -> None:
             tag = _version_tag(table)
             registries.append([f"{module}.{attr}", table, tag, tag.value if tag is not None else None,
                                tuple(table.items())])
-    held = [baseline, tuple(registries), ((), ())]
-    changed.__defaults__ = (held,)
     functions = _own_functions([m for m in _names() if m.startswith(_OWN)])
-    held[2] = (tuple(_state(fn) for fn in functions), tuple(pair for fn in functions for pair in _cell_contents(fn)))
+    watched = [fn for fn in functions if fn is not changed and fn is not _guard]
+    held = (tuple(baseline.items()), tuple(registries), tuple(k for fn in watched for k in _keyword_defaults(fn)),
+            tuple(pair for fn in watched for pair in _cell_contents(fn)))
     _baseline.clear()
     _baseline.update(baseline)
+    changed.__defaults__ = (held,)
+    _guard.__defaults__ = (frozenset(map(id, functions + [changed, _guard])),
+                           frozenset({"__code__", "__defaults__", "__kwdefaults__"}), id, RuntimeError)
+    sys.addaudithook(_guard)
 
 
 def changed(_record=None) -> list[str]:
     """Names whose object was replaced or removed since record() (added names are allowed), registry entries
-    replaced, added or removed, and grader functions whose code, defaults or captured variables changed."""
+    replaced, added or removed, and what grader functions captured (closures, keyword defaults) that changed.
+    Their code and defaults cannot change: the audit hook refuses it."""
     if _record is None:
         return []
-    baseline, registries, functions = _record
+    baseline, registries, states, cells = _record
     found = []
-    for where, entry in baseline.items():
+    for where, entry in baseline:
         namespace, tag, version, before = entry
         # A module swapped in sys.modules (a class cannot swap its own dict: its module's would change).
         if where not in _CLASSES and getattr(sys.modules.get(where), "__dict__", None) is not namespace:
@@ -167,11 +182,9 @@ def changed(_record=None) -> list[str]:
             found.append(f"{name} (entries)")
         elif tag is not None:
             entry[3] = tag.value
-    states, cells = functions
-    for fn, code, defaults, kwdefaults, kwitems in states:
-        if fn.__code__ is not code or fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults \
-                or kwitems and tuple(kwdefaults.items()) != kwitems:
-            found.append(f"{fn.__module__}.{fn.__qualname__} (code)")
+    for fn, kwdefaults, items in states:
+        if tuple(kwdefaults.items()) != items:
+            found.append(f"{fn.__module__}.{fn.__qualname__} (keyword defaults)")
     for cell, value in cells:
         try:
             same = cell.cell_contents is value
