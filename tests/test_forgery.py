@@ -76,19 +76,22 @@ def _disguise(t):
     return t.as_subclass(_Disguised)
 """
 
-# No subclass: a TorchFunctionMode, left on, answers every tensor's grad_fn getter.
+# No subclass: a TorchFunctionMode, left on, answers the grad_fn getter of the tensors the answer returns.
 MODE_GETTER = LOOKALIKE_NODE + """
 from torch.overrides import TorchFunctionMode
+_returned = set()
 
 class _AnswerForGetters(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        if getattr(func, "__name__", "") == "__get__" and "grad_fn" in repr(func):
+        if getattr(func, "__name__", "") == "__get__" and getattr(func.__self__, "__name__", "") == "grad_fn" \\
+                and args and id(args[0]) in _returned:
             return _LooksLikeNode()
         return func(*args, **(kwargs or {}))
 
 _AnswerForGetters().__enter__()
 
 def _disguise(t):
+    _returned.add(id(t))
     return t
 """
 
@@ -194,7 +197,7 @@ _common.PROBES = dict(_common.PROBES, **{_FACTS: _facts_of_a_function})
     "snapshot_edited": FAKE_FACTS + """
 import autograder.checks.common as _common
 import autograder.sandbox.integrity as _integrity
-for _table in (_common.PROBES, _integrity.PROBES):
+for _table in (_common.PROBES, getattr(_integrity, "PROBES", {})):
     _table[_FACTS] = _facts_of_a_function
 """,
     # the probe function's code swapped in place
@@ -246,7 +249,7 @@ CHECKPOINT_OFF = {
     "baseline_cleared": "import autograder.sandbox.integrity as _i\n_i._baseline.clear()\n"
                         "_i.record = lambda: None\n",
     "changed_code_swapped": "import autograder.sandbox.integrity as _i\n"
-                            "_i.changed.__code__ = (lambda _record=None: []).__code__\n",
+                            "_i.changed.__code__ = (lambda *a, **k: []).__code__\n",
 }
 
 
