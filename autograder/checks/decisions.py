@@ -2,14 +2,14 @@
 
 The scenarios and the labels live here so that the notebook's quiz, its plain-text version and the grader
 all read the same text; the right labels and their explanations live in decisions_key.json (answer_key),
-which only the judge reads.
+which only the judge reads (with the instructor's sources).
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from autograder import paths
 from autograder.checks import common as c
 
 NAME = "DECISIONS"
@@ -74,7 +74,8 @@ GROUPS = {
     3: ("implicit_solver", "reversible_block", "numpy_augmentation"),
 }
 
-KEY_PATH = Path(__file__).with_name("decisions_key.json")
+# With the instructor's sources, not in the package: students' installs and nbgrader's releases leave it behind.
+KEY_PATH = paths.SOLUTIONS / "decisions_key.json"
 
 
 def answer_key() -> dict:
