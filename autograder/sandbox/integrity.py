@@ -1,5 +1,8 @@
 """One cheap integrity checkpoint in the learner's process, before every reply: the Python-level namespaces
-of PyTorch, NumPy, the builtins and the checks still hold the objects they held before any learner code ran.
+of PyTorch, NumPy, the builtins, the checks and the sandbox (this module too) still hold the objects they held
+before any learner code ran, the registries the learner's process acts on hold the same entries, and what the
+grader's functions captured is unchanged. Their code and defaults cannot change at all: an audit hook refuses
+it. The record is held by `changed` itself and the serving loop holds `changed`, so no rebinding reaches them.
 
 It guards what the judge cannot see for itself: a learner's Function observed through a patched autograd
 (`BackwardCFunction.apply` doubling gradients), and the probes' facts. It does not pretend to stop code that
@@ -7,8 +10,7 @@ rewrites memory (docs/threat-model.md): values and gradients never rest on it, s
 
 Cheap because CPython 3.11 bumps a dict's version tag on every change to it: a namespace whose tag has not
 moved is not compared name by name (without reading the tag, each check touched 4,500 objects: 1.3 ms per
-reply, 13 ms for a fresh copy's first reply, whose pages the reads copied).
-"""
+reply, 13 ms for a fresh copy's first reply, whose pages the reads copied)."""
 
 from __future__ import annotations
 
