@@ -222,6 +222,23 @@ def _lying_encode(value, *args, **kwargs):
     return _encode(value, *args, **kwargs)
 _codec.encode = _lying_encode
 """,
+    # the channel's own plumbing (json, as every frame is written): the request is read, the reply to the
+    # probe rewritten on its way out, whatever the learner's copy meant to say (a tampering report included)
+    "channel_json": FAKE_FACTS + """
+import json as _json
+import autograder.sandbox.codec as _codec
+_loads, _dumps, _last = _json.loads, _json.dumps, {}
+def _watching_loads(text, *args, **kwargs):
+    value = _loads(text, *args, **kwargs)
+    if isinstance(value, dict) and "v" in value:
+        _last["request"] = repr(value)
+    return value
+def _rewriting_dumps(value, *args, **kwargs):
+    if isinstance(value, dict) and "v" in value and _FACTS in _last.get("request", ""):
+        value = _codec.encode({"ok": _facts_of_a_function(None)})[0]
+    return _dumps(value, *args, **kwargs)
+_json.loads, _json.dumps = _watching_loads, _rewriting_dumps
+""",
 }
 
 

@@ -22,12 +22,15 @@ import types
 _WATCHED = ("builtins", "torch", "torch.autograd", "torch.autograd.function", "torch.autograd.graph",
             "torch.autograd.gradcheck", "torch.nn", "torch.nn.functional", "torch.func", "torch.library",
             "torch.utils.checkpoint", "numpy", "numpy.testing", "inspect", "functools", "types",
+            "os", "json", "json.encoder", "json.decoder", "socket", "struct", "select",  # what replies go through
             "autograder.checks", "autograder.checks.common", "autograder.sandbox")
 _OWN = ("autograder.checks.", "autograder.sandbox.")  # every module of the checks and of the sandbox, this one too
 _CLASSES = ("torch.Tensor", "torch._C.TensorBase", "torch.autograd.Function",
             "torch.autograd.function.BackwardCFunction", "torch.autograd.function.FunctionCtx",
             "torch.autograd.graph.saved_tensors_hooks", "torch.nn.Module", "torch.nn.Parameter",
-            "torch.library.CustomOpDef")
+            "torch.library.CustomOpDef", "socket.socket", "json.encoder.JSONEncoder", "json.decoder.JSONDecoder")
+# Classes a name added to would shadow what the reply path inherits (socket.socket.sendall): added names count.
+_STRICT = frozenset({"socket.socket", "json.encoder.JSONEncoder", "json.decoder.JSONDecoder"})
 # Tables whose entries the learner's process acts on: compared entry by entry, not only as names.
 _REGISTRIES = (("autograder.checks.common", "PROBES"), ("autograder.sandbox.learner", "OPERATIONS"),
                ("autograder.sandbox.integrity", "PROBES"))
@@ -115,6 +118,16 @@ def _guard(event, args, _protected=frozenset(), _attributes=frozenset(), _id=id,
         raise _error(f"the grader's functions cannot be changed ({args[1]})")
 
 
+def _own_classes(modules: list[str]) -> list[type]:
+    found = []
+    for name in modules:
+        module = sys.modules.get(name)
+        for value in list(vars(module).values()) if module is not None else ():
+            if isinstance(value, type) and value.__module__ == name and value not in found:
+                found.append(value)
+    return found
+
+
 def record() -> None:
     """Remember every (namespace, name) -> object, the registries' entries and what the grader's own functions
     run, before learner code runs; once per process. The record is held by `changed` itself (its default
@@ -132,7 +145,13 @@ def record() -> None:
             continue
         objects = {key: value for key, value in dict(namespace).items() if type(key) is str}
         tag = _version_tag(namespace)
-        baseline[where] = [namespace, tag, tag.value if tag is not None else None, objects]
+        baseline[where] = [namespace, tag, tag.value if tag is not None else None, objects, where not in _CLASSES,
+                           where in _STRICT]
+    for cls in _own_classes([m for m in _names() if m.startswith(_OWN)]):  # the grader's classes (Channel, ...)
+        namespace = gc.get_referents(cls.__dict__)[0]
+        tag = _version_tag(namespace)
+        baseline[f"{cls.__module__}.{cls.__qualname__}"] = [namespace, tag, tag.value if tag is not None else None,
+                                                           dict(namespace), False, True]
     registries = []
     for module, attr in _REGISTRIES:
         table = getattr(sys.modules.get(module), attr, None)
@@ -161,9 +180,9 @@ def changed(_record=None) -> list[str]:
     baseline, registries, states, cells = _record
     found = []
     for where, entry in baseline:
-        namespace, tag, version, before = entry
+        namespace, tag, version, before, is_module, strict = entry
         # A module swapped in sys.modules (a class cannot swap its own dict: its module's would change).
-        if where not in _CLASSES and getattr(sys.modules.get(where), "__dict__", None) is not namespace:
+        if is_module and getattr(sys.modules.get(where), "__dict__", None) is not namespace:
             found.append(f"{where} (replaced)")
             continue
         if tag is not None and tag.value == version:
@@ -171,6 +190,8 @@ def changed(_record=None) -> list[str]:
         now = dict(namespace)
         moved = [f"{where}.{key}" for key, value in before.items()
                  if key not in now or now[key] is not value and key not in _VOLATILE]
+        if strict:
+            moved += [f"{where}.{key} (added)" for key in now if key not in before]
         if not moved and tag is not None:  # only names added, or changed and put back: skip it next time
             entry[2] = tag.value
         found += moved
