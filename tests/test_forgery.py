@@ -79,19 +79,18 @@ def _disguise(t):
 # No subclass: a TorchFunctionMode, left on, answers the grad_fn getter of the tensors the answer returns.
 MODE_GETTER = LOOKALIKE_NODE + """
 from torch.overrides import TorchFunctionMode
-_returned = set()
 
 class _AnswerForGetters(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         if getattr(func, "__name__", "") == "__get__" and getattr(func.__self__, "__name__", "") == "grad_fn" \\
-                and args and id(args[0]) in _returned:
+                and args and vars(args[0]).get("_answered_for"):
             return _LooksLikeNode()
         return func(*args, **(kwargs or {}))
 
 _AnswerForGetters().__enter__()
 
 def _disguise(t):
-    _returned.add(id(t))
+    t._answered_for = True
     return t
 """
 
