@@ -296,9 +296,10 @@ def require_isolation(limits: Limits, allow_weak: bool) -> dict:
 
 
 def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | None = None,
-              force: bool = False, seed: int = 0, limits: Limits | None = None, db_url: str | None = None,
+              force: bool = False, seed: int | None = None, limits: Limits | None = None, db_url: str | None = None,
               progress: bool = True, allow_weak_isolation: bool = False) -> BatchResult:
     start = time.monotonic()
+    seed = grading.base_seed() if seed is None else seed
     limits = limits or Limits()
     sources = notebooks.sources()
     digests = source_digests(sources)

@@ -27,6 +27,13 @@ def _limits(args):
     return limits
 
 
+def _seed(args) -> int:
+    """--seed if given, else the grading configuration's base seed (grading.base_seed)."""
+    from autograder import grading
+
+    return args.seed if getattr(args, "seed", None) is not None else grading.base_seed()
+
+
 def cmd_grade(args) -> int:
     from autograder import grading
 
@@ -36,7 +43,7 @@ def cmd_grade(args) -> int:
     try:
         notebooks.match_source(notebooks.read(path), path.name)  # bad input fails fast, before the sandbox
         with grading.new_sandbox() as sandbox:
-            report, _ = grading.grade_path(path, sandbox, seed=args.seed, limits=_limits(args))
+            report, _ = grading.grade_path(path, sandbox, seed=_seed(args), limits=_limits(args))
     except NotebookError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -83,7 +90,7 @@ def cmd_autograde(args) -> int:
 
     try:
         result = classroom.autograde(workers=args.workers, scheduler=args.scheduler, assignment=args.assignment,
-                                     force=args.force, seed=args.seed, limits=_limits(args), db_url=args.db_url,
+                                     force=args.force, seed=_seed(args), limits=_limits(args), db_url=args.db_url,
                                      progress=not args.quiet,
                                      allow_weak_isolation=getattr(args, "allow_weak_isolation", False))
     except classroom.WeakIsolation as error:
@@ -191,7 +198,7 @@ def cmd_demo(args) -> int:
     students = samples.write_sample_class(classroom.submitted_dir())
     print(f"sample class: {', '.join(students)}")
     code = cmd_autograde(argparse.Namespace(workers=args.workers, scheduler=None, assignment=None, force=True,
-                                            seed=0, timeout=None, memory_mb=None, db_url=None, quiet=False,
+                                            seed=None, timeout=None, memory_mb=None, db_url=None, quiet=False,
                                             allow_weak_isolation=True))  # a demo on a laptop or Binder
     cmd_feedback(argparse.Namespace(db_url=None))
     cmd_export(argparse.Namespace(output=None, db_url=None))
@@ -207,7 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     def limits(p):
         p.add_argument("--timeout", type=float, help="seconds allowed per test (answers + one test cell)")
         p.add_argument("--memory-mb", type=int, help="memory allowed per test, in MB")
-        p.add_argument("--seed", type=int, default=0, help="base seed of the checks' random inputs")
+        p.add_argument("--seed", type=int, default=None,
+                       help="base seed of the checks' random inputs (default: the grading configuration's, "
+                            "AUTOGRADER_SEED or the seed in <grading home>/config.json)")
         p.add_argument("--isolation", choices=ISOLATION_LEVELS,
                        help="force a weaker isolation level (default: full, or $AUTOGRADER_ISOLATION)")
 

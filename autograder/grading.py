@@ -206,8 +206,37 @@ def grade_path(path: str | Path, sandbox: Sandbox, seed: int = 0, limits: Limits
 
 
 def protected_paths() -> list[Path]:
-    """What student code may not read while graded: the answers, the hidden tests, the zoo, the gradebook."""
-    return [paths.SOLUTIONS, paths.ZOO, paths.grading_home(), paths.ROOT / ".git"]
+    """What student code may not read while graded: the answers, the hidden tests, the zoo, the gradebook, and
+    the answer key of notebook 00's decisions."""
+    from autograder.checks import decisions
+
+    return [paths.SOLUTIONS, paths.ZOO, paths.grading_home(), paths.ROOT / ".git", decisions.KEY_PATH]
+
+
+SEED_VARIABLE = "AUTOGRADER_SEED"
+
+
+def base_seed() -> int:
+    """The base seed of the hidden tests' random inputs: a setting of the grading configuration, so the inputs
+    cannot be computed from the released code. `AUTOGRADER_SEED` if set; else the "seed" of the course's
+    grading configuration, <grading home>/config.json, which the first grading writes with a random value
+    (one per course: every `grade` and `autograde` of that course then draws the same inputs)."""
+    import json
+    import os
+    import secrets
+
+    if os.environ.get(SEED_VARIABLE, "").strip():
+        return int(os.environ[SEED_VARIABLE])
+    config = paths.grading_home() / "config.json"
+    try:
+        settings = json.loads(config.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        settings = {}
+    if type(settings.get("seed")) is not int:
+        settings["seed"] = secrets.randbelow(2**31)
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps(settings, indent=1) + "\n", encoding="utf-8")
+    return settings["seed"]
 
 
 def new_sandbox() -> Sandbox:

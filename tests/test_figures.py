@@ -76,7 +76,7 @@ def test_practice_scenarios_are_not_the_graded_ones():
     from autograder.checks import decisions
 
     assert not set(widgets.PRACTICE) & set(decisions.SCENARIOS)
-    graded_texts = [text for text, _, _ in decisions.SCENARIOS.values()]
+    graded_texts = list(decisions.SCENARIOS.values())
     for text, right, _ in widgets.PRACTICE.values():
         assert text not in graded_texts and right in decisions.LABELS
     assert {right for _, right, _ in widgets.PRACTICE.values()} == set(decisions.LABELS)   # every label practised

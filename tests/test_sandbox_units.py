@@ -3,8 +3,11 @@ integrity checkpoint, the seccomp program."""
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import sys
+import traceback
 import types
 
 import numpy as np
@@ -80,6 +83,26 @@ def test_oversized_frames_are_refused():
         channel.unpack_prefix(channel._PREFIX.pack(channel.MAX_FRAME, 1))
 
 
+def in_child(test):
+    """Run `test` in a forked copy of this process: integrity.record() happens once per process and installs
+    an audit hook for good, as in the learner's."""
+    def run(*args, **kwargs):
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                test(*args, **kwargs)
+                code = 0
+            except BaseException:  # noqa: BLE001
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        assert os.waitpid(pid, 0)[1] == 0, "the test failed in the child (its traceback is above)"
+
+    return functools.wraps(test)(run)
+
+
+@in_child
 def test_integrity_sees_replaced_objects_not_added_ones():
     integrity.record()
     assert integrity.changed() == []
@@ -95,6 +118,7 @@ def test_integrity_sees_replaced_objects_not_added_ones():
     assert integrity.changed() == []
 
 
+@in_child
 def test_integrity_sees_a_replaced_module_and_skips_unchanged_namespaces(monkeypatch):
     integrity.record()
     numpy_ns = vars(sys.modules["numpy"])
@@ -107,6 +131,65 @@ def test_integrity_sees_a_replaced_module_and_skips_unchanged_namespaces(monkeyp
     assert integrity._baseline["numpy"][2] == tag.value  # so the next check skips it
     monkeypatch.setitem(sys.modules, "numpy", types.ModuleType("numpy"))
     assert integrity.changed() == ["numpy (replaced)"]
+
+
+@in_child
+def test_integrity_keeps_the_graders_functions_and_registries():
+    import autograder.checks.common as common
+    from autograder.sandbox import learner
+
+    integrity.record()
+    assert integrity.PROBES == common.PROBES and integrity.PROBES is not common.PROBES
+    check = learner.serve.__defaults__[0]
+    assert check is integrity.changed and check() == []
+    # code and defaults of the grader's functions (the checkpoint's and the serving loop's too) stay as they are
+    for target, attribute, value in [(integrity.changed, "__code__", (lambda _record=None: []).__code__),
+                                     (integrity.changed, "__defaults__", (None,)),
+                                     (learner.serve, "__defaults__", (lambda: [], {})),
+                                     (common.function_facts.__wrapped__, "__code__", (lambda obj: {}).__code__),
+                                     (integrity._guard, "__defaults__", (frozenset(),) * 2 + (id, RuntimeError))]:
+        with pytest.raises(RuntimeError, match="cannot be changed"):
+            setattr(target, attribute, value)
+    # a second record (after an answer's changes, say) changes nothing
+    name = next(iter(common.PROBES))
+    common.PROBES[name] = lambda *args: {}
+    integrity.record()
+    assert integrity.PROBES[name] is not common.PROBES[name]
+    assert "autograder.checks.common.PROBES (entries)" in check()
+    integrity.changed = lambda: []
+    learner.OPERATIONS["probe"] = lambda *args: ({}, {})
+    found = check()
+    assert "autograder.sandbox.integrity.changed" in found and "autograder.sandbox.learner.OPERATIONS (entries)" in found
+
+
+def test_learner_reports_facts_a_tensor_cannot_answer_for():
+    """The facts sent with a tensor come from PyTorch's C accessors: a subclass's grad_fn property and a
+    TorchFunctionMode answering the getters change nothing, and a subclass is reported as not plain."""
+    from torch.overrides import TorchFunctionMode
+
+    from autograder.sandbox import learner
+
+    class Lookalike:
+        pass
+
+    class Disguised(torch.Tensor):
+        @property
+        def grad_fn(self):
+            return Lookalike()
+
+    class Answers(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if getattr(func, "__name__", "") == "__get__":
+                return Lookalike()
+            return func(*args, **(kwargs or {}))
+
+    x = torch.randn(3, requires_grad=True)
+    disguised = (x * 2).as_subclass(Disguised)
+    with Answers():
+        with learner._NO_TORCH_FUNCTION():
+            facts = [learner._facts(t, {}) for t in (x * 3, disguised)]
+    assert facts[0]["fn"] == "MulBackward0" and facts[0]["plain"] and facts[0]["rg"] and not facts[0]["leaf"]
+    assert facts[1]["fn"] == "AliasBackward0" and not facts[1]["plain"] and facts[1]["cls"] == "Disguised"
 
 
 @pytest.mark.parametrize("forks", ["notify", "deny"])

@@ -81,6 +81,8 @@ def grad_fn_name(tensor) -> str | None:
 
         facts = facts_of(tensor)
         if facts is not None:
+            if not facts["plain"]:  # a Tensor subclass: whatever its node, it is not the one a Function gives
+                return f"{facts['grad_fn']} (on a {facts['cls']}, not a plain torch.Tensor)"
             return facts["grad_fn"]
     node = getattr(tensor, "grad_fn", None)
     return type(node).__name__ if node is not None else None
@@ -260,6 +262,15 @@ def require_own_node(output, function: type, name: str) -> None:
     """The output's grad_fn must be the node autograd made for `function` (so `.apply` was used)."""
     expected = f"{function.__name__}Backward"
     got = grad_fn_name(output)
+    if got == expected and _learner is not None:
+        # Grading: a node's name can be given to another class; which Function's backward the node runs
+        # cannot (the learner's process reports it as that Function's handle, read where Python cannot lie).
+        from autograder.sandbox.proxy import Remote, facts_of
+
+        facts = facts_of(output)
+        if facts is not None and type(function) is Remote and facts["fwd"] != object.__getattribute__(
+                function, "_id"):
+            got = f"{got} (the node of another Function)"
     if got != expected:
         fail("forward-called-directly",
              f"the output of {name} has grad_fn {got}, not {expected}: autograd never records your Function, "

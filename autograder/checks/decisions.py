@@ -1,11 +1,15 @@
 """Checks for the decision exercise of notebook 00: `DECISIONS` maps each scenario to the right tool.
 
-The scenarios, the labels and the explanations live here so that the notebook's quiz, its plain-text
-version and the grader all read the same text.
+The scenarios and the labels live here so that the notebook's quiz, its plain-text version and the grader
+all read the same text; the right labels and their explanations live in decisions_key.json (answer_key),
+which only the judge reads (with the instructor's sources).
 """
 
 from __future__ import annotations
 
+import json
+
+from autograder import paths
 from autograder.checks import common as c
 
 NAME = "DECISIONS"
@@ -22,79 +26,45 @@ LABELS = {
 
 FUNCTION_LABELS = ("external", "surrogate", "stable", "memory")
 
-# key -> (scenario, right label, why the right label is right)
+# key -> the scenario. Which label is right, and why, is not here: see answer_key().
 SCENARIOS = {
     "masked_loss": (
-        "Your sequence loss averages per-token errors over the real (non-padding) tokens only: it picks "
-        "them with a boolean mask, multiplies by a per-sequence weight that broadcasts over the tokens, "
-        "and an `if` returns zero when a batch holds no real token.",
-        "none",
-        "Boolean-mask indexing, broadcasting and a Python `if` are all recorded by autograd: the gradient "
-        "reaches exactly the selected tokens, and the weight's gradient is summed over the broadcast "
-        "dimension for you.",
+        "Your sequence loss averages per-token errors over the real (non-padding) tokens only: it picks them "
+        "with a boolean mask, multiplies by a per-sequence weight that broadcasts over the tokens, and an "
+        "`if` returns zero when a batch holds no real token."
     ),
     "quantized_weights": (
-        "You train a network whose weights are rounded to a few levels in the forward pass "
-        "(`torch.round(w * 7.5) / 7.5`). Training runs without any error, but the weights never change.",
-        "surrogate",
-        "round is flat almost everywhere, so its true gradient is zero and the weights get no signal. "
-        "A Function lets the forward round while the backward passes a surrogate gradient (the "
-        "straight-through estimator passes grad_output through unchanged).",
+        "You train a network whose weights are rounded to a few levels in the forward pass (`torch.round(w * "
+        "7.5) / 7.5`). Training runs without any error, but the weights never change."
     ),
     "transformer_memory": (
-        "A 48-block transformer runs out of GPU memory at the batch size you need. You can afford to run "
-        "each block's forward a second time during the backward pass.",
-        "checkpoint",
-        "This is trading compute for memory, and torch.utils.checkpoint.checkpoint(block, x, "
-        "use_reentrant=False) already does it: it keeps only each block's inputs and reruns the block "
-        "during backward. Use it before writing any Function of your own.",
+        "A 48-block transformer runs out of GPU memory at the batch size you need. You can afford to run each "
+        "block's forward a second time during the backward pass."
     ),
     "c_simulator": (
-        "Your loss runs a fluid simulator from a compiled C library, called through ctypes on the "
-        "tensor's NumPy data. The library also provides a routine for the adjoint (the vector-Jacobian "
-        "product).",
-        "external",
-        "Autograd cannot see inside a C library (and .numpy() refuses a tensor that requires grad). Wrap "
-        "the call in a Function: forward calls the simulator, backward calls the adjoint routine.",
+        "Your loss runs a fluid simulator from a compiled C library, called through ctypes on the tensor's "
+        "NumPy data. The library also provides a routine for the adjoint (the vector-Jacobian product)."
     ),
     "logsumexp_scores": (
         "Your loss needs log(sum(exp(s))) over scores that reach 1000. Written as "
-        "`torch.log(torch.exp(s).sum())` it returns inf and the gradients are nan.",
-        "none",
-        "torch.logsumexp computes the same value stably, with a stable backward. An unstable composition "
-        "is first a reason to look for the built-in op; write a Function only when no stable op exists "
-        "for your formula.",
+        "`torch.log(torch.exp(s).sum())` it returns inf and the gradients are nan."
     ),
     "rnn_early_exit": (
         "Your recurrent cell is a Python `for` loop over time steps written with torch ops; it breaks out "
-        "early when the change of the hidden state falls below a tolerance (an `if` on a tensor value).",
-        "none",
-        "Autograd records the operations that actually ran, whichever branch was taken and however many "
-        "iterations happened: loops and data-dependent `if`s need no help.",
+        "early when the change of the hidden state falls below a tolerance (an `if` on a tensor value)."
     ),
     "implicit_solver": (
         "Your layer finds the fixed point z = f(z, x) with 200 iterations of a solver written in torch. "
-        "Backpropagating through all 200 iterations is slow and memory-hungry, while the implicit "
-        "function theorem gives the gradient at the fixed point with one linear solve.",
-        "stable",
-        "The composed backward is correct but slow: it replays every iteration. A hand-derived backward "
-        "(implicit differentiation at the fixed point) is exactly the 'composed backward is unstable or "
-        "slow' reason for a Function.",
+        "Backpropagating through all 200 iterations is slow and memory-hungry, while the implicit function "
+        "theorem gives the gradient at the fixed point with one linear solve."
     ),
     "reversible_block": (
         "Your network is made of reversible blocks: each block's inputs can be rebuilt exactly from its "
-        "outputs. You want to store neither the activations nor the blocks' inputs during training.",
-        "memory",
-        "checkpoint would still keep every block's inputs. Only a Function whose backward rebuilds the "
-        "inputs from the outputs (then recomputes the block) saves that memory: this is the rare case "
-        "where you write the memory-saving Function yourself.",
+        "outputs. You want to store neither the activations nor the blocks' inputs during training."
     ),
     "numpy_augmentation": (
         "Before images enter the model, you augment them with a NumPy routine (random crops and colour "
-        "jitter). Nothing before the images has parameters.",
-        "none",
-        "No gradient has to flow through the augmentation: it runs on data, before any parameter. Call it "
-        "on plain arrays outside the graph; a Function would supply a derivative that nobody uses.",
+        "jitter). Nothing before the images has parameters."
     ),
 }
 
@@ -104,18 +74,19 @@ GROUPS = {
     3: ("implicit_solver", "reversible_block", "numpy_augmentation"),
 }
 
-# (right, chosen) -> an extra sentence aimed at that particular confusion
-_CONFUSIONS = {
-    ("checkpoint", "memory"): "Reach for torch.utils.checkpoint first: it is the packaged, tested version of a "
-                              "recomputing Function.",
-    ("memory", "checkpoint"): "Here checkpoint is not enough, because it keeps the blocks' inputs.",
-    ("surrogate", "none"): "Autograd does differentiate round, but the answer is 0 almost everywhere: "
-                           "nothing learns.",
-    ("surrogate", "stable"): "The problem is not an unstable formula: the exact gradient is zero.",
-    ("stable", "memory"): "checkpointing the solver would still replay every iteration in backward.",
-    ("stable", "checkpoint"): "checkpointing the solver would still replay every iteration in backward.",
-    ("external", "none"): "The call leaves torch, so autograd has nothing to record.",
-}
+# With the instructor's sources, not in the package: students' installs and nbgrader's releases leave it behind.
+KEY_PATH = paths.SOLUTIONS / "decisions_key.json"
+
+
+def answer_key() -> dict:
+    """key -> (right label, why), and (right, chosen) -> an extra sentence aimed at that confusion.
+
+    Read from a data file when a hidden test needs it, never on import: the learner's process imports this
+    module (and is forked from processes that did) but never calls this, and while grading the file is a
+    protected path (grading.protected_paths) it cannot open. So no answer key is in its memory or reach."""
+    data = json.loads(KEY_PATH.read_text(encoding="utf-8"))
+    scenarios = {k: (v["right"], v["why"]) for k, v in data["scenarios"].items()}
+    return {"scenarios": scenarios, "confusions": {(r, c): t for r, c, t in data["confusions"]}}
 
 
 def _normalise(value):
@@ -137,9 +108,10 @@ def feedback(right: str, why: str, choice, extra: str = "") -> str:
 
 def explain(key: str, choice) -> str:
     """One line of feedback for `choice` on scenario `key` (used by the notebook's quiz and the grader)."""
-    _, right, why = SCENARIOS[key]
+    key_ = answer_key()
+    right, why = key_["scenarios"][key]
     chosen = _normalise(choice)
-    extra = _CONFUSIONS.get((right, chosen), "")
+    extra = key_["confusions"].get((right, chosen), "")
     if right == "none" and chosen in FUNCTION_LABELS and not extra:
         extra = "Autograd already handles this; a Function would only add a backward you must keep correct."
     return feedback(right, why, choice, extra)
@@ -200,8 +172,9 @@ def group(decisions, number: int) -> None:
     keys = GROUPS[number]
     _require_answers(decisions, keys)
     wrong = []
+    scenarios = answer_key()["scenarios"]
     for key in keys:
-        right = SCENARIOS[key][1]
+        right = scenarios[key][0]
         chosen = _normalise(decisions[key])
         if chosen != right:
             wrong.append((key, right, chosen))

@@ -9,6 +9,7 @@ take a vector-Jacobian product through a recorded graph, read an attribute, or r
 
 from __future__ import annotations
 
+import _socket
 import builtins
 import io
 import json
@@ -24,6 +25,7 @@ import warnings
 import torch
 
 from autograder.sandbox import cells, codec, confine, integrity, mirror, protocol
+from autograder.sandbox import channel as _channel
 from autograder.sandbox.channel import Channel, ChannelClosed, recv_fd, send_fd
 
 OBJECTS: dict = {}      # handle id -> object
@@ -95,20 +97,48 @@ def _ctx_states(ctxs: list) -> list:
     return [codec.CtxState(key, f"{type(c).__module__}:{type(c).__qualname__}", dict(vars(c))) for key, c in ctxs]
 
 
+# Facts about a tensor read through PyTorch's own C accessors, bound before any learner code runs: a Tensor
+# subclass's `grad_fn` property, a TorchFunctionMode answering for the getters, or a class whose metaclass
+# answers `__name__` cannot change what is reported. (Under DisableTorchFunction the getters skip both.)
+_NO_TORCH_FUNCTION = torch._C.DisableTorchFunction
+_GRAD_FN = torch._C.TensorBase.__dict__["grad_fn"].__get__
+_REQUIRES_GRAD = torch._C.TensorBase.__dict__["requires_grad"].__get__
+_IS_LEAF = torch._C.TensorBase.__dict__["is_leaf"].__get__
+_NUMEL = torch._C.TensorBase.numel
+_STORAGE = torch._C.TensorBase.untyped_storage
+_DATA_PTR = torch._C.StorageBase.data_ptr
+_TYPE_NAME = type.__dict__["__name__"].__get__
+_TYPE_DICT = type.__dict__["__dict__"].__get__
+_PROXY_GET = type(type.__dict__).get
+_TENSOR = torch.Tensor
+_NODE = torch.autograd.function.BackwardCFunction
+_type, _issubclass, _isinstance, _bool, _int = type, issubclass, isinstance, bool, int
+
+
+def _facts(t, same: dict) -> dict:
+    """What only this process knows about a tensor it sends: its node's real class (and, for a Function's
+    node, which Function class it runs the backward of, as a handle), whether it is a plain torch.Tensor."""
+    node = _GRAD_FN(t)
+    kind = _type(node)
+    facts = {"fn": _TYPE_NAME(kind) if node is not None else None, "rg": _bool(_REQUIRES_GRAD(t)),
+             "leaf": _bool(_IS_LEAF(t)), "ptr": _int(_DATA_PTR(_STORAGE(t))) if _NUMEL(t) else 0,
+             "plain": _type(t) is _TENSOR}
+    if node is not None and _issubclass(kind, _NODE):
+        forward_cls = _PROXY_GET(_TYPE_DICT(kind), "_forward_cls")
+        if _isinstance(forward_cls, _type):
+            facts["fwd"] = handle_of(forward_cls).id
+    if not facts["plain"]:
+        facts["cls"] = _TYPE_NAME(_type(t))
+    if id(t) in same:
+        facts["same"] = same[id(t)]
+    return facts
+
+
 def _reply(channel: Channel, value, same: dict | None = None) -> None:
     """Send `value`; tensors that are (by identity) an argument or output named in `same` say so."""
     same = same or {}
-
-    def tag(t):
-        facts = {"fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
-                 "ptr": t.untyped_storage().data_ptr() if t.numel() else 0}
-        if type(t) is not torch.Tensor:
-            facts["cls"] = type(t).__name__
-        if id(t) in same:
-            facts["same"] = same[id(t)]
-        return facts
-
-    header, buffers = codec.encode({"ok": value}, handle_of, tag)
+    with _NO_TORCH_FUNCTION():
+        header, buffers = codec.encode({"ok": value}, handle_of, lambda t: _facts(t, same))
     channel.send(header, buffers)
 
 
@@ -209,10 +239,8 @@ def op_vjp(message: dict, created: dict, ctxs: list) -> tuple:
             "bumped": mirror.bumped(inputs, before)}, {}
 
 
-def op_probe(message: dict, created: dict, ctxs: list) -> tuple:
-    from autograder.checks.common import PROBES
-
-    fn = PROBES[message["name"]]
+def op_probe(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES) -> tuple:
+    fn = _probes[message["name"]]  # the registry as it was before any answer ran (integrity.record)
     return fn(*message["args"], **message["kwargs"]), {}
 
 
@@ -223,33 +251,58 @@ def op_getattr(message: dict, created: dict, ctxs: list) -> tuple:
 OPERATIONS = {"call": op_call, "vjp": op_vjp, "probe": op_probe, "getattr": op_getattr}
 
 
-def serve(channel: Channel) -> None:
-    """One test's requests, until the judge says `end` or closes the channel."""
-    from autograder.checks.common import Mistake
+# A tampering report goes out through C-level primitives bound here, before any learner code ran (the codec, the
+# channel, json and the socket class may be the very things an answer patched to rewrite it).
+_SOCKET = _socket.socket
+_SENDALL = _socket.socket.sendall
+_EXIT = os._exit
+_PACK_PREFIX = _channel._PREFIX.pack
+_SHOWN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:()<>, -")
+_TAMPERING = ("your code replaced or removed objects PyTorch or the grader rely on ({}). Tests do not run on a "
+              "modified PyTorch, NumPy or Python; remove that code.")
 
+
+def _tampering_frame(found: list) -> bytes:
+    """The error reply that says so, written without the codec, json or anything an answer can patch."""
+    shown = ", ".join(found[:5]) + (" ..." if len(found) > 5 else "")
+    text = _TAMPERING.replace("{}", "".join([ch for ch in shown if ch in _SHOWN]))
+    header = ('{"v": {"D": {"error": {"D": {"type": "Mistake", "base": "AssertionError", "message": "' + text
+              + '", "where": "", "code": "tampering"}}}}, "sizes": []}').encode("ascii")
+    return _PACK_PREFIX(len(header), 0) + header
+
+
+def serve(channel: Channel, _changed=integrity.changed, _operations=OPERATIONS, _frame=_tampering_frame,
+          _sendall=_SENDALL, _socket_type=_SOCKET, _exit=_EXIT, _isinstance=isinstance) -> None:
+    """One test's requests, until the judge says `end` or closes the channel. Before every reply (an error
+    too) the integrity checkpoint runs; if it finds a change, the report goes out and this copy ends."""
     while True:
         try:
             header, buffers = channel.recv()
         except (ChannelClosed, OSError, codec.CodecError):
-            os._exit(0)
+            _exit(0)
         created: dict = {}
         ctxs: list = []
+        failure = None
         try:
             message = _decode_args(header, buffers, created, ctxs)
-            if type(message) is not dict or message.get("op") not in OPERATIONS:
-                os._exit(0)  # `end`, or nothing we know
-            value, same = OPERATIONS[message["op"]](message, created, ctxs)
+            if type(message) is not dict or message.get("op") not in _operations:
+                _exit(0)  # `end`, or nothing we know
+            value, same = _operations[message["op"]](message, created, ctxs)
         except BaseException as error:  # noqa: BLE001 - the learner's failure is the judge's to read
-            header, buffers = codec.encode({"error": _error(error)})
-            channel.send(header, buffers)
-            continue
-        tampered = integrity.changed()
+            failure = error
+        try:
+            tampered = _changed()
+        except BaseException:  # noqa: BLE001 - a checkpoint that cannot run is a finding too
+            tampered = ["the integrity checkpoint"]
         if tampered:
-            shown = ", ".join(tampered[:5]) + (" ..." if len(tampered) > 5 else "")
-            error = Mistake("tampering", f"your code replaced or removed objects PyTorch or the grader rely on "
-                                         f"({shown}). Tests do not run on a modified PyTorch, NumPy or Python; "
-                                         "remove that code.")
-            header, buffers = codec.encode({"error": _error(error)})
+            try:
+                sock = channel.sock
+                if _isinstance(sock, _socket_type):
+                    _sendall(sock, _frame(tampered))
+            finally:
+                _exit(0)
+        if failure is not None:
+            header, buffers = codec.encode({"error": _error(failure)})
             channel.send(header, buffers)
             continue
         try:

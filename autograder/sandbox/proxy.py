@@ -49,7 +49,8 @@ def facts_of(tensor) -> dict | None:
 def _remember(tensor: torch.Tensor, node: dict) -> None:
     facts = {"grad_fn": node.get("fn") if type(node.get("fn")) is str else None, "rg": node.get("rg") is True,
              "cls": node.get("cls") if type(node.get("cls")) is str else "Tensor",
-             "ptr": node.get("ptr") if type(node.get("ptr")) is int else 0}
+             "ptr": node.get("ptr") if type(node.get("ptr")) is int else 0,
+             "plain": node.get("plain") is True, "fwd": node.get("fwd") if type(node.get("fwd")) is int else None}
     key = id(tensor)
     _FACTS[key] = (weakref.ref(tensor, lambda _, key=key: _FACTS.pop(key, None)), facts)
 
