@@ -312,3 +312,17 @@ def test_a_hostile_notebook_does_not_change_the_next_ones_grade(own_box):
     assert [(c.grade_id, c.status) for c in after.cells] == [(c.grade_id, c.status) for c in alone.cells], \
         summary(after)
     assert after.score == alone.score
+
+
+# -------------------------------------------------------------------------- 12. hidden tests in memory
+
+def test_hidden_tests_are_not_in_the_learners_memory(box):
+    """No learner process is a copy of a process that held the hidden test cells: neither its objects nor its
+    raw memory hold them (the learner's starter is forked before the judge reads them)."""
+    report = grade(box, {"Square": attack("hidden-tests-in-memory")})
+    text = " ".join(report.notes) + feedback_of(report)
+    assert "SCANNED" in text, text  # the attack ran
+    scanned = int(text.split("SCANNED ")[1].split()[0])
+    assert scanned > 50, text  # it read the heap (and not nothing)
+    found = text.split("FOUND ")[1]
+    assert "job dict" not in found and "test list" not in found and "memory:" not in found, found

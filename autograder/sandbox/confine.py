@@ -26,6 +26,7 @@ import sys
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _LIBC.syscall.restype = ctypes.c_long
+LIBC = _LIBC
 
 
 def linux() -> bool:

@@ -81,13 +81,20 @@ class Sandbox:
         return self
 
     def exchange(self, job: dict) -> dict:
-        """One request to a fresh judge (a job, or {"hello": True}); its reply, or {"error": why}."""
+        """One request to a fresh judge (a job, or {"hello": True}); its reply, or {"error": why}. A job's
+        test cells go in a frame of their own, after the rest: the judge reads them only once the process
+        that starts the learner's sandboxes exists (judge.grade_notebook)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         with theirs:
             self.root_pid = _ask_root_for_judge(theirs)
         channel = Channel(ours)
         try:
-            channel.send(job, [])
+            if "tests" in job:
+                tests = job["tests"]
+                channel.send({k: v for k, v in job.items() if k != "tests"}, [])
+                channel.send({"tests": tests}, [])
+            else:
+                channel.send(job, [])
             reply = channel.recv()[0]
         except (ChannelClosed, OSError, CodecError):
             reply = {"error": "the judge process died"}

@@ -30,16 +30,25 @@ TEST_TIMEOUT = ("time limit exceeded while running the test on your code: is the
                 "far larger than the exercise needs?")
 
 
-def grade_notebook(job: dict, read_roots: list) -> dict:
-    """{"outcomes": [Outcome as dict per test], "notes": [...], "output": answers' output}."""
+def grade_notebook(job: dict, read_roots: list, read_tests=None) -> dict:
+    """{"outcomes": [Outcome as dict per test], "notes": [...], "output": answers' output}.
+
+    `read_tests()` gives the test cells; it is called only once the learner's starter is forked, so no
+    learner process is ever a copy of a process that held the hidden tests (without it, `job["tests"]`)."""
     workdir = tempfile.mkdtemp(prefix="grading-")
-    os.chmod(workdir, 0o700)
-    confine.limit_address_space(job["limits"]["judge_memory_mb"])
-    judge = Judge(job, workdir, read_roots)
+    judge = None
     try:
+        os.chmod(workdir, 0o700)
+        confine.limit_address_space(job["limits"]["judge_memory_mb"])
+        judge = Judge(job, workdir, read_roots)
+        judge.start_starter()
+        if read_tests is not None:
+            job["tests"] = read_tests()
         return judge.run()
     finally:
-        judge.stop_learner()
+        if judge is not None:
+            judge.stop_learner()
+            judge.stop_starter()
         shutil.rmtree(workdir, ignore_errors=True)
 
 
@@ -76,7 +85,8 @@ class Judge:
         self.job, self.workdir, self.read_roots = job, workdir, read_roots
         self.limits = job["limits"]
         self.labels = {label for label, _ in job["cells"]}
-        self.pid = self.fds = self.control = self.listener = None  # the learner's sandbox, our own fork
+        self.pid = self.fds = self.control = self.listener = None  # the learner's sandbox, our own child
+        self.starter = self.starter_pid = None
         self.isolation: dict = {}
         self.setup_namespace: dict = {}
         self.learner_peak_mb = 0.0
@@ -88,22 +98,68 @@ class Judge:
         self.output = ""
 
     # ------------------------------------------------------------------------------ the learner's sandbox
-    def start_learner(self) -> Outcome | None:
-        """Fork the learner's sandbox and wait until its answers ran: None, or what happened instead."""
-        self.starts += 1
-        start = time.monotonic()
-        fds, fds_theirs = socket.socketpair(socket.AF_UNIX, FDS_TYPE)
-        control, control_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    def start_starter(self) -> None:
+        """Fork the learner's starter while this process holds no test cell: every learner sandbox of the
+        notebook (a restart included) is forked from it, so none is a copy of a process that held them."""
+        if not confine.linux():  # no clone(CLONE_PARENT): the sandbox is forked here (a preview grade)
+            return
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
-            fds.close()
-            control.close()
+            ours.close()
             try:
-                learner.learner_main(fds_theirs, control_theirs, self.job, self.workdir, self.read_roots)
+                learner.starter_main(theirs, self.job, self.workdir, self.read_roots)
             finally:
                 os._exit(70)
-        fds_theirs.close()
-        control_theirs.close()
+        theirs.close()
+        self.starter, self.starter_pid = ours, pid
+
+    def stop_starter(self) -> None:
+        if self.starter is not None:
+            self.starter.close()  # it leaves at end of stream
+            _kill(self.starter_pid)
+            self.starter = self.starter_pid = None
+
+    def _new_sandbox(self) -> tuple[int, socket.socket, socket.socket]:
+        """(pid, fds, control) of a new learner sandbox: our own child, forked by the starter (or here)."""
+        if self.starter is None:
+            fds, fds_theirs = socket.socketpair(socket.AF_UNIX, FDS_TYPE)
+            control, control_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            pid = os.fork()
+            if pid == 0:
+                fds.close()
+                control.close()
+                try:
+                    learner.learner_main(fds_theirs, control_theirs, self.job, self.workdir, self.read_roots)
+                finally:
+                    os._exit(70)
+            fds_theirs.close()
+            control_theirs.close()
+            return pid, fds, control
+        self.starter.send(b"start")
+        message, sockets, _, _ = socket.recv_fds(self.starter, 256, 2)
+        if len(sockets) != 2:
+            for fd in sockets:
+                os.close(fd)
+            raise OSError("the learner's starter did not start a sandbox")
+        pid = json.loads(message)["pid"]
+        try:
+            os.waitpid(pid, os.WNOHANG)  # the kernel's word that it is our child (the starter's is not enough)
+        except ChildProcessError:
+            for fd in sockets:
+                os.close(fd)
+            raise OSError("the learner's sandbox is not the judge's child") from None
+        return pid, socket.socket(fileno=sockets[0]), socket.socket(fileno=sockets[1])
+
+    def start_learner(self) -> Outcome | None:
+        """Start a learner sandbox and wait until its answers ran: None, or what happened instead."""
+        self.starts += 1
+        start = time.monotonic()
+        try:
+            pid, fds, control = self._new_sandbox()
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            return Outcome("error", f"the grader could not start a sandbox ({error}); tell your instructor.",
+                           "grader-error")
         self.pid, self.fds, self.control = pid, fds, Channel(control, protocol.MAX_CONTROL_FRAME)
         try:
             if not select.select([fds], [], [], self.limits["fork_seconds"])[0]:

@@ -331,6 +331,46 @@ class CappedText(io.TextIOBase):
         return "".join(self.parts) + ("\n[output truncated]" if self.truncated else "")
 
 
+_CLONE_PARENT = 0x00008000
+
+
+def starter_main(requests: socket.socket, job: dict, workdir: str, read_roots: list) -> None:
+    """The learner's starter: a fork of the judge taken before the judge read any test cell. For each request
+    it starts a learner sandbox as the judge's own child (clone with CLONE_PARENT), hands the judge that
+    sandbox's two channels and pid, and waits for the next request; it leaves when the judge does."""
+    keep = requests.fileno()
+    os.closerange(3, keep)
+    os.closerange(keep + 1, 4096)
+    while True:
+        try:
+            if not requests.recv(16):
+                os._exit(0)
+        except OSError:
+            os._exit(0)
+        fds, fds_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        control, control_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        pid = confine.LIBC.syscall(56, _CLONE_PARENT | signal.SIGCHLD, 0, 0, 0, 0)  # clone: like fork, but
+        if pid == 0:                                                               # the judge's child
+            requests.close()
+            fds.close()
+            control.close()
+            try:
+                learner_main(fds_theirs, control_theirs, job, workdir, read_roots)
+            finally:
+                os._exit(70)
+        fds_theirs.close()
+        control_theirs.close()
+        try:
+            if pid > 0:
+                socket.send_fds(requests, [json.dumps({"pid": pid}).encode()], [fds.fileno(), control.fileno()])
+            else:
+                requests.send(b'{"pid": -1}')
+        except OSError:
+            os._exit(0)
+        fds.close()
+        control.close()
+
+
 def learner_main(fds: socket.socket, control: socket.socket, job: dict, workdir: str, read_roots: list) -> None:
     """The learner's outermost process (a fork of the judge; it runs no learner code): a session of its own,
     the namespaces, a reaper as PID 1 of the new PID namespace, and the template as PID 2 (not 1: the

@@ -104,7 +104,14 @@ def judge_main(channel: Channel) -> None:
         if job.get("hello"):  # the grader's check that a judge can start
             _send(channel, {"ready": True, "root": os.getppid()})
             return
-        result = judge.grade_notebook(job, learner_read_roots(list(job.get("protected", []))))
+        def read_tests() -> list:  # the second frame: the test cells, read once the learner's starter exists
+            message = _recv(channel)
+            if type(message) is not dict or type(message.get("tests")) is not list:
+                raise TypeError("the tests are not a list")
+            return message["tests"]
+
+        result = judge.grade_notebook(job, learner_read_roots(list(job.get("protected", []))),
+                                      None if "tests" in job else read_tests)
         reply = dict(result, outcomes=[asdict(o) for o in result["outcomes"]])
     except BaseException as error:  # noqa: BLE001 - the grader's own failure, for its report
         reply = {"error": f"{type(error).__name__}: {error}"}
