@@ -37,7 +37,10 @@ _VOLATILE = [
     (re.compile(r"\b\d+(\.\d+)?\s?(KiB|MiB|GiB|kB|MB|GB|bytes)\b"), "… B"),
     (re.compile(r"/tmp/[^\s'\"]+"), "/tmp/…"),
     (re.compile(r"\b\d+(\.\d+)?x (faster|slower)\b"), "…x \\2"),
-    (re.compile(r"^torch \S+$", re.M), "torch <version>"),
+    (re.compile(r"\btorch \d+\.\d+\.\d+\S*"), "torch <version>"),
+    (re.compile(r"^\[W\d{4} [\d:.]+ ", re.M), "[W… "),             # C++ warnings' timestamps
+    (re.compile(r"\S*/site-packages/"), "…/site-packages/"),
+    (re.compile(r"[ \t]+"), " "),                                          # column widths of printed tables
 ]
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -171,9 +174,9 @@ def compare(pinned: dict, other: dict) -> tuple[str, list[str]]:
             if (x["status"], x["error"]) != (y["status"], y["error"]):
                 status_rows.append(f"| {name} | `{cell_id}` | {_describe(x)} | {_describe(y)} |")
                 changed += 1
-            elif x["output"] != y["output"]:
-                diff = "\n".join(difflib.unified_diff(x["output"].splitlines(), y["output"].splitlines(),
-                                                      a, b, lineterm="", n=0))
+            elif mask(x["output"]) != mask(y["output"]):
+                old, new = mask(x["output"]).splitlines(), mask(y["output"]).splitlines()
+                diff = "\n".join(difflib.unified_diff(old, new, a, b, lineterm="", n=0))
                 output_rows.append(f"### {name} · `{cell_id}`\n\n```diff\n{diff}\n```\n")
                 changed += 1
         seconds = (pinned["notebooks"].get(name, {}).get("seconds"), other["notebooks"].get(name, {}).get("seconds"))
