@@ -292,11 +292,16 @@ def classify(row: str, column: str) -> dict:
     return {"outcome": "works", "detail": ""}
 
 
+def _plain(text: str) -> str:
+    """A message as the tables show it: no addresses, no links (pointers to PyTorch's docs), no newlines."""
+    text = re.sub(r"0x[0-9a-f]+", "0x…", text)
+    text = re.sub(r"\s*(For more details, please see )?https?://\S+", "", text)
+    return text.strip()
+
+
 def _short(error: Exception) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    text = lines[0] if lines else ""
-    text = re.sub(r"0x[0-9a-f]+", "0x…", text)
-    return f"{type(error).__name__}: {text[:200]}"
+    return f"{type(error).__name__}: {_plain(lines[0] if lines else '')[:200]}"
 
 
 def run(rows=ROWS, columns=COLUMNS, say=print) -> dict:
@@ -367,7 +372,7 @@ def table(recs: list[dict], site: bool = False) -> str:
             upstream = (f"; upstream: [{bug.key}]({bug.url})" if bug and bug.url else
                         f"; upstream: {bug.summary} (no issue filed)" if bug else "")
             for detail, on in said.items():
-                detail = detail.replace("|", "\\|").replace("`", "'")
+                detail = _plain(detail).replace("|", "\\|").replace("`", "'")
                 notes.append(f"- **{row}**, {column} (torch {', '.join(on)}): {detail}{shown}{upstream}")
     return "\n".join(lines) + "\n\n" + "\n".join(notes)
 
