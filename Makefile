@@ -4,12 +4,14 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test test-fast test-browser test-postgres test-classroom lab release bench site test-site clean help
+.PHONY: setup demo test test-fast test-torch matrix test-browser test-postgres test-classroom lab release bench site test-site clean help
 
 help:
 	@echo "make demo          release the course, grade a sample class, print grades, write feedback"
 	@echo "make test          run the test suite"
 	@echo "make test-fast     the checks alone: reference answers and zoo, in-process (under a minute)"
+	@echo "make test-torch TORCH=2.14.1  the course on another torch release, in .venv-torch-2.14.1, with a report"
+	@echo "make matrix        re-run the compatibility matrix on the pinned torch; rewrite its tables"
 	@echo "make lab           open JupyterLab on course/"
 	@echo "make test-browser  run every notebook in JupyterLab in headless Chromium"
 	@echo "make test-classroom  the nbgrader course flow on a real JupyterHub with Linux accounts (as root)"
@@ -36,6 +38,33 @@ test: $(STAMP)
 # Every check against the reference answers and every zoo entry, in one process, no sandbox (under a minute).
 test-fast: $(STAMP)
 	$(PY) -m pytest tests/test_fast.py -n 2 -q
+
+# The course on another torch release (any version pip can take): a venv of its own, .venv-torch-$(TORCH)
+# (git-ignored), with every pin of pyproject.toml but torch's, then the package with --no-deps. Runs every
+# instructor notebook on both releases, grades the references through the real grader, runs the fast tier,
+# the upstream-bug sentinels and the compatibility matrix there, and writes .grading/torch-$(TORCH)-report.md.
+TORCH       ?= 2.14.1
+TORCH_VENV  := .venv-torch-$(TORCH)
+TORCH_PY    := $(TORCH_VENV)/bin/python
+TORCH_STAMP := $(TORCH_VENV)/.installed
+
+$(TORCH_STAMP): pyproject.toml tools/requirements.py
+	test -d $(TORCH_VENV) || $(PYTHON) -m venv $(TORCH_VENV)
+	$(TORCH_PY) -m pip install --quiet --upgrade pip
+	$(PYTHON) tools/requirements.py --extra test --without torch > $(TORCH_VENV)/requirements.txt
+	$(TORCH_PY) -m pip install --quiet "torch==$(TORCH)" -r $(TORCH_VENV)/requirements.txt
+	$(TORCH_PY) -m pip install --quiet --no-deps -e .
+	touch $(TORCH_STAMP)
+
+test-torch: $(STAMP) $(TORCH_STAMP)
+	bash tools/test_torch.sh $(TORCH) $(PY) $(TORCH_PY)
+
+# The compatibility matrix (autograder/matrix.py): re-run on this venv's torch, then README.md's table and
+# docs/site/compatibility.md from every release's committed record (docs/compat/torch-*.json).
+# `make matrix PY=.venv-torch-2.14.1/bin/python` records that release's column group.
+matrix: $(STAMP)
+	$(PY) -m autograder.matrix run
+	$(PY) -m autograder.matrix render
 
 test-browser: $(STAMP)
 	bash tests/browser/install-chromium.sh

@@ -1,0 +1,207 @@
+"""The open upstream PyTorch bugs the course's asserts encode, each with a standalone reproducer.
+
+A notebook that asserts a bug (``assert torch.equal(fwd_fwd, torch.zeros(3, 3))  # pytorch/pytorch#197867``)
+breaks the day PyTorch fixes it; the registry says, for each bug, which notebooks and cells then need
+rewriting. tests/test_upstream_bugs.py runs every reproducer on the installed torch and fails with, for
+example, "pytorch#197867 no longer reproduces on torch 2.15.0: update 10 (md-fwd-5, demo-fwd-5, md-43) and
+14 (md-15-lse-jvp)". It also checks that every issue number a notebook's code cites is registered here.
+
+    python -m autograder.upstream_bugs      # which bugs reproduce on the installed torch
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+
+
+@dataclass(frozen=True)
+class Bug:
+    key: str                                    # "pytorch#197867", or a name when upstream has no issue
+    issues: tuple[int, ...]                     # pytorch/pytorch issue numbers (first: the main one)
+    summary: str
+    cells: dict[str, tuple[str, ...]]           # notebook folder -> ids of the cells that rely on the bug
+    reproduces: Callable[[], bool]              # True while the bug is still there
+    matrix: tuple[tuple[str, str], ...] = field(default=())   # (row, column) cells of the compatibility matrix
+
+    @property
+    def url(self) -> str | None:
+        return f"https://github.com/pytorch/pytorch/issues/{self.issues[0]}" if self.issues else None
+
+    def update_message(self) -> str:
+        """ "pytorch#197867 no longer reproduces on torch X: update 10 (cells) and 14 (cells)" """
+        parts = [f"{folder[:2]} ({', '.join(ids)})" for folder, ids in self.cells.items()]
+        where = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        also = "".join(f", #{n}" for n in self.issues[1:])
+        return (f"{self.key}{also} no longer reproduces on torch {torch.__version__} ({self.summary}): "
+                f"update {where}")
+
+
+# ---- reproducers: each small, standalone, on the CPU, returning True while the bug is there ----
+
+def _forward_over_forward_is_zero() -> bool:
+    """jacfwd(jacfwd(f)) through a Function with a correct jvp returns zeros instead of diag(6x)."""
+    from torch.func import jacfwd
+
+    class Cube(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x ** 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            (x,) = inputs
+            ctx.save_for_backward(x)
+            ctx.save_for_forward(x)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            return grad_output * 3 * x ** 2
+
+        @staticmethod
+        def jvp(ctx, x_t):
+            (x,) = ctx.saved_tensors
+            return 3 * x ** 2 * x_t
+
+    Cube.generate_vmap_rule = True
+    x = torch.tensor([1.0, 2.0, 3.0])
+    hessian = jacfwd(jacfwd(lambda u: Cube.apply(u).sum()))(x)
+    return torch.equal(hessian, torch.zeros(3, 3)) and not torch.allclose(hessian, torch.diag(6 * x))
+
+
+_OP_NUMBER = itertools.count()
+
+
+def _counted_custom_op():
+    """A fresh NumPy custom operator with a fake kernel and an autograd formula (a new name each call)."""
+    import numpy as np
+
+    name = f"upstream_bugs::exp_{next(_OP_NUMBER)}"
+
+    @torch.library.custom_op(name, mutates_args=())
+    def op(x: torch.Tensor) -> torch.Tensor:
+        return torch.from_numpy(np.asarray(np.exp(x.numpy(force=True)))).to(x.device)
+
+    op.register_fake(lambda x: torch.empty_like(x))
+
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output)
+
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        return grad_output * out
+
+    op.register_autograd(backward, setup_context=setup_context)
+    return op
+
+
+def _custom_op_grad_asks_for_setup_context() -> bool:
+    """torch.func.grad through a custom operator with register_autograd raises about setup_context."""
+    op = _counted_custom_op()
+    try:
+        torch.func.grad(lambda t: op(t).sum())(torch.randn(3))
+    except RuntimeError as error:
+        return "must override the setup_context staticmethod" in str(error)
+    return False
+
+
+def _custom_op_jvp_is_zero() -> bool:
+    """torch.func.jvp through a custom operator (no forward-mode formula) gives a zero tangent, no error."""
+    op = _counted_custom_op()
+    x = torch.tensor([0.0, 1.0, 2.0])
+    try:
+        _, tangent = torch.func.jvp(op, (x,), (torch.ones(3),))
+    except Exception:                                    # an error would be the fix: no silent zeros
+        return False
+    return torch.equal(tangent, torch.zeros(3))
+
+
+def _node_returns_unreduced_gradient() -> bool:
+    """Calling MulBackward0 directly returns the gradient of a broadcast input at the output's shape."""
+    p, q = torch.randn(2, 3, requires_grad=True), torch.randn(3, requires_grad=True)
+    _, grad_q = (p * q).grad_fn(torch.ones(2, 3))
+    return tuple(grad_q.shape) == (2, 3)
+
+
+def _where_gradient_is_nan() -> bool:
+    """where(u > 0, sqrt(u), 0) still has a NaN gradient at u = 0: the unpicked branch's 0 * inf."""
+    u = torch.zeros(1, dtype=torch.float64, requires_grad=True)
+    (grad,) = torch.autograd.grad(torch.where(u > 0, u.sqrt(), 0.0).sum(), u)
+    return bool(torch.isnan(grad).all())
+
+
+def _logsumexp_masked_row_gradient_is_nan() -> bool:
+    """The gradient of torch.logsumexp over a row of -inf is NaN (exp(-inf + inf))."""
+    leaf = torch.full((1, 3), float("-inf"), dtype=torch.float64, requires_grad=True)
+    (grad,) = torch.autograd.grad(torch.logsumexp(leaf, 1).sum(), leaf)
+    return bool(torch.isnan(grad).all())
+
+
+BUGS: tuple[Bug, ...] = (
+    Bug("pytorch#197867", (197867,),
+        "jacfwd(jacfwd(f)) through a Function with a jvp returns zeros, with no error",
+        {"10_torch_func": ("md-0", "md-fwd-5", "demo-fwd-5", "md-43"),
+         "14_capstone": ("md-15-lse-jvp",)},
+        _forward_over_forward_is_zero,
+        matrix=(("split + jvp", "jacfwd(jacfwd)"),)),
+    Bug("pytorch#170834", (170834, 179652, 168393),
+        "grad and jacrev through a custom operator with register_autograd ask for setup_context",
+        {"11_compile_and_export": ("md-38", "demo-39", "md-40", "md-43")},
+        _custom_op_grad_asks_for_setup_context,
+        matrix=(("custom operator", "grad"), ("custom operator", "jacrev"))),
+    Bug("custom-op-forward-mode", (),
+        "jvp and jacfwd through a custom operator give zero tangents, with no error",
+        {"11_compile_and_export": ("md-38", "demo-39", "md-40", "md-43")},
+        _custom_op_jvp_is_zero,
+        matrix=(("custom operator", "jvp"), ("custom operator", "jacfwd"),
+                ("custom operator", "jacfwd(jacfwd)"))),
+    Bug("pytorch#144228", (144228,),
+        "a backward node called directly returns a broadcast input's gradient at the output's shape",
+        {"03_shapes": ("md-14", "demo-14-repair", "md-14-why", "demo-15")},
+        _node_returns_unreduced_gradient),
+    Bug("pytorch#52248", (52248,),
+        "torch.where on the output does not stop a NaN gradient from the branch it did not pick",
+        {"13_safe_gradients": ("md-10", "demo-11", "md-12")},
+        _where_gradient_is_nan),
+    Bug("pytorch#49724", (49724, 31829),
+        "the gradient of torch.logsumexp over a fully masked row (all -inf) is NaN",
+        {"14_capstone": ("md-5-masked", "demo-5-masked")},
+        _logsumexp_masked_row_gradient_is_nan),
+)
+
+
+def by_matrix_cell() -> dict[tuple[str, str], Bug]:
+    return {cell: bug for bug in BUGS for cell in bug.matrix}
+
+
+def status() -> list[tuple[Bug, bool | str]]:
+    """(bug, True / False / the reproducer's own error) for each registered bug, on this torch."""
+    results = []
+    for bug in BUGS:
+        try:
+            results.append((bug, bool(bug.reproduces())))
+        except Exception as error:                    # a reproducer that breaks is a change too
+            results.append((bug, f"{type(error).__name__}: {error}"))
+    return results
+
+
+def main() -> int:
+    fixed = 0
+    print(f"torch {torch.__version__}")
+    for bug, result in status():
+        if result is True:
+            print(f"  reproduces        {bug.key}: {bug.summary}")
+        else:
+            fixed += 1
+            detail = "" if result is False else f" (the reproducer raised {result})"
+            print(f"  NO LONGER         {bug.update_message()}{detail}")
+    return 1 if fixed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# make test-torch TORCH=<version>: the course on a second torch release, next to the pinned one.
+#   tools/test_torch.sh <version> <pinned python> <other python>
+# Every instructor notebook runs top to bottom on both releases (cells recorded, unchanged notebooks reused),
+# then, on the other release: the report of what differs, cell by cell; the reference answers graded through
+# the real grader; the fast tier (checks and zoo, in-process); the upstream-bug sentinels; the
+# compatibility matrix against its committed copy. Every step runs; the exit code is 1 if any failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+version=$1 pinned=$2 other=$3
+out=.grading/torch-$version
+report=.grading/torch-$version-report.md
+failed=()
+start=$(date +%s)
+step() { local name=$1; shift; echo "== $name"; "$@" || failed+=("$name"); }
+
+step "notebooks on the pinned torch" "$pinned" -m autograder.compat run --out .grading/torch-pinned/cells.json
+step "notebooks on torch $version" "$other" -m autograder.compat run --out "$out/cells.json"
+step "report" "$other" -m autograder.compat compare .grading/torch-pinned/cells.json "$out/cells.json" --report "$report"
+step "references, fast tier, sentinels, matrix on torch $version" \
+    "$other" -m pytest -n 2 -q -p no:cacheprovider \
+    tests/test_zoo.py::test_reference_scores_full_marks tests/test_fast.py tests/test_upstream_bugs.py tests/test_matrix.py
+
+echo "== torch $version: $(( $(date +%s) - start )) s; report: $report"
+if (( ${#failed[@]} )); then
+    printf 'failed: %s\n' "${failed[@]}"
+    exit 1
+fi
+echo "torch $version: every step passed"
