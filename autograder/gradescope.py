@@ -71,9 +71,9 @@ def torch_pin() -> str:
 
 
 def build(output: Path | None = None, assignments: list[str] | None = None, visibility: dict | None = None,
-          limits: dict | None = None, seed: int = 0, isolation: str | None = None) -> Path:
+          limits: dict | None = None, seed: int | None = None, isolation: str | None = None) -> Path:
     """Write the Gradescope autograder zip for `assignments` (None: every notebook of the course)."""
-    from autograder import gradescope_scripts as scripts, notebooks
+    from autograder import grading, gradescope_scripts as scripts, notebooks
 
     sources = notebooks.sources()
     known = sorted({s.assignment for s in sources})
@@ -84,7 +84,8 @@ def build(output: Path | None = None, assignments: list[str] | None = None, visi
     name = chosen[0] if len(chosen) == 1 else "all"
     output = Path(output or paths.grading_home() / f"gradescope-{name}.zip")
     output.parent.mkdir(parents=True, exist_ok=True)
-    config = {"assignments": chosen, "visibility": dict(visibility or DEFAULT_VISIBILITY), "seed": int(seed),
+    seed = grading.base_seed() if seed is None else int(seed)  # the course's: Gradescope draws the same inputs
+    config = {"assignments": chosen, "visibility": dict(visibility or DEFAULT_VISIBILITY), "seed": seed,
               "limits": dict(limits or {})}
     if isolation:
         config["isolation"] = isolation

@@ -160,7 +160,7 @@ def test_wrong_submission_where_namespaces_are_refused(installed):
 
 
 def test_hostile_submission_gains_nothing(installed):
-    attack = (ROOT / "tests" / "redteam" / "attacks" / "read-protected-files.py").read_text()
+    attack = (ROOT / "tests" / "redteam" / "attacks" / "landlock" / "read-protected-files.py").read_text()
     source = installed / "autograder" / "source"
     for key, value in {"{solutions}": source / "solutions", "{zoo}": source / "tests" / "zoo",
                        "{home}": source / ".grading", "{WRONG}": WRONG}.items():
