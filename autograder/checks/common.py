@@ -19,29 +19,9 @@ import torch
 from torch.autograd import gradcheck as _gradcheck
 from torch.autograd import gradgradcheck as _gradgradcheck
 
-
-class Mistake(AssertionError):
-    """A check failed because of a recognisable mistake.
-
-    `code` is a short, stable identifier (for example ``"missing-none"``) used in reports;
-    the message is what the learner reads.
-    """
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
-
-    def _render_traceback_(self):
-        """How IPython shows a failed visible test: the advice, not a page of traceback."""
-        return [f"\x1b[1;31mNot yet:\x1b[0m {self.message}", f"\x1b[2m(mistake id: {self.code})\x1b[0m"]
-
-
-def fail(code: str, message: str) -> None:
-    raise Mistake(code, message)
+from autograder import shared
+from autograder.shared import (PROBES, FakeCtx, Mistake, attach_learner, base_seed, fail, probe,  # noqa: F401
+                               set_base_seed)
 
 
 # ------------------------------------------------------------------------ the learner's process (probes)
@@ -51,35 +31,10 @@ def fail(code: str, message: str) -> None:
 # from probes: functions of the checks that run *there*, registered by name, whose results cross as data.
 # In a notebook there is one process and a probe is a plain call.
 
-PROBES: dict = {}
-_learner = None  # the judge's link to the learner's process, while grading
-
-
-def attach_learner(link) -> None:
-    global _learner
-    _learner = link
-
-
-def probe(fn: Callable) -> Callable:
-    """Mark `fn` as a probe: when grading, it runs in the learner's process and only its result comes back."""
-    name = f"{fn.__module__}:{fn.__qualname__}"
-    PROBES[name] = fn
-
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        if _learner is None:
-            return fn(*args, **kwargs)
-        return _learner.probe(name, args, kwargs)
-
-    return run
-
-
 def grad_fn_name(tensor) -> str | None:
     """The type name of `tensor.grad_fn`, as the learner's process saw it for a tensor it returned."""
-    if _learner is not None:
-        from autograder.sandbox.proxy import facts_of
-
-        facts = facts_of(tensor)
+    if shared.learner() is not None:
+        facts = shared.facts_of(tensor)
         if facts is not None:
             if not facts["plain"]:  # a Tensor subclass: whatever its node, it is not the one a Function gives
                 return f"{facts['grad_fn']} (on a {facts['cls']}, not a plain torch.Tensor)"
@@ -91,10 +46,8 @@ def grad_fn_name(tensor) -> str | None:
 def same_storage(a, b) -> bool:
     """Whether two tensors share memory (a detached alias or a view of the other), as the learner's process
     saw it for tensors it returned."""
-    if _learner is not None:
-        from autograder.sandbox.proxy import facts_of
-
-        fa, fb = facts_of(a), facts_of(b)
+    if shared.learner() is not None:
+        fa, fb = shared.facts_of(a), shared.facts_of(b)
         if fa is not None and fb is not None:
             return bool(fa["ptr"]) and fa["ptr"] == fb["ptr"]
     return a.numel() > 0 and b.numel() > 0 and a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
@@ -124,15 +77,6 @@ def uses_setup_context(Fn) -> bool:
 
 # --------------------------------------------------------------------------------------------- inputs
 
-_base_seed = 0
-
-
-def set_base_seed(seed: int) -> None:
-    """Shift every check's random inputs: each grading run draws new inputs (no answer fits one draw)."""
-    global _base_seed
-    _base_seed = int(seed)
-
-
 def generator(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
@@ -144,7 +88,7 @@ def randn(*shape: int, seed: int = 0, requires_grad: bool = True, dtype=torch.fl
     Keeping inputs away from kinks (0 for abs, .5 for round, ...) means a finite-difference check can
     never fail by landing on a non-differentiable point.
     """
-    x = torch.randn(tuple(shape), generator=generator(seed + _base_seed), dtype=dtype) * scale
+    x = torch.randn(tuple(shape), generator=generator(seed + shared.base_seed()), dtype=dtype) * scale
     for point in away_from:
         close = (x - point).abs() < margin
         x = torch.where(close, x + torch.sign(x - point + 1e-12) * 2 * margin, x)
@@ -262,14 +206,11 @@ def require_own_node(output, function: type, name: str) -> None:
     """The output's grad_fn must be the node autograd made for `function` (so `.apply` was used)."""
     expected = f"{function.__name__}Backward"
     got = grad_fn_name(output)
-    if got == expected and _learner is not None:
+    if got == expected and shared.learner() is not None:
         # Grading: a node's name can be given to another class; which Function's backward the node runs
         # cannot (the learner's process reports it as that Function's handle, read where Python cannot lie).
-        from autograder.sandbox.proxy import Remote, facts_of
-
-        facts = facts_of(output)
-        if facts is not None and type(function) is Remote and facts["fwd"] != object.__getattribute__(
-                function, "_id"):
+        facts, own = shared.facts_of(output), shared.handle_id(function)
+        if facts is not None and own is not None and facts.get("fwd") != own:
             got = f"{got} (the node of another Function)"
     if got != expected:
         fail("forward-called-directly",
@@ -335,34 +276,6 @@ def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, wha
     return grads
 
 
-class FakeCtx:
-    """A stand-in for autograd's ctx, to call forward/backward directly and see exactly what they return.
-
-    The engine would hide some mistakes (it sums an un-reduced broadcast gradient for you, it ignores a
-    gradient for an input that does not need one); calling backward with a crafted ctx does not.
-    """
-
-    def __init__(self, needs_input_grad: Sequence[bool] = ()):
-        self.needs_input_grad = tuple(needs_input_grad)
-        self.saved_tensors: tuple = ()
-        self.non_differentiable: tuple = ()
-        self.materialize_grads = True
-        self._save_calls = 0
-
-    def save_for_backward(self, *tensors):
-        self._save_calls += 1
-        self.saved_tensors = tuple(tensors)
-
-    def mark_non_differentiable(self, *tensors):
-        self.non_differentiable = tuple(tensors)
-
-    def mark_dirty(self, *tensors):
-        pass
-
-    def set_materialize_grads(self, value: bool):
-        self.materialize_grads = value
-
-
 # ------------------------------------------------------------------------------------- the grading model
 # The grader runs only a notebook's setup cells and answer cells. In a learner's kernel every other cell
 # has run too, so an answer that leans on a name a demonstration defined works there and fails when graded.
@@ -375,7 +288,7 @@ def require_self_contained(obj, name: str) -> None:
     """In a notebook: `obj` (the answer called `name`) must not use a global name that exists in this kernel
     but that neither the notebook's setup cells nor its answer cells define. While grading this is a no-op:
     there the name really is missing, and the answer fails with a NameError the grader reports."""
-    if _learner is not None:
+    if shared.learner() is not None:
         return
     try:
         missing = _names_only_this_kernel_has(obj, name)

@@ -21,7 +21,7 @@ SIZES = [(1, 2), (2, 1), (4, 3), (8, 10), (16, 7), (5, 50)]
 # ------------------------------------------------------------------------------------------- helpers
 
 def _targets(n: int, classes: int, seed: int) -> torch.Tensor:
-    return torch.randint(0, classes, (n,), generator=c.generator(seed + 7919 + c._base_seed))
+    return torch.randint(0, classes, (n,), generator=c.generator(seed + 7919 + c.base_seed()))
 
 
 def _reference(logits: torch.Tensor, target: torch.Tensor, scale: float = 1.0):

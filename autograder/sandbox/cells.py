@@ -64,7 +64,7 @@ def run(code, namespace: dict, label: str, is_test: bool = False) -> Outcome | N
 
 
 def describe(error: BaseException, label: str, is_test: bool) -> Outcome:
-    from autograder.checks.common import Mistake
+    from autograder.shared import Mistake
 
     kind = type(error)
     if kind.__name__ == "Refused":

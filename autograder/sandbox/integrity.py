@@ -23,7 +23,7 @@ _WATCHED = ("builtins", "torch", "torch.autograd", "torch.autograd.function", "t
             "torch.autograd.gradcheck", "torch.nn", "torch.nn.functional", "torch.func", "torch.library",
             "torch.utils.checkpoint", "numpy", "numpy.testing", "inspect", "functools", "types",
             "os", "json", "json.encoder", "json.decoder", "socket", "struct", "select",  # what replies go through
-            "autograder.checks", "autograder.checks.common", "autograder.sandbox")
+            "autograder.checks", "autograder.checks.common", "autograder.sandbox", "autograder.shared")
 _OWN = ("autograder.checks.", "autograder.sandbox.")  # every module of the checks and of the sandbox, this one too
 _CLASSES = ("torch.Tensor", "torch._C.TensorBase", "torch.autograd.Function",
             "torch.autograd.function.BackwardCFunction", "torch.autograd.function.FunctionCtx",
@@ -32,7 +32,8 @@ _CLASSES = ("torch.Tensor", "torch._C.TensorBase", "torch.autograd.Function",
 # Classes a name added to would shadow what the reply path inherits (socket.socket.sendall): added names count.
 _STRICT = frozenset({"socket.socket", "json.encoder.JSONEncoder", "json.decoder.JSONDecoder"})
 # Tables whose entries the learner's process acts on: compared entry by entry, not only as names.
-_REGISTRIES = (("autograder.checks.common", "PROBES"), ("autograder.sandbox.learner", "OPERATIONS"),
+_REGISTRIES = (("autograder.shared", "PROBES"), ("autograder.checks.common", "PROBES"),
+               ("autograder.sandbox.learner", "OPERATIONS"),
                ("autograder.sandbox.integrity", "PROBES"))
 
 # The probes as registered before any answer ran: the learner's process runs these (learner.op_probe holds this

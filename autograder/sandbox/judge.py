@@ -20,6 +20,7 @@ import socket
 import tempfile
 import time
 
+from autograder import shared
 from autograder.sandbox import cells, codec, confine, learner, protocol, proxy
 from autograder.sandbox.cells import Outcome
 from autograder.sandbox.channel import Channel, ChannelClosed, ChannelTimeout, CodecError, recv_fd, send_fd
@@ -446,11 +447,9 @@ def _judge_child(grade_id: str, source: str, names: dict, sock: socket.socket, r
         judge.fds.close()
         if judge.listener is not None:
             os.close(judge.listener)
-        import autograder.checks.common as common
-
-        common.set_base_seed(judge.job["seed"])
+        shared.set_base_seed(judge.job["seed"])
         link = proxy.Link(Channel(sock))
-        common.attach_learner(link)
+        shared.attach_learner(link)
         namespace = {name: codec.decode(info["value"], []) if type(info.get("value")) is dict
                      else proxy.Remote(link, info["h"], info) for name, info in names.items()}
         namespace.update(judge.setup_namespace)

@@ -144,7 +144,7 @@ def _reply(channel: Channel, value, same: dict | None = None) -> None:
 
 def _error(error: BaseException, depth: int = 0) -> dict:
     """An exception as plain data, with what caused it (a few levels: `raise ... from`, or during handling)."""
-    from autograder.checks.common import Mistake
+    from autograder.shared import Mistake
 
     base = next((b.__name__ for b in codec.ERROR_BASES if isinstance(error, b)), "")
     try:
@@ -469,10 +469,10 @@ def template_main(fds: socket.socket, control: socket.socket, job: dict, workdir
         os.close(listener)
     out = CappedText(limits["output_bytes"])
     sys.stdout = sys.stderr = out
-    import autograder.checks.common as common
+    from autograder import shared
 
-    common.set_base_seed(job["seed"])
-    integrity.record()
+    shared.set_base_seed(job["seed"])
+    integrity.record()  # after root.prepare() imported every check module: the probes are registered
     start = time.perf_counter()
     reports = Channel(control, protocol.MAX_CONTROL_FRAME)
     names, failures = run_cells(job["cells"])

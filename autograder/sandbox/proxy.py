@@ -21,7 +21,9 @@ import weakref
 
 import torch
 
+from autograder import shared
 from autograder.sandbox import codec, mirror
+from autograder.shared import FakeCtx, Mistake
 from autograder.sandbox.channel import Channel, ChannelClosed
 
 
@@ -34,16 +36,8 @@ class Refused(LearnerGone):
     """A reply the judge will not take (a tensor larger than it decodes): the test ends, saying why."""
 
 
-_FACTS: dict = {}  # id(tensor) -> (weakref to it, facts the learner's process reported about it)
 _ERRORS = {cls.__name__: cls for cls in codec.ERROR_BASES}
-
-
-def facts_of(tensor) -> dict | None:
-    """What the learner's process said about this tensor (grad_fn's type, ...), or None if it is the judge's."""
-    entry = _FACTS.get(id(tensor))
-    if entry is not None and entry[0]() is tensor:
-        return entry[1]
-    return None
+facts_of = shared.facts_of  # what the learner's process said about a tensor (None: it is the judge's)
 
 
 def _remember(tensor: torch.Tensor, node: dict) -> None:
@@ -51,8 +45,7 @@ def _remember(tensor: torch.Tensor, node: dict) -> None:
              "cls": node.get("cls") if type(node.get("cls")) is str else "Tensor",
              "ptr": node.get("ptr") if type(node.get("ptr")) is int else 0,
              "plain": node.get("plain") is True, "fwd": node.get("fwd") if type(node.get("fwd")) is int else None}
-    key = id(tensor)
-    _FACTS[key] = (weakref.ref(tensor, lambda _, key=key: _FACTS.pop(key, None)), facts)
+    shared.remember(tensor, facts)
 
 
 class Remote:
@@ -83,6 +76,9 @@ class Remote:
         return f"<learner's {self._info.get('type', 'object')} {self._info.get('name', '')}>".replace(" >", ">")
 
 
+shared.set_handle_ids(lambda obj: object.__getattribute__(obj, "_id") if type(obj) is Remote else None)
+
+
 class Link:
     """The judge's end of one test's channel to the learner's process."""
 
@@ -106,8 +102,6 @@ class Link:
             return {"arg": index[id(t)]}
 
         def handle_of(obj):
-            from autograder.checks.common import FakeCtx
-
             if type(obj) is Remote:
                 return codec.Handle(obj._id, {"attr": obj._info["attr"]} if "attr" in obj._info else {})
             if isinstance(obj, FakeCtx):  # a stand-in ctx crosses by value, and is the same one each time
@@ -194,8 +188,6 @@ class Link:
 
 def _argument_tensors(value, found: list, seen: set) -> list:
     """The distinct tensors in a call's arguments, in order, stand-in ctxs' attributes included."""
-    from autograder.checks.common import FakeCtx
-
     if isinstance(value, torch.Tensor):
         if id(value) not in seen:
             seen.add(id(value))
@@ -272,8 +264,7 @@ def _remember_as(tensor: torch.Tensor, reported: torch.Tensor) -> None:
     """`tensor` (the judge's) now stands for the learner's `reported`: it answers with that tensor's facts."""
     facts = facts_of(reported)
     if facts is not None:
-        key = id(tensor)
-        _FACTS[key] = (weakref.ref(tensor, lambda _, key=key: _FACTS.pop(key, None)), facts)
+        shared.remember(tensor, facts)
 
 
 def _learner_requires_grad(t: torch.Tensor) -> bool:
@@ -304,8 +295,6 @@ def _rebuild(template, originals: list, replacements):
 
 def rebuild_error(info, depth: int = 0) -> BaseException:
     """The judge's stand-in for the learner's exception: its base class, message and causes."""
-    from autograder.checks.common import Mistake
-
     if type(info) is not dict:
         return LearnerGone("malformed error")
     message = info.get("message") if type(info.get("message")) is str else ""
