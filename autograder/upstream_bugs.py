@@ -121,6 +121,32 @@ def _custom_op_jvp_is_zero() -> bool:
     return torch.equal(tangent, torch.zeros(3))
 
 
+def _custom_bwd_fails_on_the_split_style() -> bool:
+    """custom_bwd on a Function written as forward(x) + setup_context looks for the autocast state on a ctx
+    that custom_fwd never saw, and raises AttributeError ('..._fwd_used_autocast')."""
+    class Split(torch.autograd.Function):
+        @staticmethod
+        @torch.amp.custom_fwd(device_type="cpu")
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        @torch.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            return g * 2
+
+    x = torch.randn(3, requires_grad=True)
+    try:
+        Split.apply(x).sum().backward()
+    except AttributeError as error:
+        return "_fwd_used_autocast" in str(error)
+    return False
+
+
 def _node_returns_unreduced_gradient() -> bool:
     """Calling MulBackward0 directly returns the gradient of a broadcast input at the output's shape."""
     p, q = torch.randn(2, 3, requires_grad=True), torch.randn(3, requires_grad=True)
@@ -146,7 +172,7 @@ BUGS: tuple[Bug, ...] = (
     Bug("pytorch#197867", (197867,),
         "jacfwd(jacfwd(f)) through a Function with a jvp returns zeros, with no error",
         {"10_torch_func": ("md-0", "md-fwd-5", "demo-fwd-5", "md-43"),
-         "14_capstone": ("md-15-lse-jvp",)},
+         "14_capstone": ("md-15-lse-jvp", "demo-19-forward")},
         _forward_over_forward_is_zero,
         matrix=(("split + jvp", "jacfwd(jacfwd)"),)),
     Bug("pytorch#170834", (170834, 179652, 168393),
@@ -160,6 +186,11 @@ BUGS: tuple[Bug, ...] = (
         _custom_op_jvp_is_zero,
         matrix=(("custom operator", "jvp"), ("custom operator", "jacfwd"),
                 ("custom operator", "jacfwd(jacfwd)"))),
+    Bug("pytorch#132388", (132388,),
+        "custom_fwd/custom_bwd on a split-style Function (forward without ctx + setup_context) raise AttributeError",
+        {"12_inplace_and_modules": ("md-32-split", "demo-33-split", "md-35")},
+        _custom_bwd_fails_on_the_split_style,
+        matrix=(("split style", "autocast custom_fwd/bwd"), ("split + jvp", "autocast custom_fwd/bwd"))),
     Bug("pytorch#144228", (144228,),
         "a backward node called directly returns a broadcast input's gradient at the output's shape",
         {"03_shapes": ("md-14", "demo-14-repair", "md-14-why", "demo-15")},

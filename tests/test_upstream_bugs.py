@@ -54,4 +54,4 @@ def test_the_message_names_notebooks_and_cells():
     bug = next(b for b in BUGS if b.key == "pytorch#197867")
     message = bug.update_message()
     assert message.startswith("pytorch#197867 no longer reproduces")
-    assert "update 10 (" in message and " and 14 (md-15-lse-jvp)" in message
+    assert "update 10 (" in message and " and 14 (md-15-lse-jvp, demo-19-forward)" in message
