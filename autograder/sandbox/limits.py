@@ -12,11 +12,11 @@ ISOLATION_LEVELS = ("full", "no-namespaces", "none")
 @dataclass
 class Limits:
     seconds_per_test: float = 60.0   # wall time for the answer cells (once), and for each test
-    memory_mb: int = 1536            # address space on top of the zygote's own (Binder has 2 GB)
+    memory_mb: int = 1536            # address space on top of the root process's (Binder has 2 GB)
     output_bytes: int = 64_000       # captured output of the answer cells; the rest is dropped
     file_bytes: int = 32_000_000     # largest file the learner's code may write (in its own folder)
     folder_bytes: int = 128_000_000  # all the learner's files together (its folder is a tmpfs of this size)
-    judge_memory_mb: int = 2048      # the judge's own address space on top of the zygote's
+    judge_memory_mb: int = 2048      # the judge's own address space on top of the root process's
     fork_seconds: float = 10.0       # the learner's process forks a test's copy within this
     end_seconds: float = 2.0         # a test's copy is reported ended within this after its test
     restarts: int = 3                # fresh learner processes a notebook may need (after a timeout or a stall)
