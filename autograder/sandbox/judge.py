@@ -1,11 +1,17 @@
-"""The judge: grades one notebook. It never runs the learner's code.
+"""The judge: grades one notebook, a fork of the root process. It never runs the learner's code.
 
-    learner process (confined): setup + answer cells, once   ->  ready, with the names the answers defined
-    for each test:  the learner process forks a copy (with the judge's leave)  ->  a fresh judge process runs
-    the test cell, the learner's names bound to proxies (`proxy.Remote`)  ->  the verdict, computed here
+    the job (cells, limits)  ->  fork the learner's starter  ->  read the test cells (a frame of their own)
+    the starter starts the learner's sandbox, as our own child  ->  setup + answer cells run there, once
+        ->  `ready`: the names the answers defined, and which cells raised what (data; protocol.py)
+    for each test:  the template forks a copy (the one fork its seccomp filter lets through, with our leave)
+        ->  a fork of this process runs the test cell, the learner's names bound to proxies (`proxy.Remote`)
+        ->  the verdict, computed there
 
-Time limits: one for the answer cells (a loop there ends every test of the notebook at once, with that
-reason), one per test. A learner process that dies ends that test (or, during the answers, the notebook).
+Everything the learner's side sends is checked against protocol.py and decides no status: pass, fail, error
+and timeout come from the test's own run, our clock and our own children. Time limits: one for the answer
+cells (a loop there ends every test of the notebook at once, with that reason), one per test. A test that
+times out, or a sandbox that stops answering, takes the whole sandbox (the process group of our child); the
+next test gets a fresh one from the starter (`Limits.restarts` at most).
 """
 
 from __future__ import annotations

@@ -57,9 +57,10 @@ def resolve(handle_id: int, info: dict):
 
 
 def checks_object(path: str):
-    """A class or function of autograder.checks.*, by "module:qualname" (a Ref, or a stand-in ctx's class)."""
+    """A class or function of autograder.checks.* or autograder.shared (FakeCtx), by "module:qualname" (a Ref,
+    or a stand-in ctx's class)."""
     module, _, name = path.partition(":")
-    if not (module == "autograder.checks" or module.startswith("autograder.checks.")):
+    if not (module in ("autograder.checks", "autograder.shared") or module.startswith("autograder.checks.")):
         raise TypeError("only the checks' own functions and classes are named by path")
     import importlib
 
