@@ -1,4 +1,5 @@
-"""The class report: how the class did, and which misconceptions it holds (from the checks' mistake ids)."""
+"""The class report: how the class did, and which misconceptions it holds (from the checks' mistake ids, each shown
+with its meaning from autograder/mistakes.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import io
 from collections import Counter
 from pathlib import Path
 
-from autograder import paths
+from autograder import mistakes, paths
 
 
 def _figure_html(fig) -> str:
@@ -61,9 +62,13 @@ def write(reports: list[dict], path: Path | None = None) -> Path:
         ax.set(title=title, xlabel=xlabel)
         parts.append(_figure_html(fig))
         plt.close(fig)
-        rows = "".join(f"<tr><td><code>{html.escape(k)}</code></td><td>{v}</td></tr>" for k, v in counts)
-        parts.append(f"<table><tr><th>{'test' if key == 'failed_by_test' else 'mistake'}</th>"
-                     f"<th>count</th></tr>{rows}</table>")
+        if key == "mistakes":
+            rows = "".join(f"<tr><td><code>{html.escape(k)}</code></td><td>{html.escape(mistakes.meaning(k))}</td>"
+                           f"<td>{v}</td></tr>" for k, v in counts)
+            parts.append(f"<table><tr><th>mistake</th><th>meaning</th><th>count</th></tr>{rows}</table>")
+        else:
+            rows = "".join(f"<tr><td><code>{html.escape(k)}</code></td><td>{v}</td></tr>" for k, v in counts)
+            parts.append(f"<table><tr><th>test</th><th>count</th></tr>{rows}</table>")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("<!doctype html><meta charset='utf-8'><title>Class report</title>"
                     "<style>body{font-family:sans-serif;max-width:60em;margin:auto}td,th{padding:2px 8px}</style>"

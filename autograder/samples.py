@@ -1,7 +1,9 @@
 """Synthetic students built from the course release and the zoo of wrong answers (tests/zoo/).
 
 A zoo entry is the full source of one answer cell containing one realistic mistake; its first lines say
-what the mistake is (`# mistake: ...`) and a phrase the feedback must contain (`# feedback: ...`).
+what the mistake is (`# mistake: ...`), a phrase the feedback must contain (`# feedback: ...`) and the mistake
+code(s) of the tests whose feedback carries that phrase (`# code: ...`, several separated by `|`; every one is a code
+of autograder/mistakes.py and must be among the codes of the tests the entry fails).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class ZooEntry:
     source: str
     mistake: str
     feedback: str
+    codes: tuple[str, ...] = ()
 
 
 def zoo(root: Path | None = None) -> list[ZooEntry]:
@@ -36,8 +39,9 @@ def zoo(root: Path | None = None) -> list[ZooEntry]:
                 break
             key, _, value = line[2:].partition(":")
             header[key.strip()] = value.strip()
+        codes = tuple(c.strip() for c in header.get("code", "").split("|") if c.strip())
         entries.append(ZooEntry(path.parent.name, path.stem, path, text, header.get("mistake", ""),
-                                header.get("feedback", "")))
+                                header.get("feedback", ""), codes))
     return entries
 
 

@@ -161,7 +161,9 @@ def test_collect_folder_and_lms_zip(grading_home, tmp_path):
 
 
 def test_feedback_export_and_report(grading_home):
-    from autograder import class_report, classroom
+    from html import escape
+
+    from autograder import class_report, classroom, mistakes
 
     paths = make_class(grading_home, {"ada": None, "alan": (ZOO / "ctx_attribute.py").read_text()})
     # What nbgrader's exchange leaves beside a submission must reach the graded folder (release_feedback needs it).
@@ -182,3 +184,4 @@ def test_feedback_export_and_report(grading_home):
     report = class_report.write(classroom.reports())
     html = report.read_text()
     assert "Score distribution" in html and "not-saved-for-backward" in html and "data:image/png" in html
+    assert escape(mistakes.meaning("not-saved-for-backward")) in html, "each mistake code comes with its meaning"

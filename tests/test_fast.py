@@ -55,3 +55,6 @@ def test_zoo_entry_loses_points_with_named_feedback(entry):
     assert lost, f"{entry.path.name} ({entry.mistake}) passed every check"
     feedback = " | ".join(o.feedback for o in lost)
     assert entry.feedback.lower() in feedback.lower(), feedback
+    codes = {o.mistake for o in lost}
+    assert entry.codes and set(entry.codes) <= codes, (
+        f"{entry.path.name}: its `# code:` header names {entry.codes}, the failing tests gave {sorted(codes)}")

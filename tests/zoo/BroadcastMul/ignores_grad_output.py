@@ -1,5 +1,6 @@
 # mistake: returns the local derivatives (b and a, broadcast) without multiplying by grad_output
 # feedback: grad_output
+# code: wrong-derivative
 class BroadcastMul(torch.autograd.Function):
     @staticmethod
     def forward(ctx, a, b):

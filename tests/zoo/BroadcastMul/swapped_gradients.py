@@ -1,5 +1,6 @@
 # mistake: swaps the two gradients (grad_output * a for a, grad_output * b for b)
 # feedback: grad_output * b
+# code: wrong-derivative
 class BroadcastMul(torch.autograd.Function):
     @staticmethod
     def forward(ctx, a, b):

@@ -1,5 +1,6 @@
 # mistake: returns zero gradients for the float bounds lo and hi instead of None
 # feedback: None
+# code: missing-none
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

@@ -1,5 +1,6 @@
 # mistake: adds the mask's incoming gradient to x's gradient, as if the mask were differentiable
 # feedback: mark_non_differentiable
+# code: mask-requires-grad
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

@@ -1,5 +1,6 @@
 # mistake: uses lo < x < hi, so the boundary points lo and hi fall outside the mask
 # feedback: boundary
+# code: boundary-excluded
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

@@ -1,5 +1,6 @@
 # mistake: keeps the notebook-01 style (ctx as forward's first argument, no setup_context), so torch.func refuses it
 # feedback: setup_context
+# code: no-setup-context
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,5 +1,6 @@
 # mistake: backward uses x.detach(), so the second derivative is lost (torch.func silently returns 0)
 # feedback: differentiable
+# code: not-twice-differentiable
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

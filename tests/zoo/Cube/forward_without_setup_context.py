@@ -1,5 +1,6 @@
 # mistake: forward drops ctx but setup_context is never written, so autograd still passes ctx to forward
 # feedback: setup_context
+# code: wrong-signature|no-setup-context
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,5 +1,6 @@
 # mistake: forward computes the cube with NumPy, which vmap (generate_vmap_rule) cannot run on batched tensors
 # feedback: leaves torch
+# code: leaves-torch
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

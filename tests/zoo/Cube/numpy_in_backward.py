@@ -1,5 +1,6 @@
 # mistake: backward computes 3x^2 with NumPy, which autograd cannot differentiate nor torch.func run
 # feedback: differentiable
+# code: not-twice-differentiable
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

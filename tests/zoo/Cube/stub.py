@@ -1,5 +1,6 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
+# code: not-implemented
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True   # vmap runs forward and backward on batched tensors itself
 

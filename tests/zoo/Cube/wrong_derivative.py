@@ -1,5 +1,6 @@
 # mistake: backward returns 3x instead of 3x^2
 # feedback: 3 * x**2
+# code: wrong-derivative|wrong-jacobian
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,5 +1,6 @@
 # mistake: applies exp to grad_output instead of multiplying grad_output by the saved output
 # feedback: grad_output * y
+# code: wrong-derivative
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: backward returns the local derivative y without multiplying by grad_output
 # feedback: grad_output
+# code: ignores-grad-output|wrong-derivative
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: keeps the input as a plain attribute ctx.x = x and recomputes exp in backward
 # feedback: save_for_backward
+# code: not-saved-for-backward|output-change-unnoticed
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: saves y but returns a different tensor (a clone), so the saved tensor is not the output
 # feedback: not the output
+# code: saves-copy
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: saves a clone of the output, so an in-place change of the output goes unnoticed
 # feedback: copy
+# code: saves-copy|output-change-unnoticed
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: saves y.detach() instead of the output itself
 # feedback: detach
+# code: saves-alias
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: saves the input x and recomputes exp(x) in backward (right numbers, but the output is not guarded and the input is kept)
 # feedback: save the output
+# code: saves-input|output-change-unnoticed
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

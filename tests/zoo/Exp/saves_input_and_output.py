@@ -1,5 +1,6 @@
 # mistake: saves both the input and the output, keeping the input alive for nothing
 # feedback: save only y
+# code: saves-extra|needs-input
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: backward returns grad_output * x (the log of the output) instead of grad_output * y
 # feedback: grad_output * y
+# code: wrong-derivative
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: creates a bias parameter (of zeros) even when bias=False
 # feedback: bias=False must create no bias
+# code: bias-when-false
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()

@@ -1,5 +1,6 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
+# code: not-implemented
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         # YOUR CODE HERE

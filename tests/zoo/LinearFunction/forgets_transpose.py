@@ -1,5 +1,6 @@
 # mistake: forward computes x @ weight, forgetting that weight is (out_features, in_features)
 # feedback: x @ weight.T
+# code: matmul-shapes|wrong-derivative
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

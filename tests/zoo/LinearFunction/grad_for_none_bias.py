@@ -1,5 +1,6 @@
 # mistake: always returns a bias gradient, also when bias is None
 # feedback: return None for a missing bias
+# code: grad-for-none-bias
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

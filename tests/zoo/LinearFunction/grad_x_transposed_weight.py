@@ -1,5 +1,6 @@
 # mistake: the gradient of x multiplies by weight.T instead of weight
 # feedback: grad_output @ weight
+# code: matmul-shapes|wrong-derivative
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

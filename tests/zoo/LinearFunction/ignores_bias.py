@@ -1,5 +1,6 @@
 # mistake: forward forgets to add the bias
 # feedback: ignored the bias
+# code: ignores-bias
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

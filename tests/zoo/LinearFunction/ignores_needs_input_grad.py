@@ -1,5 +1,6 @@
 # mistake: computes every gradient whatever ctx.needs_input_grad says (and only then checks for a None bias)
 # feedback: needs_input_grad
+# code: ignores-needs-input-grad
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

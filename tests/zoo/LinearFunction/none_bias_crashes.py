@@ -1,5 +1,6 @@
 # mistake: uses ctx.needs_input_grad, but crashes on a None bias in forward (bias.unsqueeze on None)
 # feedback: crashed on bias = None
+# code: none-bias-crashes
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

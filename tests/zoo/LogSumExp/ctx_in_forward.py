@@ -1,5 +1,6 @@
 # mistake: the notebook-01 style (ctx in forward, no setup_context): works with autograd, refused by torch.func
 # feedback: setup_context
+# code: no-setup-context
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,5 +1,6 @@
 # mistake: backward works on detached tensors, so second derivatives are lost
 # feedback: differentiable
+# code: not-twice-differentiable
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

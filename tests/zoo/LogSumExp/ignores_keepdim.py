@@ -1,5 +1,6 @@
 # mistake: forward always keeps the reduced dimension, whatever keepdim says
 # feedback: keepdim
+# code: wrong-output-shape|no-jvp
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,5 +1,6 @@
 # mistake: jvp returns the softmax summed over dim, without multiplying by the tangent x_t
 # feedback: ignores the tangent
+# code: jvp-ignores-tangent
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

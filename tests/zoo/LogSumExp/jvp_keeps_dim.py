@@ -1,5 +1,6 @@
 # mistake: jvp always sums with keepdim=True, so its tangent has the wrong shape when keepdim=False
 # feedback: keepdim=ctx.keepdim
+# code: wrong-tangent-shape
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,5 +1,6 @@
 # mistake: jvp returns (tangent, None, None) like backward, instead of one tangent per output
 # feedback: one tangent per output
+# code: jvp-arity
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

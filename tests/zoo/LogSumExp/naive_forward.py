@@ -1,5 +1,6 @@
 # mistake: the literal log(sum(exp(x))) without the max shift: overflows to inf at magnitude 1e4
 # feedback: subtract the max
+# code: overflow
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

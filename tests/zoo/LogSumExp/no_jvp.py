@@ -1,5 +1,6 @@
 # mistake: the answer before forward mode: no jvp, so torch.func.jvp, jacfwd and hessian are refused
 # feedback: jvp(ctx
+# code: no-jvp
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

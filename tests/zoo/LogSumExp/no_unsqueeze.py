@@ -1,5 +1,6 @@
 # mistake: backward ignores keepdim: grad_output and the output are not unsqueezed when keepdim=False
 # feedback: unsqueeze
+# code: no-unsqueeze|wrong-derivative|no-jvp
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

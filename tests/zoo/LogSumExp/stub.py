@@ -1,5 +1,6 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
+# code: not-implemented
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True   # vmap runs forward, backward and jvp on batched tensors itself
 

@@ -1,5 +1,6 @@
 # mistake: backward returns exp(x) (forgets to divide by the sum: no - output)
 # feedback: softmax
+# code: wrong-derivative
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

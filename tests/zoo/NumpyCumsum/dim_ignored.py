@@ -1,5 +1,6 @@
 # mistake: ignores dim and always sums along the last axis
 # feedback: dim
+# code: wrong-forward
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

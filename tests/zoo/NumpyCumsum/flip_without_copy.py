@@ -1,5 +1,6 @@
 # mistake: hands np.flip's reversed view (negative strides) straight to torch.from_numpy
 # feedback: negative strides
+# code: negative-strides
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

@@ -1,5 +1,6 @@
 # mistake: converts to float64 for NumPy and never converts back, so a float32 input gives a float64 output
 # feedback: dtype
+# code: wrong-dtype
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

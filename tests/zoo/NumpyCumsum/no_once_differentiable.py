@@ -1,5 +1,6 @@
 # mistake: forgets @once_differentiable, so a NumPy backward under create_graph=True crashes on .numpy()
 # feedback: once_differentiable
+# code: not-once-differentiable
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

@@ -1,5 +1,6 @@
 # mistake: backward takes a plain cumulative sum of grad_output instead of the reversed one
 # feedback: REVERSED
+# code: wrong-derivative
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

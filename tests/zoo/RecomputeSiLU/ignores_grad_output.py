@@ -1,5 +1,6 @@
 # mistake: backward returns the local derivative without multiplying by grad_output
 # feedback: grad_output
+# code: wrong-derivative|ignores-grad-output
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

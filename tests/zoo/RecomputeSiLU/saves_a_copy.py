@@ -1,5 +1,6 @@
 # mistake: saves a clone of x, so an in-place change of x goes unnoticed (and x is not what is saved)
 # feedback: save_for_backward
+# code: saves-a-copy
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: saves the output next to x to reuse it in backward (s + y * (1 - s)), keeping a second tensor of x's size
 # feedback: the output
+# code: saves-too-much
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: saves only x with save_for_backward but keeps sigmoid(x) as a ctx attribute, so nothing is saved
 # feedback: ctx.s
+# code: ctx-attribute
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

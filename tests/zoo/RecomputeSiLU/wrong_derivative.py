@@ -1,5 +1,6 @@
 # mistake: backward returns grad_output * sigmoid(x), forgetting the x * s * (1 - s) term
 # feedback: x * s * (1 - s)
+# code: wrong-derivative
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: backward asks autograd for the derivative of torch.round (zero), instead of passing grad_output through
 # feedback: straight-through
+# code: zero-gradient
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: clips the gradient to |x| <= 1 (SignSTE's rule) although RoundSTE passes it through everywhere
 # feedback: unchanged everywhere
+# code: clipped-round
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

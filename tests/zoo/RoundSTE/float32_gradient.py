@@ -1,5 +1,6 @@
 # mistake: backward converts grad_output to float32 (the engine casts it back, hiding the loss of precision)
 # feedback: dtype
+# code: wrong-dtype
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

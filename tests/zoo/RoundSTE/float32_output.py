@@ -1,5 +1,6 @@
 # mistake: converts the result to float32, losing the input's dtype
 # feedback: dtype
+# code: wrong-dtype
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: forward uses torch.floor instead of torch.round
 # feedback: torch.round
+# code: wrong-forward
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

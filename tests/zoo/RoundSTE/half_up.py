@@ -1,5 +1,6 @@
 # mistake: rounds with floor(x + 0.5), which rounds halves up instead of to even as torch.round does
 # feedback: even
+# code: wrong-ties
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

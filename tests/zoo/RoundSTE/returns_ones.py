@@ -1,5 +1,6 @@
 # mistake: backward returns ones instead of grad_output
 # feedback: grad_output
+# code: ignores-grad-output
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

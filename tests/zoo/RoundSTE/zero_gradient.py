@@ -1,5 +1,6 @@
 # mistake: backward returns round's true derivative (zero), so no gradient passes straight through
 # feedback: true derivative
+# code: zero-gradient
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: forward returns the norm clamped with clamp_min(1e-12) so that backward can divide by it
 # feedback: clamp_min
+# code: value-at-zero
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: backward returns the unit vector x / norm without multiplying by grad_output
 # feedback: grad_output
+# code: ignores-grad-output|wrong-derivative
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

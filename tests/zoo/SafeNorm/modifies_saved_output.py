@@ -1,5 +1,6 @@
 # mistake: backward replaces the zero norms by 1 in place, changing the output the caller holds
 # feedback: in place
+# code: modifies-output
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: grad_output is multiplied without unsqueeze(-1), so it lines up with the wrong dimension
 # feedback: unsqueeze
+# code: no-unsqueeze|wrong-derivative
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: backward divides by the norm without guarding zero rows: 0 / 0 = NaN there
 # feedback: NaN
+# code: nan-at-zero
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: at a zero row backward returns a fixed unit vector (a subgradient) instead of 0
 # feedback: exactly 0
+# code: nonzero-at-zero
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

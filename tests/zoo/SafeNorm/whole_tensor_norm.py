@@ -1,5 +1,6 @@
 # mistake: forward takes the norm of the whole tensor (x.norm() without dim=-1)
 # feedback: last dimension
+# code: wrong-dim
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

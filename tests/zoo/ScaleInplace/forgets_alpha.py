@@ -1,5 +1,6 @@
 # mistake: backward passes grad_output through unchanged, forgetting the factor alpha
 # feedback: return grad_output * alpha
+# code: forgets-alpha
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

@@ -1,5 +1,6 @@
 # mistake: backward returns the local derivative alpha everywhere, without multiplying by grad_output
 # feedback: ignores grad_output
+# code: ignores-grad-output
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

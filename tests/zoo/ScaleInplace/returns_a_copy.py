@@ -1,5 +1,6 @@
 # mistake: marks x dirty but returns a copy of it instead of x itself
 # feedback: return x itself
+# code: dirty-not-returned
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

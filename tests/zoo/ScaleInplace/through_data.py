@@ -1,5 +1,6 @@
 # mistake: scales x.data (hidden from the version counter) and does not mark x dirty
 # feedback: ctx.mark_dirty(x)
+# code: no-mark-dirty
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

@@ -1,5 +1,6 @@
 # mistake: keeps alpha on the class instead of ctx, so a later call overwrites it before backward
 # feedback: not on the class
+# code: alpha-shared-state
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

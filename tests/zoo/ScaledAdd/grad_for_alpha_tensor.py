@@ -1,5 +1,6 @@
 # mistake: backward returns a gradient (a tensor) for the float alpha
 # feedback: None for the float alpha
+# code: grad-for-float
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

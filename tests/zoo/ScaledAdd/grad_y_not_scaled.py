@@ -1,5 +1,6 @@
 # mistake: the gradient of y is grad_output, not alpha * grad_output
 # feedback: scaled by alpha
+# code: grad-y-not-scaled
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

@@ -1,5 +1,6 @@
 # mistake: backward returns the local derivatives (1 and alpha) without multiplying by grad_output
 # feedback: ignores grad_output
+# code: ignores-grad-output
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

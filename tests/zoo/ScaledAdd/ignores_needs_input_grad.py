@@ -1,5 +1,6 @@
 # mistake: backward always computes and returns both gradients, ignoring ctx.needs_input_grad
 # feedback: needs_input_grad
+# code: ignores-needs-input-grad
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

@@ -1,5 +1,6 @@
 # mistake: backward returns only two values, forgetting the None for the float alpha
 # feedback: return None for the float alpha
+# code: wrong-arity
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

@@ -1,5 +1,6 @@
 # mistake: returns a list instead of a tuple (autograd counts a list as one gradient)
 # feedback: tuple
+# code: wrong-arity|returns-a-list
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

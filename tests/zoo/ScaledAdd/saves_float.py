@@ -1,5 +1,6 @@
 # mistake: passes the float alpha to ctx.save_for_backward, which takes tensors only
 # feedback: save_for_backward only takes tensors
+# code: saved-a-float
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

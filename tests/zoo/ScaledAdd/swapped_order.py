@@ -1,5 +1,6 @@
 # mistake: returns the gradients in the wrong order, (grad_y, grad_x, None)
 # feedback: swapped
+# code: swapped-order
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

@@ -1,5 +1,6 @@
 # mistake: zeroes grad_output in place (after .sum() it is one number broadcast everywhere, so all become 0)
 # feedback: in place
+# code: inplace-grad-output
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

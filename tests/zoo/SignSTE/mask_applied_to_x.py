@@ -1,5 +1,6 @@
 # mistake: multiplies the mask with x instead of grad_output
 # feedback: grad_output
+# code: ignores-grad-output
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: builds the clipping mask from grad_output instead of the saved input x
 # feedback: depends on the INPUT x
+# code: mask-from-grad-output
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: masked_fill with the inside mask, which zeroes the gradient inside [-1, 1] instead of outside
 # feedback: inverted
+# code: inverted-mask
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

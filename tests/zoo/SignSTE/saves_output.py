@@ -1,5 +1,6 @@
 # mistake: saves sign(x) instead of x, so |saved| <= 1 always holds and nothing is ever clipped
 # feedback: outside [-1, 1]
+# code: no-clipping
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: forward maps 0 to +1 with a comparison instead of torch.sign (sign(0) is 0)
 # feedback: sign(0) is 0
+# code: wrong-sign-at-zero
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

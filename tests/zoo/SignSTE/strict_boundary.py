@@ -1,5 +1,6 @@
 # mistake: the mask uses < instead of <=, so the gradient is zeroed at |x| == 1 exactly
 # feedback: x.abs() <= 1, not x.abs() < 1
+# code: strict-boundary
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: returns sign's true derivative (zero everywhere), so no gradient passes straight through
 # feedback: true derivative
+# code: zero-gradient
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: backward forgets to divide by N, although the loss is a mean over N rows
 # feedback: divide by N
+# code: forgot-divide-by-n
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

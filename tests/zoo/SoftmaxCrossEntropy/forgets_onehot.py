@@ -1,5 +1,6 @@
 # mistake: backward returns softmax / N without subtracting the one-hot of the targets
 # feedback: one-hot
+# code: forgot-onehot
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

@@ -1,5 +1,6 @@
 # mistake: returns a (zero) gradient for the integer target instead of None (the engine silently drops it)
 # feedback: None
+# code: missing-none
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

@@ -1,5 +1,6 @@
 # mistake: a stable forward, but backward recomputes the softmax as exp(z) / sum(exp(z)), which overflows
 # feedback: backward's softmax overflowed
+# code: overflow-backward
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

@@ -1,5 +1,6 @@
 # mistake: sums the per-row losses instead of averaging them (and the gradient matches the sum)
 # feedback: mean
+# code: sum-instead-of-mean|forgot-divide-by-n
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

@@ -1,5 +1,6 @@
 # mistake: backward returns (onehot - softmax) / N, the gradient with the wrong sign
 # feedback: wrong sign
+# code: wrong-sign
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

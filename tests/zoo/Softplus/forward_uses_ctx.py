@@ -1,5 +1,6 @@
 # mistake: forward takes ctx and saves there (the notebook-01 style, no setup_context), which torch.func refuses
 # feedback: setup_context
+# code: no-setup-context
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

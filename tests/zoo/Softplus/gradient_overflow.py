@@ -1,5 +1,6 @@
 # mistake: backward and jvp compute the derivative as exp(x) / (1 + exp(x)), which is inf / inf = NaN for large x
 # feedback: inf / inf
+# code: derivative-overflow
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

@@ -1,5 +1,6 @@
 # mistake: jvp returns the derivative sigmoid(x) itself, ignoring the tangent x_t it receives
 # feedback: ignores the tangent
+# code: jvp-ignores-tangent
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

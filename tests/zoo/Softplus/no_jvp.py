@@ -1,5 +1,6 @@
 # mistake: no jvp staticmethod (and no save_for_forward): fine for backward, refused by forward mode
 # feedback: jvp staticmethod
+# code: no-jvp
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

@@ -1,5 +1,6 @@
 # mistake: generate_vmap_rule = True left out, so vmap, and with it jacfwd and hessian, cannot batch the Function
 # feedback: generate_vmap_rule
+# code: no-vmap-rule
 class Softplus(torch.autograd.Function):
     @staticmethod
     def forward(x):

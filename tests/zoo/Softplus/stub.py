@@ -1,5 +1,6 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
+# code: not-implemented
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

@@ -1,5 +1,6 @@
 # mistake: backward and jvp use sigmoid(-x) = 1 / (1 + exp(x)), a sign slip in the derivative
 # feedback: sigmoid(x)
+# code: wrong-derivative|wrong-jvp|wrong-jacobian|not-twice-differentiable
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

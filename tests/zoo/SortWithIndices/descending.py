@@ -1,5 +1,6 @@
 # mistake: sorts in descending order
 # feedback: ascending
+# code: descending
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

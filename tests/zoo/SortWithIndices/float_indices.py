@@ -1,5 +1,6 @@
 # mistake: converts the indices to x's float dtype, so they are not int64 (and they require grad)
 # feedback: int64
+# code: wrong-index-dtype
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: backward gathers grad_values with the indices instead of scattering them (the inverse permutation)
 # feedback: scatter
+# code: wrong-derivative
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

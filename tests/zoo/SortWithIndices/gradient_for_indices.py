@@ -1,5 +1,6 @@
 # mistake: backward returns a (zero) gradient for the indices output too: one per output instead of one per input
 # feedback: one value per forward input
+# code: wrong-arity
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

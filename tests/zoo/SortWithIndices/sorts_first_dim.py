@@ -1,5 +1,6 @@
 # mistake: sorts along the first dim (NumPy axis=0) instead of the last
 # feedback: last dim
+# code: wrong-forward
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

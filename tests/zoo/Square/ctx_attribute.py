@@ -1,5 +1,6 @@
 # mistake: keeps x as a plain ctx attribute instead of ctx.save_for_backward
 # feedback: save_for_backward
+# code: not-saved-for-backward
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: computes in float32, losing precision (and the input's dtype)
 # feedback: dtype
+# code: wrong-dtype
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

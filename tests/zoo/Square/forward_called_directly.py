@@ -1,5 +1,6 @@
 # mistake: a wrapper whose apply calls forward directly, so autograd differentiates x * x itself
 # feedback: .apply
+# code: forward-called-directly
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

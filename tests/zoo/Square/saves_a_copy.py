@@ -1,5 +1,6 @@
 # mistake: saves a clone of x, so an in-place change of x goes unnoticed
 # feedback: save_for_backward
+# code: not-saved-for-backward
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

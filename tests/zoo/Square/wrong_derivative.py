@@ -1,5 +1,6 @@
 # mistake: backward forgets the factor 2 of the derivative
 # feedback: 2x
+# code: wrong-derivative
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

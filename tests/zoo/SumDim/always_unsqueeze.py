@@ -1,5 +1,6 @@
 # mistake: unsqueezes grad_output even when keepdim=True, where the summed dimension is already there
 # feedback: keepdim
+# code: unsqueeze-with-keepdim
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

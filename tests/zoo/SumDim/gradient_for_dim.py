@@ -1,5 +1,6 @@
 # mistake: returns a (zero) gradient for the int dim instead of None
 # feedback: None
+# code: missing-none
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

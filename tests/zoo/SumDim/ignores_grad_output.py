@@ -1,5 +1,6 @@
 # mistake: returns ones of x's shape (the local derivative) without using grad_output
 # feedback: grad_output
+# code: wrong-derivative
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

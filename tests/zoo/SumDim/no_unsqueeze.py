@@ -1,5 +1,6 @@
 # mistake: ignores keepdim=False: expands grad_output without putting the summed dimension back (unsqueeze)
 # feedback: unsqueeze
+# code: missing-unsqueeze|wrong-derivative
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

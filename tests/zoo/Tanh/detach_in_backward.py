@@ -1,5 +1,6 @@
 # mistake: detaches the saved output in backward: right first derivative, no second derivative
 # feedback: detach
+# code: backward-not-differentiable
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: builds tanh from exp, which overflows to inf/inf = NaN for large |x|
 # feedback: overflow
+# code: overflow
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: builds the gradient from Python floats with .tolist(): no graph, float32 and slow
 # feedback: second
+# code: backward-not-differentiable
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

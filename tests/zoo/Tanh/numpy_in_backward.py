@@ -1,5 +1,6 @@
 # mistake: computes the backward in NumPy: autograd cannot differentiate it again
 # feedback: numpy
+# code: crashed|backward-not-differentiable
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: marks backward @once_differentiable although the exercise asks for a twice-differentiable backward
 # feedback: once_differentiable
+# code: backward-not-differentiable
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

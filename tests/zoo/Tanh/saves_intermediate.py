@@ -1,5 +1,6 @@
 # mistake: saves the intermediate 1 - y*y computed in forward: a constant for the second derivative
 # feedback: intermediate
+# code: backward-not-differentiable|saves-wrong-tensor
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

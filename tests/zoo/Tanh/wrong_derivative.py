@@ -1,5 +1,6 @@
 # mistake: uses 1 - y instead of 1 - y**2
 # feedback: 1 - y * y
+# code: wrong-derivative
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: detaches each block's input before checkpointing it, cutting the graph to x and the earlier layers
 # feedback: detach
+# code: graph-cut
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:

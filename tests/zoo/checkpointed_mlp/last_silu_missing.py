@@ -1,5 +1,6 @@
 # mistake: forgets the SiLU after the last layer
 # feedback: h = F.silu(layer(h))
+# code: wrong-forward
 def checkpointed_mlp(x, layers):
     h = x
     for i, layer in enumerate(layers):

@@ -1,5 +1,6 @@
 # mistake: checkpoints a lambda that looks the loop variable up late, so backward recomputes every block with the last layer
 # feedback: last layer
+# code: bad-recompute
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:

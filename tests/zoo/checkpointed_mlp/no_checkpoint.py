@@ -1,5 +1,6 @@
 # mistake: the plain loop, without any checkpoint: right values, but every activation is kept
 # feedback: checkpoint
+# code: saves-too-much
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:

@@ -1,5 +1,6 @@
 # mistake: "saves memory" by running the blocks under torch.no_grad(), so nothing gets a gradient
 # feedback: no_grad
+# code: no-graph|graph-cut
 def checkpointed_mlp(x, layers):
     h = x
     with torch.no_grad():

@@ -1,5 +1,6 @@
 # mistake: uses the reentrant checkpoint, which loses the parameters' gradients when x does not require grad
 # feedback: use_reentrant=False
+# code: reentrant|reentrant-loses-grads
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:

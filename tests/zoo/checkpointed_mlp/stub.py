@@ -1,5 +1,6 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
+# code: not-implemented
 def checkpointed_mlp(x, layers):
     # YOUR CODE HERE
     raise NotImplementedError()

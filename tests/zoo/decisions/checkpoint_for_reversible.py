@@ -1,5 +1,6 @@
 # mistake: uses checkpoint where only a Function can avoid keeping the inputs
 # feedback: keeps the blocks' inputs
+# code: wrong-decision
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

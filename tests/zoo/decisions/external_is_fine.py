@@ -1,5 +1,6 @@
 # mistake: thinks autograd can follow a call into a C library
 # feedback: leaves torch
+# code: function-needed
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

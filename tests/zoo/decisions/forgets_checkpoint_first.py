@@ -1,5 +1,6 @@
 # mistake: writes its own recomputing Function instead of trying torch.utils.checkpoint first
 # feedback: torch.utils.checkpoint first
+# code: checkpoint-first
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

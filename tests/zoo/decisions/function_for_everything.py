@@ -1,5 +1,6 @@
 # mistake: writes a custom Function for everything, even where autograd already works
 # feedback: autograd already handles this
+# code: function-not-needed
 DECISIONS = {
     "masked_loss": "stable",
     "quantized_weights": "surrogate",

@@ -1,5 +1,6 @@
 # mistake: deletes the scenarios it is unsure about
 # feedback: missing
+# code: missing-key
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

@@ -1,5 +1,6 @@
 # mistake: writes a stable Function although torch.logsumexp exists
 # feedback: torch.logsumexp
+# code: function-not-needed
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

@@ -1,5 +1,6 @@
 # mistake: believes autograd's gradient of round is usable
 # feedback: true gradient is zero
+# code: function-needed
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "none",

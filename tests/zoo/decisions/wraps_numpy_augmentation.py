@@ -1,5 +1,6 @@
 # mistake: wraps a NumPy call in a Function although no gradient flows through it
 # feedback: no gradient has to flow
+# code: function-not-needed
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

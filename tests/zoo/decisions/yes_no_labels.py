@@ -1,5 +1,6 @@
 # mistake: answers yes/no (write a Function or not) instead of using the labels
 # feedback: not a label
+# code: unknown-label
 DECISIONS = {
     "masked_loss": "no",
     "quantized_weights": "yes",

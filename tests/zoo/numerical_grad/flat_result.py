@@ -1,5 +1,6 @@
 # mistake: returns the flattened gradient instead of reshaping it to x's shape
 # feedback: shape
+# code: wrong-shape
 def numerical_grad(f, x, eps=1e-6):
     x = x.detach()
     grad = torch.zeros(x.numel(), dtype=x.dtype)

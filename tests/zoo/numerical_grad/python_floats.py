@@ -1,5 +1,6 @@
 # mistake: collects Python floats and builds the result with torch.tensor, which gives float32
 # feedback: dtype
+# code: wrong-dtype
 def numerical_grad(f, x, eps=1e-6):
     x = x.detach()
     values = []

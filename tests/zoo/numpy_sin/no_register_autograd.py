@@ -1,5 +1,6 @@
 # mistake: backward and setup_context are written but never registered, so there is no gradient
 # feedback: register_autograd
+# code: no-autograd
 @torch.library.custom_op("course::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:
     result = np.sin(x.numpy(force=True))

@@ -1,5 +1,6 @@
 # mistake: no fake kernel, so compile, export and opcheck cannot trace the operator
 # feedback: register_fake
+# code: no-fake-kernel
 @torch.library.custom_op("course::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:
     result = np.sin(x.numpy(force=True))

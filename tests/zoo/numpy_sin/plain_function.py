@@ -1,5 +1,6 @@
 # mistake: writes an autograd.Function (the notebook-09 way) instead of a custom operator, so export fails
 # feedback: custom_op
+# code: not-a-custom-op
 class numpy_sin(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,5 +1,6 @@
 # mistake: averages the broadcast copies (mean) instead of adding them up (sum)
 # feedback: mean
+# code: mean-not-sum
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     extra = grad.dim() - len(shape)

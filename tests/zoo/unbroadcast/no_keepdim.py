@@ -1,5 +1,6 @@
 # mistake: sums the widened size-1 dimensions without keepdim=True, so they disappear
 # feedback: keepdim=True
+# code: size1-dropped
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     extra = grad.dim() - len(shape)

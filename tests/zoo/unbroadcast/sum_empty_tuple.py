@@ -1,5 +1,6 @@
 # mistake: always calls grad.sum(dim=tuple(range(extra))), which sums EVERYTHING when extra is 0
 # feedback: sum(dim=())
+# code: summed-everything
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     extra = grad.dim() - len(shape)
