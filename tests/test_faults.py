@@ -6,6 +6,8 @@ tested with the classroom."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 
 import nbformat
@@ -259,3 +261,45 @@ def test_a_judge_that_fails_says_why(faults_sandbox):
     assert reply == {"error": "KeyError: 'limits'"}
     outcome, _ = run_one(faults_sandbox, SQUARE)
     assert outcome.status == "passed", outcome.feedback
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in open(f"/proc/{pid}/task/{pid}/children").read().split()]
+    except OSError:
+        return []
+
+
+def _descendants(pid: int) -> list[int]:
+    found = []
+    for child in _children(pid):
+        found += [child] + _descendants(child)
+    return found
+
+
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"),
+                    reason="needs /proc/<pid>/task/<tid>/children")
+def test_a_killed_judge_leaves_no_learner_behind():
+    """If the judge dies mid-test (a killed batch, the OOM killer), its learner's sandbox dies with it: an answer
+    looping forever must not run on as an orphan."""
+    import threading
+
+    loop = SQUARE + "\n_f = Square.forward\ndef forward(ctx, x):\n    while True:\n        pass\nSquare.forward = staticmethod(forward)\n"
+    with grading.new_sandbox() as box:
+        worker = threading.Thread(target=run_one, args=(box, loop), kwargs={"limits": Limits(seconds_per_test=120)})
+        worker.start()
+        deadline, tree, judge = time.monotonic() + 60, [], None
+        while time.monotonic() < deadline and len(tree) < 5:  # starter, sandbox, reaper, template, the copy
+            judges = _children(box.root_pid)
+            judge = judges[0] if judges else None
+            tree = _descendants(judge) if judge else []
+            time.sleep(0.2)
+        assert judge and len(tree) >= 4, tree
+        os.kill(judge, signal.SIGKILL)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and [p for p in tree if os.path.exists(f"/proc/{p}")
+                                                and open(f"/proc/{p}/stat").read().split()[2] != "Z"]:
+            time.sleep(0.2)
+        alive = [p for p in tree if os.path.exists(f"/proc/{p}") and open(f"/proc/{p}/stat").read().split()[2] != "Z"]
+        worker.join(30)
+    assert not alive, f"learner processes outlived their judge: {alive}"

@@ -70,6 +70,15 @@ def enter_namespaces(folder: str, folder_bytes: int) -> dict:
     return facts
 
 
+def die_with_parent(parent: int | None = None) -> None:
+    """SIGKILL this process when its parent ends (PR_SET_PDEATHSIG): a sandbox whose judge was killed does not
+    run on. With `parent`, a parent that already ended before the call is caught too."""
+    if linux():
+        _LIBC.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if parent is not None and os.getppid() != parent:
+            os._exit(70)
+
+
 def mount_own_proc() -> bool:
     """In the new PID namespace: a /proc that shows only its processes (False where a container forbids it,
     and the allow-list then leaves /proc out)."""

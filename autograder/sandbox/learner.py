@@ -350,8 +350,10 @@ def starter_main(requests: socket.socket, job: dict, workdir: str, read_roots: l
             os._exit(0)
         fds, fds_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         control, control_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        judge = os.getppid()
         pid = confine.LIBC.syscall(56, _CLONE_PARENT | signal.SIGCHLD, 0, 0, 0, 0)  # clone: like fork, but
         if pid == 0:                                                               # the judge's child
+            confine.die_with_parent(judge)
             requests.close()
             fds.close()
             control.close()
@@ -379,15 +381,19 @@ def learner_main(fds: socket.socket, control: socket.socket, job: dict, workdir:
     waits for the template and ends as it ended, so the judge, whose own fork this is, reads the template's
     fate from its own child."""
     os.setsid()  # a process group the judge kills as one; seccomp keeps every descendant in it
+    confine.die_with_parent()  # (the starter's path checked its parent already; a plain fork's is the judge)
     limits = job["limits"]
     facts: dict = {"namespaces": False}
     if limits["isolation"] == "full":
         facts = confine.enter_namespaces(workdir, limits["folder_bytes"])
+    supervisor = os.getpid()
     reaper = os.fork() if facts.get("namespaces") else None
     if reaper == 0:
+        confine.die_with_parent()  # PID 1: when it goes, the kernel kills everything in the namespace
         _reap_forever()
     pid = os.fork()
     if pid == 0:
+        confine.die_with_parent(None if facts.get("namespaces") else supervisor)  # (its parent is outside its PID ns)
         template_main(fds, control, job, workdir, read_roots, facts)
         os._exit(70)
     fds.close()
@@ -548,6 +554,7 @@ def fork_per_test(fds: socket.socket, reports: Channel) -> None:
         except OSError:
             pid = -1
         if pid == 0:
+            confine.die_with_parent()  # the template
             fds.close()
             reports.close()
             confine.install_seccomp("deny")
