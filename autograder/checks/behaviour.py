@@ -29,7 +29,9 @@ from autograder.checks import common as c
 
 # ----------------------------------------------------------------------------------- the Function's apply
 
-_FUNCTION_APPLY = torch.autograd.Function.__dict__["apply"].__func__
+# The descriptor itself (a classmethod on torch 2.13, a C classmethod_descriptor on 2.14): bound to the class
+# through __get__ on both, never through the class's own attribute lookup.
+_FUNCTION_APPLY = torch.autograd.Function.__dict__["apply"]
 
 
 def function_apply(Fn, *args):
@@ -37,7 +39,7 @@ def function_apply(Fn, *args):
     torch.func transform that runs the Function's own methods (a class that overrides `apply` to take another
     path for wrapped inputs is run through them all the same). A non-Function is called as it is."""
     if isinstance(Fn, type) and issubclass(Fn, torch.autograd.Function):
-        return _FUNCTION_APPLY(Fn, *args)
+        return _FUNCTION_APPLY.__get__(None, Fn)(*args)
     return Fn.apply(*args)
 
 
