@@ -19,14 +19,15 @@ from typing import Callable, Sequence
 class Mistake(AssertionError):
     """A check failed because of a recognisable mistake.
 
-    `code` is a short, stable identifier (for example ``"missing-none"``) used in reports;
-    the message is what the learner reads.
+    `code` is a short, stable identifier (for example ``"missing-none"``, listed in autograder/mistakes.py)
+    used in reports; the message is what the learner reads; `facts` are the structured details.
     """
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, **facts):
         super().__init__(message)
         self.code = code
         self.message = message
+        self.facts = facts  # what the check saw (position, got, expected, ...): read these, never the message
 
     def __str__(self) -> str:
         return self.message
@@ -36,12 +37,8 @@ class Mistake(AssertionError):
         return [f"\x1b[1;31mNot yet:\x1b[0m {self.message}", f"\x1b[2m(mistake id: {self.code})\x1b[0m"]
 
 
-def fail(code: str, message: str) -> None:
-    raise Mistake(code, message)
-
-
-def fail(code: str, message: str) -> None:
-    raise Mistake(code, message)
+def fail(code: str, message: str, **facts) -> None:
+    raise Mistake(code, message, **facts)
 
 
 class FakeCtx:

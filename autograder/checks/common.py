@@ -20,6 +20,7 @@ from torch.autograd import gradcheck as _gradcheck
 from torch.autograd import gradgradcheck as _gradgradcheck
 
 from autograder import shared
+from autograder.checks.explain import Rule, explain, explained, literal  # noqa: F401 - the checks' one explain mechanism
 from autograder.shared import (PROBES, FakeCtx, Mistake, attach_learner, base_seed, fail, probe,  # noqa: F401
                                set_base_seed)
 
@@ -138,47 +139,35 @@ def _require_inputs_unchanged(snapshots: list, what: str) -> None:
                  "with ctx.mark_dirty): work on new tensors (x * 2, x.clone()) instead.")
 
 
+NOT_IMPLEMENTED = Rule("not-implemented", types=(NotImplementedError,),
+                       message="{what} is not implemented yet (it still raises NotImplementedError).")
+
+# What autograd's engine says about a backward's return value, in the learner's words (positions from 1).
+ENGINE_RULES = (
+    NOT_IMPLEMENTED,
+    Rule("wrong-arity", r"returned an incorrect number of gradients \(expected (?P<expected>\d+), got (?P<got>\d+)\)",
+         "{what}: backward returned {got} gradients but forward takes {expected} inputs. Return exactly one value "
+         "per forward input, in order, with None for inputs that are not tensors.", types=(RuntimeError,)),
+    Rule("missing-none", r"returned a gradient different than None at position (?P<position>\d+)",
+         "{what}: backward returned a gradient for input {position}, which is not a tensor that requires grad "
+         "(a float, an int, a flag). Return None in that position.", types=(RuntimeError,)),
+    Rule("wrong-grad-shape", r"returned an invalid gradient at index (?P<index>\d+) - got \[(?P<got>.*?)\] but "
+         r"expected shape compatible with \[(?P<expected>.*?)\]",
+         "{what}: the gradient for input {position} has shape [{got}] but that input has shape [{expected}]. "
+         "If forward reduced, expand grad_output back to the input's shape; if it broadcast, sum it down.",
+         types=(RuntimeError,)),
+    Rule("inplace-error", "modified by an inplace operation",
+         "{what} raised autograd's in-place modification error: {line}", types=(RuntimeError,)),
+)
+
+
 def call(fn: Callable, *args, what: str):
     """Call learner code, turning 'not implemented yet' and crashes into plain feedback."""
     inputs = _snapshot_inputs(args)
-    try:
+    with explained(what, ENGINE_RULES):
         result = fn(*args)
-    except NotImplementedError:
-        fail("not-implemented", f"{what} is not implemented yet (it still raises NotImplementedError).")
-    except Mistake:
-        raise
-    except RuntimeError as error:
-        _explain_runtime_error(error, what)
-        raise
     _require_inputs_unchanged(inputs, what)
     return result
-
-
-_ARITY = re.compile(r"returned an incorrect number of gradients \(expected (\d+), got (\d+)\)")
-_NOT_NONE = re.compile(r"returned a gradient different than None at position (\d+)")
-_SHAPE = re.compile(r"returned an invalid gradient at index (\d+) - got \[(.*?)\] but expected shape "
-                    r"compatible with \[(.*?)\]")
-_INPLACE = "modified by an inplace operation"
-
-
-def _explain_runtime_error(error: RuntimeError, what: str) -> None:
-    text = str(error)
-    if m := _ARITY.search(text):
-        expected, got = m.groups()
-        fail("wrong-arity",
-             f"{what}: backward returned {got} gradients but forward takes {expected} inputs. "
-             "Return exactly one value per forward input, in order, with None for inputs that are not tensors.")
-    if m := _NOT_NONE.search(text):
-        fail("missing-none",
-             f"{what}: backward returned a gradient for input {m.group(1)}, which is not a tensor that "
-             "requires grad (a float, an int, a flag). Return None in that position.")
-    if m := _SHAPE.search(text):
-        index, got, expected = m.groups()
-        fail("wrong-grad-shape",
-             f"{what}: the gradient for input {index} has shape [{got}] but that input has shape [{expected}]. "
-             "If forward reduced, expand grad_output back to the input's shape; if it broadcast, sum it down.")
-    if _INPLACE in text:
-        fail("inplace-error", f"{what} raised autograd's in-place modification error: {text.splitlines()[0]}")
 
 
 def require_shape(tensor, shape, what: str, code: str = "wrong-shape") -> None:
@@ -221,43 +210,35 @@ def require_own_node(output, function: type, name: str) -> None:
 
 # --------------------------------------------------------------------------------------- gradient checks
 
+def _gradcheck_rules(code: str, hint: str) -> tuple:
+    return ENGINE_RULES + (
+        Rule(code, r"Jacobian mismatch for output (?P<output>\d+) with respect to input (?P<index>\d+)",
+             "{what}: backward's gradient does not match the finite-difference gradient (output {output_position} "
+             "with respect to input {position}). " + literal(hint), types=(RuntimeError,)),
+        Rule(code, "Jacobian mismatch", "{what}: backward's gradient does not match the finite-difference "
+             "gradient. " + literal(hint), types=(RuntimeError,)),
+        Rule("ignores-grad-output", "backward not multiplied by grad_output",
+             "{what}: backward ignores grad_output. It receives dLoss/dy and must return dLoss/dx = grad_output * "
+             "(local derivative).", types=(RuntimeError,)),
+        Rule("no-graph", r"(?i)does not require grad|not differentiable",
+             "{what}: the output is not connected to the inputs' graph ({line}).", types=(RuntimeError,)),
+        Rule(code, None, "{what}: gradcheck failed: {line}. " + literal(hint), types=(RuntimeError,)),
+    )
+
+
 def gradcheck(fn: Callable, inputs: tuple, what: str, code: str = "wrong-derivative", hint: str = "",
               **kwargs) -> None:
     """float64 finite-difference check of `fn`'s backward, with plain feedback on failure."""
-    try:
+    with explained(what, _gradcheck_rules(code, hint)):
         _gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **kwargs)
-    except NotImplementedError:
-        fail("not-implemented", f"{what} is not implemented yet (it still raises NotImplementedError).")
-    except Mistake:
-        raise
-    except RuntimeError as error:
-        _explain_runtime_error(error, what)
-        text = str(error)
-        if "Jacobian mismatch" in text:
-            index = re.search(r"output (\d+) with respect to input (\d+)", text)
-            where = f" (output {index.group(1)} with respect to input {index.group(2)})" if index else ""
-            fail(code, f"{what}: backward's gradient does not match the finite-difference gradient{where}. "
-                       f"{hint}".strip())
-        if "backward not multiplied by grad_output" in text:
-            fail("ignores-grad-output", f"{what}: backward ignores grad_output. It receives dLoss/dy and must "
-                                        "return dLoss/dx = grad_output * (local derivative).")
-        if "does not require grad" in text or "not differentiable" in text.lower():
-            fail("no-graph", f"{what}: the output is not connected to the inputs' graph ({text.splitlines()[0]}).")
-        fail(code, f"{what}: gradcheck failed: {text.splitlines()[0][:300]}. {hint}".strip())
 
 
 def gradgradcheck(fn: Callable, inputs: tuple, what: str, code: str = "not-twice-differentiable",
                   hint: str = "") -> None:
-    try:
+    rules = (NOT_IMPLEMENTED, Rule(code, None, "{what}: second derivatives are wrong or unavailable ({line}). "
+                                   + literal(hint), types=(RuntimeError,)))
+    with explained(what, rules):
         _gradgradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True)
-    except NotImplementedError:
-        fail("not-implemented", f"{what} is not implemented yet (it still raises NotImplementedError).")
-    except Mistake:
-        raise
-    except RuntimeError as error:
-        text = str(error)
-        fail(code, f"{what}: second derivatives are wrong or unavailable ({text.splitlines()[0][:200]}). "
-                   f"{hint}".strip())
 
 
 def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, what: str = "backward"):
@@ -265,13 +246,8 @@ def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, wha
     if grad_output is None:
         grad_output = torch.ones_like(output)
     snapshots = _snapshot_inputs(inputs)
-    try:
+    with explained(what, ENGINE_RULES):
         grads = torch.autograd.grad(output, inputs, grad_output, allow_unused=True)
-    except NotImplementedError:
-        fail("not-implemented", f"{what} is not implemented yet (it still raises NotImplementedError).")
-    except RuntimeError as error:
-        _explain_runtime_error(error, what)
-        raise
     _require_inputs_unchanged(snapshots, what)
     return grads
 

@@ -175,7 +175,7 @@ def _cumsum_once_differentiable(NumpyCumsum, seed: int) -> None:
         _explain(error, what)
         raise
     except RuntimeError as error:
-        c._explain_runtime_error(error, what)
+        c.explain(error, what, c.ENGINE_RULES)
         if NUMPY_ERROR in str(error):
             c.fail("not-once-differentiable",
                    "with create_graph=True your backward received a grad_output that requires grad, and NumPy "

@@ -71,7 +71,7 @@ def _scale_errors(what: str):
     except (RuntimeError, TypeError) as error:
         _explain_scale(error, what)
         if isinstance(error, RuntimeError):
-            c._explain_runtime_error(error, what)
+            c.explain(error, what, c.ENGINE_RULES)
         raise
 
 

@@ -160,7 +160,7 @@ def _inplace_output(Exp, seed: int, leaf: bool) -> None:
         c.fail("not-implemented", "Exp.backward is not implemented yet (it still raises NotImplementedError).")
     except RuntimeError as error:
         if _INPLACE not in str(error):
-            c._explain_runtime_error(error, "Exp.backward")
+            c.explain(error, "Exp.backward", c.ENGINE_RULES)
             raise
     else:
         c.fail("output-change-unnoticed",
@@ -178,7 +178,7 @@ def _inplace_output(Exp, seed: int, leaf: bool) -> None:
     except RuntimeError as error:
         if _INPLACE in str(error):
             _unprovoked(error, leaf, "nothing")
-        c._explain_runtime_error(error, "Exp.backward")
+        c.explain(error, "Exp.backward", c.ENGINE_RULES)
         raise
     c.require_close(grad, weight * _exp(base), "the gradient when nothing was changed in place", "wrong-derivative",
                     "backward must return grad_output * y, with y the saved output.")
@@ -209,7 +209,7 @@ def _inplace_input(Exp, seed: int, leaf: bool) -> None:
                    "changing the input x in place after forward made backward fail: your Function saved x. "
                    "Backward of exp needs only the output, so save only y: then x is free to change "
                    "(or to be freed).")
-        c._explain_runtime_error(error, "Exp.backward")
+        c.explain(error, "Exp.backward", c.ENGINE_RULES)
         raise
     if bool(torch.allclose(grad, expected, rtol=1e-7, atol=1e-7)):
         return

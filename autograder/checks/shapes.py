@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import random
 
+import re
+
 import torch
 
 from autograder.checks import common as c
@@ -284,6 +286,8 @@ _SUM_HINT = ("backward must hand every element of x the gradient of the sum it w
              "grad_output.unsqueeze(dim) (only when keepdim is False), then .expand(x.shape).")
 _EXPAND_SIZE = "The expanded size of the tensor"
 _EXPAND_DIMS = "must be greater or equal to the number of dimensions in the tensor"
+_SHAPE = re.compile(r"returned an invalid gradient at index (\d+) - got \[(.*?)\] but expected shape "
+                    r"compatible with \[(.*?)\]")
 
 
 def _sum_what(shape, dim, keepdim) -> str:
@@ -305,12 +309,12 @@ def _sum_error(error: RuntimeError, shape, dim, keepdim) -> None:
                f"{what}: backward made grad_output longer than x ({text.splitlines()[0][:160]}). With "
                "keepdim=True grad_output already has the summed dimension (size 1): unsqueeze only when "
                "keepdim is False.")
-    if m := c._SHAPE.search(text):
+    if m := _SHAPE.search(text):
         c.fail("missing-expand",
                f"{what}: backward returned a gradient of shape [{m.group(2)}] for x of shape [{m.group(3)}]. "
                "grad_output has the reduced shape of the output; expand it back to x's shape "
                "(grad_output.unsqueeze(dim) when keepdim is False, then .expand(x.shape)).")
-    c._explain_runtime_error(error, f"SumDim ({what})")
+    c.explain(error, f"SumDim ({what})", c.ENGINE_RULES)
 
 
 def _sum_engine(SumDim, x, dim, keepdim, g):

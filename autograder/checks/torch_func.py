@@ -191,7 +191,7 @@ def _direct(fn, *args, what: str):
         c.fail("not-implemented", f"{what} is not implemented yet (it still raises NotImplementedError).")
     except (RuntimeError, TypeError, ValueError, IndexError) as error:
         if isinstance(error, RuntimeError):
-            c._explain_runtime_error(error, what)
+            c.explain(error, what, c.ENGINE_RULES)
         _explain_func(error, what)
         raise
     c._require_inputs_unchanged(snapshots, what)
