@@ -7,9 +7,12 @@ runs these tests (SITE_TESTS=1); `make test` skips the ones that build. The buil
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import shutil
 import subprocess
+import tarfile
 import time
 from html.parser import HTMLParser
 from pathlib import Path
@@ -19,7 +22,7 @@ import pytest
 
 from helpers import PY, ROOT
 
-from autograder import notebooks, site
+from autograder import notebooks, site, site_assets
 
 pytestmark = pytest.mark.site
 
@@ -152,6 +155,66 @@ def test_demonstrations_that_use_an_answer_are_found():
     assert site.needs_answers(nb) == {2, 3}
     tags = [c.metadata.get("tags", []) for c in site.prepare(nb).cells]
     assert tags == [[], ["raises-exception"], ["raises-exception"], ["raises-exception"], [], []]
+
+
+def test_the_bundled_mathjax_is_the_major_version_sphinx_would_load():
+    mathjax = pytest.importorskip("sphinx.ext.mathjax", reason="needs the site extra (make site)")
+    major = re.search(r"mathjax@(\d+)", mathjax.MATHJAX_URL).group(1)
+    bundle = next(b for b in site_assets.BUNDLES if b.package == "mathjax")
+    assert bundle.version.split(".")[0] == major
+
+
+def _tarball(path: Path, members: dict[str, bytes], link: str | None = None) -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        if link:
+            info = tarfile.TarInfo(link)
+            info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
+            tar.addfile(info)
+    return path
+
+
+def test_a_bundle_takes_only_the_files_it_names(tmp_path):
+    tarball = _tarball(tmp_path / "p.tgz", {
+        "package/es5/a.js": b"a", "package/es5/sub/b.js": b"b", "package/es5/sub/map.js.map": b"m",
+        "package/es5/other.js": b"o", "package/LICENSE": b"l", "package/../evil.js": b"e",
+        "outside/x.js": b"x"}, link="package/es5/sub/link.js")
+    bundle = site_assets.Bundle("p", "1.0.0", "", folder="p", take=("LICENSE", "es5/a.js", "es5/sub/"),
+                                leave=("es5/sub/map.js.map",), strip="es5/")
+    taken = site_assets.unpack(tarball, bundle, tmp_path / "out")
+    assert sorted(taken) == ["LICENSE", "a.js", "sub/b.js"]
+    assert sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*")
+                  if p.is_file()) == ["LICENSE", "a.js", "sub/b.js"]
+    assert not (tmp_path / "evil.js").exists()
+    with pytest.raises(SystemExit, match="has no"):
+        site_assets.unpack(tarball, site_assets.Bundle("p", "1.0.0", "", folder="p", take=("es5/gone.js",)),
+                           tmp_path / "out2")
+
+
+def test_a_tarball_that_is_not_the_pinned_one_is_refused(tmp_path, monkeypatch):
+    tarball = _tarball(tmp_path / "p.tgz", {"package/dist/x.js": b"x"})
+    fetched = []
+
+    def npm_pack(package, version, into):
+        fetched.append(package)
+        return Path(shutil.copy(tarball, into / "p.tgz"))
+
+    monkeypatch.setattr(site_assets, "npm_pack", npm_pack)
+    vendor = tmp_path / "vendor"
+    wrong = site_assets.Bundle("p", "1.0.0", "sha512-AAAA", folder="p", take=("dist/",), strip="dist/")
+    with pytest.raises(SystemExit, match="not the pinned"):
+        site_assets.install(vendor, (wrong,), say=lambda *a: None)
+    assert not vendor.exists()
+    right = site_assets.Bundle("p", "1.0.0", site_assets.integrity(tarball), folder="p", take=("dist/",),
+                               strip="dist/")
+    site_assets.install(vendor, (right,), say=lambda *a: None)
+    assert (vendor / "p" / "x.js").read_bytes() == b"x" and site_assets.is_current(vendor, (right,))
+    site_assets.install(vendor, (right,), say=lambda *a: None)            # current: nothing fetched
+    assert fetched == ["p", "p"]
+    assert not site_assets.is_current(vendor, (right, wrong))               # a changed pin fetches again
 
 
 # -- the built site ---------------------------------------------------------------------------------
