@@ -16,6 +16,7 @@ import tarfile
 import time
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import nbformat
 import pytest
@@ -115,6 +116,12 @@ def site_texts() -> dict[Path, str]:
     return texts
 
 
+def is_external(url: str) -> bool:
+    """Whether a URL names another host (a page of this static site names its own files by relative paths)."""
+    url = url.strip()
+    return url.startswith("//") or urlsplit(url).scheme in ("http", "https", "ftp", "ws", "wss")
+
+
 # -- what needs no build -------------------------------------------------------------------------------
 
 def test_the_course_has_notebooks_and_solutions():
@@ -155,6 +162,32 @@ def test_demonstrations_that_use_an_answer_are_found():
     assert site.needs_answers(nb) == {2, 3}
     tags = [c.metadata.get("tags", []) for c in site.prepare(nb).cells]
     assert tags == [[], ["raises-exception"], ["raises-exception"], ["raises-exception"], [], []]
+
+
+def is_bundled(path: str) -> bool:
+    """Whether a bundle's pins name this path under _static/ (a file, or one under a folder they take)."""
+    for bundle in site_assets.BUNDLES:
+        prefix = f"vendor/{bundle.folder}/"
+        if path.startswith(prefix):
+            name = bundle.strip + path.removeprefix(prefix)
+            under = lambda entry: name == entry or (entry.endswith("/") and name.startswith(entry))
+            return any(map(under, bundle.take)) and not any(map(under, bundle.leave))
+    return False
+
+
+def test_the_site_config_loads_only_what_the_site_has():
+    import yaml
+
+    config = yaml.safe_load((site.SITE_SOURCES / "_config.yml").read_text())["sphinx"]["config"]
+    assert [(site.BOOK / p).resolve() for p in config["html_static_path"]] == [site_assets.ASSETS.resolve()]
+    scripts = [config["mathjax_path"], *config["nb_ipywidgets_js"]]
+    assert len(scripts) == 4 and not [s for s in scripts if is_external(s)]
+    own = {p.name for p in site_assets.OWN.iterdir()}
+    for script in scripts:
+        assert is_bundled(script) or script in own, f"{script}: neither bundled nor in docs/site/static/"
+    assert list(config["nb_ipywidgets_js"])[0].endswith("require.js")      # RequireJS before what needs it
+    assert list(config["nb_ipywidgets_js"])[-1].endswith("embed-amd.js")
+    assert not is_bundled("vendor/html-manager/embed.js") and not is_bundled("vendor/mathjax/tex-svg.js")
 
 
 def test_the_bundled_mathjax_is_the_major_version_sphinx_would_load():
