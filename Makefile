@@ -19,7 +19,7 @@ help:
 	@echo "make release       regenerate course/ from solutions/"
 	@echo "make bench         time plain nbgrader against our grader on a synthetic class (BENCH_ARGS=...)"
 	@echo "make site          build the course site (Jupyter Book) into .site/_build/html/"
-	@echo "make test-site     build the course site and check it"
+	@echo "make test-site     build the course site and check it (offline, in headless Chromium too)"
 
 setup: $(STAMP)
 
@@ -121,7 +121,9 @@ site-assets: $(SITE_STAMP)
 site: site-assets
 	$(PY) -m autograder.site
 
+# The site's tests, among them pages opened in headless Chromium with every other host refused.
 test-site: site-assets
+	bash tests/browser/install-chromium.sh
 	SITE_TESTS=1 $(PY) -m pytest tests/test_site.py -q -m site -p no:xdist
 
 clean:
