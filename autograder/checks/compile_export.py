@@ -345,6 +345,9 @@ TOPK_RULES = (
          + literal(ONE_PER_INPUT)),
     Rule("wrong-arity", r"returned an incorrect number of gradients",
          "{what}: backward returned the wrong number of values. " + literal(ONE_PER_INPUT), types=(RuntimeError,)),
+    Rule("gradient-not-scattered", r"index -?\d+ is out of bounds for dimension",
+         "{what}: backward put grad_values at places x does not have ({line}): " + literal(TOPK_HINT),
+         types=(RuntimeError, IndexError)),
 )
 
 
