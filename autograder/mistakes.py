@@ -228,6 +228,10 @@ CHECKS: dict[str, str] = {
     "wrong-compiled-forward": "the compiled function gives wrong values",
     "wrong-compiled-backward": "the gradient through the compiled function is wrong",
     "wrong-exported-forward": "the exported program gives wrong values",
+    "strided-output": "the kernel returns a strided view (a slice of a NumPy array) where the fake kernel describes a fresh tensor",
+    "smallest-k": "top-k returned the k smallest values instead of the k largest",
+    "gradient-for-k": "backward returned a gradient for an int input (one per output instead of one per input)",
+    "gradient-not-scattered": "backward did not put each value's gradient back at the place of x its index names",
     # --- design decisions (which tool fits which scenario)
     "not-a-dict": "the decisions answer is not a dict",
     "missing-key": "the decisions answer is missing scenario keys",

@@ -1,18 +1,28 @@
 """Checks for notebook 11 (torch.compile, torch.export and custom operators).
 
-`numpy_sin` is the custom operator `course::numpy_sin` made with `torch.library.custom_op`: a NumPy kernel,
-a fake kernel (`register_fake`) and an autograd formula (`register_autograd`). Each property is checked on
-its own: values, gradcheck, `torch.library.opcheck`, `torch.compile(fullgraph=True, backend="aot_eager")`
-and `torch.export.export`.
+Two custom operators made with `torch.library.custom_op`, each with a NumPy kernel, a fake kernel
+(`register_fake`) and an autograd formula (`register_autograd`):
+
+- `numpy_sin` is `course::numpy_sin`, x -> sin(x). Checked on its own for each property: values and a gradient,
+  gradcheck, `torch.library.opcheck`, `torch.compile(fullgraph=True, backend="aot_eager")` and
+  `torch.export.export`.
+- `numpy_topk` is `course::numpy_topk`, (x, k) -> (values, indices) of the k largest entries along the last
+  dim, largest first, the indices int64 and not differentiable. Checked for values, the gradient through the
+  values, the fake kernel (called here on real inputs: it must describe both outputs) and opcheck.
 
 Inductor is never used: its C++ code generation costs many seconds per graph, and "aot_eager" runs the same
 graph capture (Dynamo + AOTAutograd) that decides whether an op can be compiled at all.
 
-When grading, the learner's names are proxies here (autograder/sandbox/proxy.py): calls, gradients and gradcheck
-go through them, but torch.compile, torch.export and opcheck need the real objects. Those run in the learner's
-process, in probes (`op_facts`, `opcheck_results`, `compiled`, `export_facts`) that return only what they
-computed: results by test name, the facts of an exported graph, or a handle to a compiled function to call like
-the learner's objects. Every comparison and verdict is made here.
+When grading, the learner's names are proxies here (autograder/sandbox/proxy.py). Values, gradients, gradcheck
+and the fake kernel's outputs are computed by calling the operator (or its registered fake kernel, an attribute
+of the operator) through them, with inputs chosen here, and compared here: those tests read no probe. Only what
+the learner's process alone can observe comes back through probes: what kind of object the operator is
+(`op_facts`), opcheck's verdict (`opcheck_results`), a compiled function (`compiled`) and an exported program
+(`export_facts`), each returning only what it computed. Every comparison and verdict is made here.
+
+Each check's `cases=` default is what its visible test runs; the hidden tests pass the larger tables below.
+Errors become plain feedback through the Rule tables `OP_RULES`, `OPCHECK_RULES` and `TOPK_RULES`
+(autograder/checks/explain.py).
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ import torch._dynamo  # noqa: F401 - see below
 import torch.export  # noqa: F401
 
 from autograder.checks import common as c
+from autograder.checks.explain import Rule, causes, explained, literal
 
 # Importing torch._dynamo replaces torch.manual_seed by a wrapped version, and the first torch.compile in a
 # process patches torch.nn.Module.__init__ and __setstate__ (Dynamo tags modules created during tracing). The
@@ -37,16 +48,66 @@ except ImportError:  # a private helper: if a later PyTorch moves it, the first 
     pass
 
 
-# ------------------------------------------------------------------------------------------ numpy_sin
+# ------------------------------------------------------------------------------- what goes wrong, in words
 
-OP = "numpy_sin"
-QUALNAME = "course::numpy_sin"
-SIN_SHAPES = [(), (3,), (2, 3), (2, 3, 4)]
-SIN_HINT = "d sin(x)/dx = cos(x): backward returns grad_output * torch.cos(x), with x saved in setup_context."
 FAKE_HINT = ("register a fake kernel that returns an empty tensor with the real output's shape, dtype and device "
              "and never touches the data: @numpy_sin.register_fake, def _(x): return torch.empty_like(x).")
 AUTOGRAD_HINT = ("register the backward: numpy_sin.register_autograd(backward, setup_context=setup_context), with "
                  "setup_context saving x and backward returning grad_output * torch.cos(x).")
+
+# An operator's registrations, as the errors of calling, tracing or checking it name them.
+OP_RULES = (
+    c.NOT_IMPLEMENTED,
+    Rule("not-implemented", "NotImplementedError",
+         "{what}: part of the answer is not implemented yet (it raises NotImplementedError)."),
+    Rule("no-fake-kernel", "no fake impl registered|There was no fake impl",
+         "{what}: the operator has no fake kernel. torch.compile, torch.export and opcheck run it on fake "
+         "tensors (shape and dtype, no data), where NumPy cannot run: " + literal(FAKE_HINT)),
+    Rule("no-autograd", "no autograd formula was registered",
+         "{what}: autograd has no backward for the operator (\"no autograd formula was registered\"): "
+         + literal(AUTOGRAD_HINT)),
+    Rule("numpy-scalar", "expected np.ndarray",
+         "{what}: torch.from_numpy received a NumPy scalar ({line}). NumPy functions return a scalar, not an "
+         "array, for a 0-d input: wrap the result with np.asarray(...) before torch.from_numpy (or use "
+         "torch.as_tensor)."),
+    Rule("strided-output", r"Stride mismatch",
+         "{what}: the real kernel returns a tensor whose strides are not those of a fresh tensor of its shape "
+         "({line}): a slice of a NumPy array (arr[..., :k]) is a view into the whole array, and torch.from_numpy "
+         "keeps its strides. The fake kernel describes a fresh, contiguous tensor: return "
+         "np.ascontiguousarray(...) (or .copy()) of the slice."),
+    Rule("fake-kernel-mismatch", "mismatched tensor metadata|Attempting to broadcast",
+         "{what}: the fake kernel describes a different output than the real kernel produces ({line}). The "
+         "fake kernel must return exactly the real output's shape and dtype."),
+    Rule("kernel-mutates-or-aliases", "test_schema failed|not defined as mutable|may not alias",
+         "{what}: the kernel changes its input or returns (a view of) it, which the schema (mutates_args=()) "
+         "forbids ({line}). Return a new tensor and leave x untouched: no out= into x's own NumPy buffer, no "
+         "in-place sort of x's data."),
+)
+OP_ERROR = Rule("op-error", None, "{what} raised {kind}: {line}")
+OPCHECK_RULES = OP_RULES + (
+    Rule("autograd-registration", "test_autograd_registration",
+         "{what}: the autograd registration is wrong ({line}). " + literal(AUTOGRAD_HINT)),
+    Rule("opcheck-failed", None, "{what} failed: {line}"),
+)
+
+
+def _op_call(fn, *args, what: str, rules: tuple | None = None):
+    """Call learner code; an error becomes the Mistake of the first rule of `rules` (by default the operator's
+    rules, then any error as op-error) that recognises it."""
+    with explained(what, OP_RULES + (OP_ERROR,) if rules is None else rules):
+        return fn(*args)
+
+
+def _tolerance(dtype):
+    return (1e-6, 1e-7) if dtype == torch.float32 else (1e-12, 1e-12)
+
+
+def _require_tensor(result, call: str, op: str, qualname: str) -> None:
+    """The operator returned a tensor (an autograd.Function class, called, returns an instance of itself)."""
+    if not isinstance(result, torch.Tensor):
+        c.fail("not-a-custom-op",
+               f"{call} returned a {type(result).__name__}, not a tensor: `{op}` should be the custom operator that "
+               f"@torch.library.custom_op(\"{qualname}\", mutates_args=()) returns, called like a function.")
 
 
 @c.probe
@@ -55,78 +116,32 @@ def op_facts(op) -> dict:
     is_op = isinstance(op, torch.library.CustomOpDef)
     return {"type": type(op).__name__, "is_custom_op": is_op,
             "is_function": isinstance(op, type) and issubclass(op, torch.autograd.Function),
-            "qualname": str(getattr(op, "_qualname", QUALNAME)) if is_op else None}
+            "qualname": str(getattr(op, "_qualname", "")) if is_op else None}
 
 
-def require_op(op) -> None:
-    """`op` must be the custom operator course::numpy_sin made with torch.library.custom_op."""
+def require_op(op, name: str, qualname: str) -> None:
+    """`op` must be the custom operator `qualname` made with torch.library.custom_op."""
     if op is None:
-        c.fail("not-defined", f"`{OP}` is not defined: run (or write) its answer cell.")
+        c.fail("not-defined", f"`{name}` is not defined: run (or write) its answer cell.")
     facts = op_facts(op)
     if facts["is_function"]:
         c.fail("not-a-custom-op",
-               f"`{OP}` is an autograd.Function, but this exercise asks for a custom operator: decorate the "
-               f"NumPy kernel with @torch.library.custom_op(\"{QUALNAME}\", mutates_args=()).")
+               f"`{name}` is an autograd.Function, but this exercise asks for a custom operator: decorate the "
+               f"NumPy kernel with @torch.library.custom_op(\"{qualname}\", mutates_args=()).")
     if not facts["is_custom_op"]:
         c.fail("not-a-custom-op",
-               f"`{OP}` should be the object that @torch.library.custom_op(\"{QUALNAME}\", mutates_args=()) "
+               f"`{name}` should be the object that @torch.library.custom_op(\"{qualname}\", mutates_args=()) "
                f"returns, got {facts['type']}.")
-    name = facts["qualname"]
-    if name != QUALNAME:
-        c.fail("wrong-op-name", f"the custom operator is named {name!r}; name it {QUALNAME!r}.")
-
-
-def _causes(error: BaseException):
-    seen = []
-    while error is not None and error not in seen and len(seen) < 10:
-        seen.append(error)
-        error = error.__cause__ or error.__context__
-    return seen
-
-
-def _explain_op(error: Exception, what: str) -> None:
-    """Plain words for what goes wrong with a custom operator's registrations."""
-    text = str(error)
-    if any(isinstance(e, NotImplementedError) for e in _causes(error)) or "NotImplementedError" in text:
-        c.fail("not-implemented", f"{what}: part of the answer is not implemented yet (it raises "
-                                  "NotImplementedError).")
-    if "no fake impl registered" in text or "There was no fake impl" in text:
-        c.fail("no-fake-kernel",
-               f"{what}: the operator has no fake kernel. torch.compile, torch.export and opcheck run it on fake "
-               "tensors (shape and dtype, no data), where NumPy cannot run: " + FAKE_HINT)
-    if "no autograd formula was registered" in text:
-        c.fail("no-autograd",
-               f"{what}: autograd has no backward for the operator (\"no autograd formula was registered\"): "
-               + AUTOGRAD_HINT)
-    if "expected np.ndarray" in text:
-        c.fail("numpy-scalar",
-               f"{what}: torch.from_numpy received a NumPy scalar ({text.strip()}). NumPy functions return a "
-               "scalar, not an array, for a 0-d input: wrap the result with np.asarray(...) before "
-               "torch.from_numpy (or use torch.as_tensor).")
-    if "mismatched tensor metadata" in text or "Attempting to broadcast" in text:
-        c.fail("fake-kernel-mismatch",
-               f"{what}: the fake kernel describes a different output than the real kernel produces "
-               f"({_first_line(text)}). The fake kernel must return exactly the real output's shape and dtype: "
-               "torch.empty_like(x).")
-    if "test_schema failed" in text or "not defined as mutable" in text or "may not alias" in text:
-        c.fail("kernel-mutates-or-aliases",
-               f"{what}: the kernel changes its input or returns (a view of) it, which the schema "
-               f"(mutates_args=()) forbids ({_first_line(text)}). Return a new tensor and leave x untouched: no "
-               "out= into x's own NumPy buffer.")
-
-
-def _first_line(text: str) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else text
-    return line[:300]
+    if facts["qualname"] != qualname:
+        c.fail("wrong-op-name", f"the custom operator is named {facts['qualname']!r}; name it {qualname!r}.")
 
 
 def _surface(error: Exception):
     """Re-raise `error`, in the learner's process, so that what crosses to the judge (an error's type and
-    message, not the chain of errors it wraps) still says what `_explain_op` reads: an error wrapping the
-    learner's NotImplementedError (opcheck's OpCheckError does) is raised as a NotImplementedError with the same
+    message, not the chain of errors it wraps) still says what the rules read: an error wrapping the learner's
+    NotImplementedError (opcheck's OpCheckError does) is raised as a NotImplementedError with the same
     message."""
-    if not isinstance(error, NotImplementedError) and any(isinstance(e, NotImplementedError)
-                                                          for e in _causes(error)):
+    if not isinstance(error, NotImplementedError) and any(isinstance(e, NotImplementedError) for e in causes(error)):
         raise NotImplementedError(str(error)) from error
     raise error
 
@@ -138,94 +153,76 @@ def _surfacing(fn, *args):
         _surface(error)
 
 
-def _op_call(fn, *args, what: str):
-    try:
-        return fn(*args)
-    except c.Mistake:
-        raise
-    except Exception as error:  # noqa: BLE001 - every failure of learner code becomes plain feedback
-        _explain_op(error, what)
-        kind = getattr(error, "learner_type", "") or type(error).__name__  # its type there, when it crossed
-        c.fail("op-error", f"{what} raised {kind}: {_first_line(str(error))}")
-
-
-def _sin_tolerance(dtype):
-    return (1e-6, 1e-7) if dtype == torch.float32 else (1e-12, 1e-12)
-
-
-def sin_values(op, hidden: bool = False) -> None:
-    """Values in float32 and float64 (dtype and shape kept) and the gradient of a small example. Visible: a (2, 3)
-    example; hidden: a 0-d input, larger shapes and magnitudes."""
-    require_op(op)
-    if hidden:
-        samples = [c.randn(seed=55, requires_grad=False), c.randn(2, 3, 4, seed=56, requires_grad=False, scale=10.0),
-                   c.randn(7, seed=57, requires_grad=False, dtype=torch.float32, scale=100.0)]
-    else:
-        samples = [torch.tensor([[-2.0, -0.5, 0.0], [0.25, 1.0, 3.0]], dtype=dtype)
-                   for dtype in (torch.float32, torch.float64)]
-    for x in samples:
-        dtype = x.dtype
-        original = x.clone()
-        y = _op_call(op, x, what=f"numpy_sin(x) for a {dtype} input")
-        if not bool(torch.allclose(x, original)):
-            c.fail("kernel-mutates-input",
-                   "numpy_sin(x) changed x itself, although mutates_args=() promises it does not: x.numpy() shares "
-                   "x's memory, so do not write into it (no out= into that array); return a new array.")
-        rtol, atol = _sin_tolerance(dtype)
-        c.require_close(y, torch.sin(original), f"numpy_sin(x) for a {dtype} input", "wrong-forward",
-                        "the kernel should return np.sin of x's data as a tensor of x's dtype.", rtol=rtol, atol=atol)
-    if hidden:
-        return
-    x = torch.tensor([-1.0, 0.5, 2.0], dtype=torch.float64, requires_grad=True)
-    y = _op_call(op, x, what="numpy_sin(x)")
-    (grad,) = _op_call(c.backward_grads, y, [x], torch.full_like(y, 2.0), what="numpy_sin's backward")
-    c.require_close(grad, 2 * torch.cos(x.detach()), "the gradient of numpy_sin(x) with grad_output = 2",
-                    "wrong-derivative", SIN_HINT)
-
-
-def sin_gradcheck(op, hidden: bool = False) -> None:
-    """float64 gradcheck. Visible: one shape; hidden: every shape (a 0-d tensor included) and two seeds."""
-    require_op(op)
-    cases = [(seed, shape) for seed in (0, 1) for shape in SIN_SHAPES] if hidden else [(2, (3,))]
-    for seed, shape in cases:
-        x = c.randn(*shape, seed=50 + seed)
-        what = f"numpy_sin on shape {shape}"
-        y = _op_call(op, x, what=what)  # a clear message for a missing backward or a NumPy scalar
-        _op_call(c.backward_grads, y, [x], what=what)
-        try:
-            c.gradcheck(op, (x,), what, hint=SIN_HINT)
-        except c.Mistake:
-            raise
-        except Exception as error:  # noqa: BLE001
-            _explain_op(error, what)
-            raise
-
-
 @c.probe
-def opcheck_results(op, x) -> dict:
-    """In the learner's process: torch.library.opcheck(op, (x,)), its results by test name."""
+def opcheck_results(op, args: tuple) -> dict:
+    """In the learner's process: torch.library.opcheck(op, args), its results by test name."""
     try:
-        return dict(torch.library.opcheck(op, (x,)))
+        return dict(torch.library.opcheck(op, args))
     except Exception as error:  # noqa: BLE001 - re-raised
         _surface(error)
 
 
-def sin_opcheck(op, hidden: bool = False) -> None:
-    """torch.library.opcheck (schema, fake kernel, autograd registration, AOT dispatch) passes. Visible: a float64
-    input that requires grad; hidden: a float32 one that does not."""
-    require_op(op)
-    samples = [c.randn(2, 5, seed=61, requires_grad=False, dtype=torch.float32)] if hidden else [c.randn(3, 4, seed=60)]
-    for x in samples:
+# ------------------------------------------------------------------------------------------ numpy_sin
+
+OP = "numpy_sin"
+QUALNAME = "course::numpy_sin"
+SIN_HINT = "d sin(x)/dx = cos(x): backward returns grad_output * torch.cos(x), with x saved in setup_context."
+
+# (shape, dtype, scale, seed): an input of numpy_sin.
+SIN_VALUES_DEFAULT = (((2, 3), torch.float32, 2.0, 54), ((2, 3), torch.float64, 2.0, 54))
+SIN_VALUES_CASES = (((), torch.float64, 1.0, 55), ((2, 3, 4), torch.float64, 10.0, 56),
+                    ((7,), torch.float32, 100.0, 57), ((), torch.float32, 1.0, 58))
+SIN_GRADCHECK_DEFAULT = (((3,), 52),)                                        # (shape, seed), float64
+SIN_GRADCHECK_CASES = tuple((shape, 50 + seed) for seed in (0, 1) for shape in ((), (3,), (2, 3), (2, 3, 4)))
+SIN_OPCHECK_DEFAULT = (((3, 4), torch.float64, True, 60),)                    # (shape, dtype, requires_grad, seed)
+SIN_OPCHECK_CASES = (((2, 5), torch.float32, False, 61), ((), torch.float64, True, 62))
+SIN_COMPILE_DEFAULT = (((3, 4), torch.float64, 70),)                          # (shape, dtype, seed)
+SIN_COMPILE_CASES = (((2, 5), torch.float32, 71),)
+SIN_EXPORT_DEFAULT = (((3, 4), torch.float64, 80),)
+SIN_EXPORT_CASES = (((2, 5), torch.float32, 81),)
+
+
+def sin_values(op, cases=SIN_VALUES_DEFAULT) -> None:
+    """Values (dtype and shape kept), x left unchanged, and the gradient with grad_output = 2, for each case:
+    computed by calling numpy_sin here and compared with torch.sin and 2 cos(x)."""
+    for shape, dtype, scale, seed in cases:
+        x = c.randn(*shape, seed=seed, requires_grad=False, dtype=dtype, scale=scale)
+        original = x.clone()
+        call = f"numpy_sin(x) for a {dtype} input of shape {shape}"
+        y = _op_call(op, x, what=call)
+        _require_tensor(y, call, OP, QUALNAME)
+        if not bool(torch.equal(x, original)):
+            c.fail("kernel-mutates-input",
+                   "numpy_sin(x) changed x itself, although mutates_args=() promises it does not: x.numpy() shares "
+                   "x's memory, so do not write into it (no out= into that array); return a new array.")
+        rtol, atol = _tolerance(dtype)
+        c.require_close(y, torch.sin(original), call, "wrong-forward",
+                        "the kernel should return np.sin of x's data as a tensor of x's dtype.", rtol=rtol, atol=atol)
+        x.requires_grad_(True)
+        y = _op_call(op, x, what=call)
+        (grad,) = _op_call(c.backward_grads, y, [x], torch.full_like(y, 2.0), what="numpy_sin's backward")
+        c.require_close(grad, 2 * torch.cos(original), f"the gradient of numpy_sin(x) with grad_output = 2 ({dtype})",
+                        "wrong-derivative", SIN_HINT, rtol=rtol, atol=atol)
+
+
+def sin_gradcheck(op, cases=SIN_GRADCHECK_DEFAULT) -> None:
+    """float64 gradcheck of numpy_sin on each (shape, seed)."""
+    for shape, seed in cases:
+        x = c.randn(*shape, seed=seed)
+        what = f"numpy_sin on shape {shape}"
+        y = _op_call(op, x, what=what)  # a clear message for a missing backward or a NumPy scalar
+        _require_tensor(y, f"numpy_sin(x) for x of shape {shape}", OP, QUALNAME)
+        _op_call(c.backward_grads, y, [x], what=what)
+        _op_call(c.gradcheck, op, (x,), what, "wrong-derivative", SIN_HINT, what=what)
+
+
+def sin_opcheck(op, cases=SIN_OPCHECK_DEFAULT) -> None:
+    """torch.library.opcheck (schema, fake kernel, autograd registration, AOT dispatch) passes on each input."""
+    require_op(op, OP, QUALNAME)
+    for shape, dtype, requires_grad, seed in cases:
+        x = c.randn(*shape, seed=seed, requires_grad=requires_grad, dtype=dtype)
         what = f"torch.library.opcheck(numpy_sin, (x,)) for x of shape {tuple(x.shape)}, {x.dtype}"
-        try:
-            opcheck_results(op, x)
-        except Exception as error:  # noqa: BLE001 - opcheck raises its own OpCheckError
-            _explain_op(error, what)
-            text = str(error)
-            if "test_autograd_registration" in text:
-                c.fail("autograd-registration", f"{what}: the autograd registration is wrong "
-                                                f"({_first_line(text)}). " + AUTOGRAD_HINT)
-            c.fail("opcheck-failed", f"{what} failed: {_first_line(text)}")
+        _op_call(opcheck_results, op, (x,), what=what, rules=OPCHECK_RULES)
 
 
 @c.probe
@@ -241,16 +238,17 @@ def compiled(op):
     return functools.partial(_surfacing, torch.compile(fn, backend="aot_eager", fullgraph=True))
 
 
-def sin_compile(op, hidden: bool = False) -> None:
+def sin_compile(op, cases=SIN_COMPILE_DEFAULT) -> None:
     """torch.compile(fullgraph=True, backend="aot_eager") of a function using the op: values and gradients match
-    eager. Visible: a float64 input; hidden: a float32 input of another shape (one compile each: a compile costs
-    a fraction of a second, the first one in a process seconds)."""
-    require_op(op)
-    fn = compiled(op)
+    eager, for each input (one compile each: a compile costs a fraction of a second, the first in a process
+    seconds)."""
+    require_op(op, OP, QUALNAME)
     what = 'torch.compile(fn, fullgraph=True, backend="aot_eager") with fn(t) = numpy_sin(t) * 2 + 1'
-    for x in ((c.randn(2, 5, seed=71, dtype=torch.float32),) if hidden else (c.randn(3, 4, seed=70),)):
+    for shape, dtype, seed in cases:
+        fn = compiled(op)
+        x = c.randn(*shape, seed=seed, dtype=dtype)
         y = _op_call(fn, x, what=what)
-        rtol, atol = _sin_tolerance(x.dtype)
+        rtol, atol = _tolerance(x.dtype)
         c.require_close(y, 2 * torch.sin(x.detach()) + 1, f"the compiled function's output ({x.dtype})",
                         "wrong-compiled-forward", rtol=rtol, atol=atol)
         (grad,) = _op_call(c.backward_grads, y, [x], what=what + ", backward")
@@ -259,56 +257,199 @@ def sin_compile(op, hidden: bool = False) -> None:
 
 
 class _UsesOp(torch.nn.Module):
-    def __init__(self, op):
+    def __init__(self, op, *extra):
         super().__init__()
         self.op = op
+        self.extra = extra
 
     def forward(self, x):
-        return self.op(x) * 2.0
+        out = self.op(x, *self.extra)
+        return out * 2.0 if isinstance(out, torch.Tensor) else out
 
 
 @c.probe
-def export_facts(op, x) -> dict:
-    """In the learner's process: torch.export.export of a module returning op(x) * 2. The exported graph's
-    call_function nodes (target, and the shape and dtype recorded for their output), and the exported program's
-    module (it crosses as a handle, to be called like the learner's objects)."""
+def export_facts(op, x, extra: tuple = ()) -> dict:
+    """In the learner's process: torch.export.export of a module returning op(x) * 2 (op(x, *extra) as it is when
+    op has several outputs). The exported graph's call_function nodes (target, and the shape and dtype recorded
+    for each of their outputs), and the exported program's module (it crosses as a handle, to be called like
+    the learner's objects)."""
     try:
-        program = torch.export.export(_UsesOp(op), (x,))
+        program = torch.export.export(_UsesOp(op, *extra), (x,))
     except Exception as error:  # noqa: BLE001 - re-raised
         _surface(error)
     nodes = []
     for node in program.graph.nodes:
         if node.op == "call_function":
             recorded = node.meta.get("val")
-            known = isinstance(recorded, torch.Tensor)
-            nodes.append({"target": str(node.target),
-                          "shape": tuple(int(n) for n in recorded.shape) if known else None,
-                          "dtype": recorded.dtype if known else None})
+            recorded = recorded if isinstance(recorded, (tuple, list)) else (recorded,)
+            outputs = [(tuple(int(n) for n in r.shape), r.dtype) if isinstance(r, torch.Tensor) else None
+                       for r in recorded]
+            nodes.append({"target": str(node.target), "outputs": outputs})
     return {"nodes": nodes, "module": program.module()}
 
 
-def sin_export(op, hidden: bool = False) -> None:
+def sin_export(op, cases=SIN_EXPORT_DEFAULT) -> None:
     """torch.export.export of a module using the op: the graph keeps course::numpy_sin as one node, the shape and
-    dtype recorded for it are the real ones, and the exported program computes the right values. Visible: a
-    float64 input; hidden: a float32 input of another shape."""
-    require_op(op)
-    x = c.randn(2, 5, seed=81, requires_grad=False, dtype=torch.float32) if hidden else c.randn(3, 4, seed=80,
-                                                                                           requires_grad=False)
+    dtype recorded for it are the real ones, and the exported program computes the right values."""
+    require_op(op, OP, QUALNAME)
     what = "torch.export.export of a module returning numpy_sin(x) * 2"
-    program = _op_call(export_facts, op, x, what=what)
-    nodes = [n for n in program["nodes"] if "numpy_sin" in n["target"]]
-    if not nodes:
-        c.fail("op-not-in-graph", f"{what}: the exported graph has no course::numpy_sin node, so the exporter "
-                                  "never saw your operator: define numpy_sin with torch.library.custom_op.")
-    real = _op_call(op, x, what="numpy_sin(x)")
-    recorded = nodes[0]
-    if recorded["shape"] is not None:
-        if tuple(recorded["shape"]) != tuple(real.shape) or recorded["dtype"] != real.dtype:
+    for shape, dtype, seed in cases:
+        x = c.randn(*shape, seed=seed, requires_grad=False, dtype=dtype)
+        program = _op_call(export_facts, op, x, what=what)
+        nodes = [n for n in program["nodes"] if "numpy_sin" in n["target"]]
+        if not nodes:
+            c.fail("op-not-in-graph", f"{what}: the exported graph has no course::numpy_sin node, so the exporter "
+                                      "never saw your operator: define numpy_sin with torch.library.custom_op.")
+        real = _op_call(op, x, what="numpy_sin(x)")
+        recorded = nodes[0]["outputs"][0]
+        if recorded is not None and (tuple(recorded[0]) != tuple(real.shape) or recorded[1] != real.dtype):
             c.fail("fake-kernel-mismatch",
-                   f"{what}: the exported graph records numpy_sin's output as shape {tuple(recorded['shape'])}, "
-                   f"{recorded['dtype']} (from your fake kernel), but the real kernel returns shape "
+                   f"{what}: the exported graph records numpy_sin's output as shape {tuple(recorded[0])}, "
+                   f"{recorded[1]} (from your fake kernel), but the real kernel returns shape "
                    f"{tuple(real.shape)}, {real.dtype}. The fake kernel must return torch.empty_like(x).")
-    out = _op_call(program["module"], x, what="the exported program")
-    rtol, atol = _sin_tolerance(x.dtype)
-    c.require_close(out, 2 * torch.sin(x), "the exported program's output", "wrong-exported-forward",
-                    rtol=rtol, atol=atol)
+        out = _op_call(program["module"], x, what="the exported program")
+        rtol, atol = _tolerance(x.dtype)
+        c.require_close(out, 2 * torch.sin(x), "the exported program's output", "wrong-exported-forward",
+                        rtol=rtol, atol=atol)
+
+
+# ----------------------------------------------------------------------------------------- numpy_topk
+
+TOPK = "numpy_topk"
+TOPK_QUALNAME = "course::numpy_topk"
+TOPK_HINT = ("only the k values that were picked get a gradient, each at the place in x its index names: "
+             "start from zeros of x's shape and scatter grad_values there along the last dim, with the saved indices.")
+ONE_PER_INPUT = ("backward gets one grad_output per output (grad_values, grad_indices), but returns one gradient "
+                 "per input of the operator, x and k: return (grad_x, None). The indices are not differentiable "
+                 "and get nothing; k is an int.")
+
+# (shape, k, dtype, seed): an input of numpy_topk (random values: no ties).
+TOPK_VALUES_DEFAULT = (((3, 5), 2, torch.float64, 90),)
+TOPK_VALUES_CASES = (((6,), 3, torch.float32, 91), ((2, 3, 7), 4, torch.float64, 92), ((4, 5), 5, torch.float64, 93),
+                     ((3, 4), 1, torch.float32, 94))
+TOPK_GRADIENT_DEFAULT = (((3, 5), 2, torch.float64, 95),)
+TOPK_GRADIENT_CASES = (((6,), 3, torch.float64, 96), ((2, 3, 6), 4, torch.float64, 97), ((4, 4), 4, torch.float64, 98))
+TOPK_FAKE_DEFAULT = (((3, 5), 2, torch.float64, 100),)
+TOPK_FAKE_CASES = (((6,), 4, torch.float32, 101), ((2, 3, 5), 1, torch.float64, 102))
+TOPK_OPCHECK_DEFAULT = (((3, 5), 2, torch.float64, True, 105),)           # (shape, k, dtype, requires_grad, seed)
+TOPK_OPCHECK_CASES = (((2, 3, 6), 4, torch.float32, False, 106),)
+
+# What autograd says about numpy_topk's backward, in the words of this exercise (PyTorch's own count of the
+# operator's inputs includes one it adds itself, so its numbers are not quoted).
+TOPK_RULES = (
+    Rule("gradient-for-k", mistake="missing-none", message="{what}: backward returned a gradient for k. "
+         + literal(ONE_PER_INPUT)),
+    Rule("gradient-for-k", r"returned a gradient different than None at position",
+         "{what}: backward returned a gradient for k. " + literal(ONE_PER_INPUT), types=(RuntimeError,)),
+    Rule("wrong-arity", mistake="wrong-arity", message="{what}: backward returned the wrong number of values. "
+         + literal(ONE_PER_INPUT)),
+    Rule("wrong-arity", r"returned an incorrect number of gradients",
+         "{what}: backward returned the wrong number of values. " + literal(ONE_PER_INPUT), types=(RuntimeError,)),
+    Rule("gradient-not-scattered", r"index -?\d+ is out of bounds for dimension",
+         "{what}: backward put grad_values at places x does not have ({line}): " + literal(TOPK_HINT),
+         types=(RuntimeError, IndexError)),
+)
+
+
+def _topk_input(shape, dtype, seed, requires_grad=False):
+    return c.randn(*shape, seed=seed, requires_grad=requires_grad, dtype=dtype)
+
+
+def _topk_outputs(op, x, k, what):
+    """(values, indices), or a plain-words failure when the operator returns something else."""
+    out = _op_call(op, x, k, what=what, rules=TOPK_RULES + OP_RULES + (OP_ERROR,))
+    if isinstance(out, torch.Tensor) or not isinstance(out, (tuple, list)):
+        _require_tensor(out, what, TOPK, TOPK_QUALNAME)
+        c.fail("wrong-outputs", f"{what} returned one tensor; it returns two, (values, indices): declare the "
+                                "return type tuple[torch.Tensor, torch.Tensor] and return both.")
+    if len(out) != 2 or not all(isinstance(t, torch.Tensor) for t in out):
+        c.fail("wrong-outputs", f"{what} returned {len(out)} outputs; it returns two tensors, (values, indices).")
+    return out
+
+
+def topk_values(op, cases=TOPK_VALUES_DEFAULT) -> None:
+    """The k largest values along the last dim, largest first, in x's dtype; int64 indices pointing at them; x left
+    unchanged. Computed by calling numpy_topk here and compared with torch.topk."""
+    for shape, k, dtype, seed in cases:
+        x = _topk_input(shape, dtype, seed)
+        original = x.clone()
+        what = f"numpy_topk(x, {k}) for a {dtype} x of shape {shape}"
+        values, indices = _topk_outputs(op, x, k, what)
+        if not bool(torch.equal(x, original)):
+            c.fail("kernel-mutates-input",
+                   f"{what} changed x itself, although mutates_args=() promises it does not: x.numpy() shares x's "
+                   "memory, so an in-place sort (arr.sort()) or out= sorts x too. Use np.argsort, which returns new "
+                   "arrays.")
+        expected = torch.topk(original, k, dim=-1)
+        smallest = torch.topk(original, k, dim=-1, largest=False).values
+        if tuple(values.shape) == tuple(smallest.shape) and values.dtype == dtype and bool(torch.equal(values, smallest)):
+            c.fail("smallest-k", f"{what} returned the k smallest values: top-k picks the k largest, largest first "
+                                 "(argsort of -x, or argsort of x reversed).")
+        c.require_close(values, expected.values, f"the values of {what}", "wrong-forward",
+                        "they should be the k largest entries along the last dim, largest first, in x's dtype.")
+        if indices.dtype != torch.int64:
+            c.fail("wrong-index-dtype",
+                   f"the indices of {what} have dtype {indices.dtype}; indices are int64 (torch.long): that is what "
+                   "torch.topk, gather and scatter use. Do not convert np.argsort's result to another type.")
+        if tuple(indices.shape) != tuple(expected.indices.shape) or not bool(torch.equal(indices, expected.indices)):
+            c.fail("wrong-indices", f"the indices of {what} do not name the places in x of the values returned: "
+                                    "indices[..., j] is where values[..., j] sits along the last dim of x.")
+
+
+def topk_gradient(op, cases=TOPK_GRADIENT_DEFAULT) -> None:
+    """The gradient through the values (weighted by a random grad_values) lands at the picked places of x, and
+    a float64 gradcheck of the values passes. Computed here, through the operator."""
+    for shape, k, dtype, seed in cases:
+        x = _topk_input(shape, dtype, seed, requires_grad=True)
+        what = f"numpy_topk(x, {k}) for x of shape {shape}"
+        values, _ = _topk_outputs(op, x, k, what)
+        weights = c.randn(*values.shape, seed=seed + 1000, requires_grad=False, dtype=dtype)
+        (grad,) = _op_call(c.backward_grads, values, [x], weights, what=f"the backward of {what}",
+                           rules=TOPK_RULES + OP_RULES + (OP_ERROR,))
+        if grad is None:
+            c.fail("no-gradient", f"{what} gave x no gradient through the values: " + TOPK_HINT)
+        expected = torch.zeros_like(x.detach()).scatter(-1, torch.topk(x.detach(), k, dim=-1).indices, weights)
+        c.require_close(grad, expected, f"the gradient of x through the values of {what}", "gradient-not-scattered",
+                        TOPK_HINT)
+        _op_call(c.gradcheck, lambda t: op(t, k)[0], (x,), f"the values of {what}", "gradient-not-scattered",
+                 TOPK_HINT, what=what, rules=TOPK_RULES + OP_RULES + (OP_ERROR,))
+
+
+def _fake_kernel(op):
+    """The fake kernel registered on the operator (register_fake keeps it on the operator object)."""
+    fake = _op_call(getattr, op, "_abstract_fn", None, what=f"reading {TOPK}'s fake kernel")
+    if fake is None:
+        c.fail("no-fake-kernel", f"{TOPK} has no fake kernel: torch.compile, torch.export and opcheck run it on fake "
+                                 "tensors (shape and dtype, no data), where NumPy cannot run. Register one with "
+                                 "@numpy_topk.register_fake, returning two empty tensors: values and indices.")
+    return fake
+
+
+def topk_fake_kernel(op, cases=TOPK_FAKE_DEFAULT) -> None:
+    """The registered fake kernel, called here on real inputs (it never reads their data), describes both of the
+    real kernel's outputs: the same number, shapes, dtypes (int64 indices) and devices."""
+    for shape, k, dtype, seed in cases:
+        x = _topk_input(shape, dtype, seed)
+        what = f"numpy_topk(x, {k}) for a {dtype} x of shape {shape}"
+        real = _topk_outputs(op, x, k, what)
+        fake = _op_call(_fake_kernel(op), x, k, what=f"the fake kernel of {what}")
+        fake = (fake,) if isinstance(fake, torch.Tensor) else tuple(fake) if isinstance(fake, (tuple, list)) else ()
+        if len(fake) != 2 or not all(isinstance(t, torch.Tensor) for t in fake):
+            c.fail("fake-kernel-mismatch", f"the fake kernel of {what} returned {len(fake)} tensor(s); it describes "
+                                           "both outputs: return (an empty values tensor, an empty int64 indices tensor).")
+        for name, r, f in (("values", real[0], fake[0]), ("indices", real[1], fake[1])):
+            if (tuple(f.shape), f.dtype, f.device) != (tuple(r.shape), r.dtype, r.device):
+                c.fail("fake-kernel-mismatch",
+                       f"the fake kernel of {what} describes the {name} as shape {tuple(f.shape)}, {f.dtype}, but the "
+                       f"real kernel returns shape {tuple(r.shape)}, {r.dtype}. Both outputs have shape "
+                       "(*x.shape[:-1], k); the values x's dtype, the indices torch.int64.")
+
+
+def topk_opcheck(op, cases=TOPK_OPCHECK_DEFAULT) -> None:
+    """torch.library.opcheck(numpy_topk, (x, k)) passes (schema, fake kernel, autograd registration, AOT
+    dispatch), in the learner's process."""
+    require_op(op, TOPK, TOPK_QUALNAME)
+    for shape, k, dtype, requires_grad, seed in cases:
+        x = _topk_input(shape, dtype, seed, requires_grad=requires_grad)
+        what = f"torch.library.opcheck(numpy_topk, (x, {k})) for x of shape {shape}, {dtype}"
+        _op_call(opcheck_results, op, (x, k), what=what, rules=TOPK_RULES + OPCHECK_RULES)
