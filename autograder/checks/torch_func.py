@@ -716,7 +716,7 @@ def _scaled_own_jvp(Fn, x, y, alpha, x_t, y_t):
                     "wrong-forward", "forward returns alpha * x * y.")
     tangent = _own_jvp(Fn, SCALED, _set_up(Fn, SCALED, (*leaves, alpha), out), (x_t, y_t, None))
     if isinstance(tangent, (tuple, list)):
-        c.fail("jvp-one-per-input",
+        c.fail("jvp-arity",
                f"ScaledProduct.jvp returned {len(tangent)} values. backward returns one gradient per input; jvp goes "
                "the other way and returns one tangent per output of forward: here a single tensor, the output's "
                "tangent.")
@@ -840,6 +840,11 @@ def _running_vmap(Fn, seed, sample_shape, batch, in_dim) -> None:
                              "that holds the batch (an int). " + RUNNING_VMAP_HINT)
     got = out.movedim(dims, 0)
     expected = torch.stack([torch.cumsum(s, -1) for s in samples])
+    if got.shape != expected.shape:
+        c.fail("wrong-vmap", f"{what}: its output, with the batch moved from out_dims = {dims} to the front, has shape "
+                             f"{tuple(got.shape)}, not {tuple(expected.shape)} ({batch} samples of shape "
+                             f"{sample_shape}): out_dims must name the dimension of the output that holds the batch, "
+                             "wherever your vmap put it. Each sample must get its own running sum. " + RUNNING_VMAP_HINT)
     if got.shape == expected.shape and in_dim == x.dim() - 1 and bool(
             torch.allclose(got, torch.cumsum(x, -1).movedim(in_dim, 0))) and not bool(torch.allclose(got, expected)):
         c.fail("vmap-sums-the-batch",
