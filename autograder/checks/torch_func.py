@@ -220,13 +220,17 @@ def _require_split_style(Fn, name: str) -> None:
 
 
 def require_own_methods(Fn, name: str, x, ref, args: tuple = (), seed: int = 0, jvp: bool = False,
-                        tolerance=(1e-7, 1e-9)) -> None:
+                        tolerance=(1e-7, 1e-9), dual: bool | None = None) -> None:
     """torch.func runs a Function through its own static methods: forward(x, *args) without ctx, setup_context,
     backward (differentiated again by grad of grad, jacrev and hessian), jvp in forward mode, and its vmap rule.
     Here the judge calls each of them directly, on inputs of its own choosing (x, of a shape the other tests
     use too, and random grad_output, tangents and directions), and compares each result with the reference
     `ref(x, *args)` (torch operations) differentiated here. So the points of the torch.func tests go to the
-    Function's methods, not to whatever the Function's `apply` runs under a transform."""
+    Function's methods, not to whatever the Function's `apply` runs under a transform.
+
+    With `dual` (by default, whenever `jvp`), the same tangent also goes through `Fn.apply` in forward-mode AD
+    with dual tensors, in the learner's process (the probe `dual_tangent`); notebook 10 turns it off where its
+    tests rest on the direct calls alone."""
     _require_split_style(Fn, name)
     rtol, atol = tolerance
     sig = ", ".join(["x"] + [repr(a) for a in args])
@@ -267,6 +271,12 @@ def require_own_methods(Fn, name: str, x, ref, args: tuple = (), seed: int = 0, 
         c.require_close(tangent, reference, f"{name}.jvp(ctx, x_t) called directly", "wrong-jvp",
                         "jvp returns the output's tangent: the derivative times x_t, read from what setup_context "
                         "saved with ctx.save_for_forward.", rtol=rtol, atol=atol)
+        if jvp if dual is None else dual:
+            got = _run(functools.partial(dual_tangent, Fn), x.detach(), t, args,
+                       what=f"torch.autograd.forward_ad through {name}.apply")
+            c.require_close(got, reference, f"the tangent of {name}.apply(x) under torch.autograd.forward_ad",
+                            "wrong-jvp", "forward-mode AD calls your jvp: the derivative times x_t.",
+                            rtol=rtol, atol=atol)
     # the vmap rule: generated from these methods, or the Function's own vmap staticmethod
     if not bool(Fn.generate_vmap_rule):
         batch = torch.stack([x.detach(), 2 * x.detach()])
@@ -477,7 +487,8 @@ def _require_derivative(got, x, scale, what: str, code: str = "wrong-derivative"
 
 def _softplus_methods(Softplus, seed: int, shape, jvp: bool = True) -> None:
     x = c.randn(*shape, seed=seed, scale=3.0, requires_grad=False)
-    require_own_methods(Softplus, SOFTPLUS, x, F.softplus, seed=seed, jvp=jvp, tolerance=_tolerance(x.dtype))
+    require_own_methods(Softplus, SOFTPLUS, x, F.softplus, seed=seed, jvp=jvp, tolerance=_tolerance(x.dtype),
+                        dual=False)
 
 
 def _values_case(Softplus, x, grad_output) -> None:
