@@ -87,11 +87,11 @@ FUNC_RULES = (
     Rule("nothing-saved", r"got 0\)",
          "{what}: ctx.saved_tensors was empty where your Function read it ({kind}: {text}). Each direction has its "
          "own saved tensors: jvp sees only what setup_context saved with ctx.save_for_forward(...), backward only "
-         "what it saved with ctx.save_for_backward(...). Save x with both.", types=(ValueError,)),
+         "what it saved with ctx.save_for_backward(...). Save the input tensors with both.", types=(ValueError,)),
     Rule("nothing-saved", "tuple index out of range",
          "{what}: ctx.saved_tensors was empty where your Function read it ({kind}: {text}). Each direction has its "
          "own saved tensors: jvp sees only what setup_context saved with ctx.save_for_forward(...), backward only "
-         "what it saved with ctx.save_for_backward(...). Save x with both.", types=(IndexError,)),
+         "what it saved with ctx.save_for_backward(...). Save the input tensors with both.", types=(IndexError,)),
 )
 
 TRANSFORM_RULES = (
