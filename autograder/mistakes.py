@@ -205,6 +205,9 @@ CHECKS: dict[str, str] = {
     "jvp-ignores-tangent": "jvp ignores the input tangent it receives",
     "wrong-tangent-shape": "jvp's output tangent has the wrong shape",
     "wrong-jvp": "the forward-mode tangent is wrong",
+    "jvp-none-tangent": "jvp uses a tangent forward mode passes as None (a non-tensor argument's, such as a float's)",
+    "generated-vmap-rule": "generate_vmap_rule = True on a NumPy kernel, which only a vmap staticmethod can batch",
+    "vmap-sums-the-batch": "the vmap staticmethod runs the kernel along the batch dimension, mixing the samples",
     # --- checkpointing
     "reentrant": "the reentrant checkpoint was used (use_reentrant=True or left to the default)",
     "use-reentrant-omitted": "use_reentrant was not passed to torch.utils.checkpoint explicitly",

@@ -74,6 +74,36 @@ def _forward_over_forward_is_zero() -> bool:
     return torch.equal(hessian, torch.zeros(3, 3)) and not torch.allclose(hessian, torch.diag(6 * x))
 
 
+def _batched_gradcheck_skips_the_vmap_rule() -> bool:
+    """gradcheck with check_batched_grad and check_batched_forward_grad passes a Function that has no vmap rule
+    (jacfwd refuses it): the batched checks never run its backward or jvp on batched tensors."""
+
+    class SineNoRule(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return torch.sin(x)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            (x,) = inputs
+            ctx.save_for_backward(x)
+            ctx.save_for_forward(x)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            return grad_output * torch.cos(x)
+
+        @staticmethod
+        def jvp(ctx, x_t):
+            (x,) = ctx.saved_tensors
+            return torch.cos(x) * x_t
+
+    x = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    return bool(torch.autograd.gradcheck(SineNoRule.apply, (x,), check_forward_ad=True, check_batched_grad=True,
+                                         check_batched_forward_grad=True, raise_exception=False))
+
+
 _OP_NUMBER = itertools.count()
 
 
@@ -175,6 +205,10 @@ BUGS: tuple[Bug, ...] = (
          "14_capstone": ("md-15-lse-jvp", "demo-19-forward")},
         _forward_over_forward_is_zero,
         matrix=(("split + jvp", "jacfwd(jacfwd)"),)),
+    Bug("batched-gradcheck-skips-vmap-rule", (),
+        "gradcheck's check_batched_grad and check_batched_forward_grad pass a Function without a vmap rule",
+        {"10_torch_func": ("md-verify", "demo-verify")},
+        _batched_gradcheck_skips_the_vmap_rule),
     Bug("pytorch#170834", (170834, 179652, 168393),
         "grad and jacrev through a custom operator with register_autograd ask for setup_context",
         {"11_compile_and_export": ("md-38", "demo-39", "md-40", "md-43")},

@@ -1,0 +1,19 @@
+# mistake: copies the elementwise rule (the batch stays where vmap put it), so a batch on the last dimension is summed across
+# feedback: sums across the batch
+# code: vmap-sums-the-batch
+class RunningSum(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return torch.from_numpy(np.cumsum(x.numpy(force=True), axis=-1))
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.flip(-1).cumsum(-1).flip(-1)
+
+    @staticmethod
+    def vmap(info, in_dims, x):
+        return RunningSum.apply(x), in_dims[0]

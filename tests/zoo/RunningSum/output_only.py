@@ -1,0 +1,19 @@
+# mistake: the vmap staticmethod returns the output alone, without out_dims
+# feedback: (output, out_dims)
+# code: wrong-vmap
+class RunningSum(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return torch.from_numpy(np.cumsum(x.numpy(force=True), axis=-1))
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.flip(-1).cumsum(-1).flip(-1)
+
+    @staticmethod
+    def vmap(info, in_dims, x):
+        return RunningSum.apply(x.movedim(in_dims[0], 0))

@@ -1,0 +1,19 @@
+# mistake: backward runs the forward's running sum on grad_output instead of summing it from the end
+# feedback: flip
+# code: wrong-derivative
+class RunningSum(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return torch.from_numpy(np.cumsum(x.numpy(force=True), axis=-1))
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.cumsum(-1)
+
+    @staticmethod
+    def vmap(info, in_dims, x):
+        return RunningSum.apply(x.movedim(in_dims[0], 0)), 0

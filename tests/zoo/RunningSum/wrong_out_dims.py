@@ -1,0 +1,19 @@
+# mistake: moves the batch to dimension 0 but reports it where it came from (out_dims = in_dims[0])
+# feedback: each sample must get its own running sum
+# code: wrong-vmap
+class RunningSum(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return torch.from_numpy(np.cumsum(x.numpy(force=True), axis=-1))
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.flip(-1).cumsum(-1).flip(-1)
+
+    @staticmethod
+    def vmap(info, in_dims, x):
+        return RunningSum.apply(x.movedim(in_dims[0], 0)), in_dims[0]
