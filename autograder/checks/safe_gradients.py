@@ -256,7 +256,7 @@ def _check_zero_rows(SN, x, g, label):
 def _check_saved_unchanged(SN, x, g, label):
     """forward and backward called directly with a stand-in ctx, in this process's view: the tensors forward saved
     (the output among them) hold the same values after backward as before it."""
-    what = f"SafeNorm's forward and backward called directly ({label})"
+    what = f"SafeNorm.forward and SafeNorm.backward, called directly ({label})"
     ctx = behaviour.stand_in_ctx(NAME, (True,))
     leaf = x.detach()
     with torch.no_grad(), c.explained(what, SHAPE_RULES):
@@ -269,20 +269,25 @@ def _check_saved_unchanged(SN, x, g, label):
         before = [t.clone() for t in saved]
         output_before = y.clone() if isinstance(y, torch.Tensor) else None
         c.call(SN.backward, ctx, g, what=f"SafeNorm.backward ({label})")
-    output_changed = output_before is not None and not torch.equal(y, output_before)
-    changed = [k for k, (t, b) in enumerate(zip(saved, before)) if not torch.equal(t, b)]
-    if output_changed or any(torch.equal(before[k], output_before) for k in changed if output_before is not None):
+    output_changed = output_before is not None and not _same(y, output_before)
+    changed = [k for k, (t, b) in enumerate(zip(saved, before)) if not _same(t, b)]
+    if output_changed or any(_same(before[k], output_before) for k in changed if output_before is not None):
         now = y if output_changed else saved[changed[0]]
         c.fail("modifies-output",
-               f"after backward, the output of {what} has changed from {output_before.tolist()[:4]} to "
-               f"{now.tolist()[:4]}: your backward changed the saved norm in place (as norm[norm == 0] = 1 "
-               "does), and that tensor is the output your caller holds. Build a new tensor instead: "
-               "torch.where(norm > 0, norm, 1.0), or norm.clamp_min(...) without the trailing underscore.")
+               f"after backward, the output of SafeNorm.forward ({label}) has changed from "
+               f"{output_before.tolist()[:4]} to {now.tolist()[:4]}: your backward changed the saved norm in place "
+               "(as norm[norm == 0] = 1 does), and that tensor is the output your caller holds. Build a new tensor "
+               "instead: torch.where(norm > 0, norm, 1.0), or norm.clamp_min(...) without the trailing underscore.")
     if changed:
         c.fail("modifies-output",
-               f"backward changed saved tensor {changed[0] + 1} of {what} in place: what forward saved belongs "
-               "to the caller (x is the caller's input). Build new tensors in backward instead of changing the "
-               "saved ones.")
+               f"SafeNorm.backward ({label}) changed saved tensor {changed[0] + 1} in place: what forward saved "
+               "belongs to the caller (x is the caller's input). Build new tensors in backward instead of changing "
+               "the saved ones.")
+
+
+def _same(a, b) -> bool:
+    """Same shape and values, a nan where the other has a nan (a saved x / norm may hold one)."""
+    return a.shape == b.shape and bool(((a == b) | (a.isnan() & b.isnan())).all())
 
 
 # -------------------------------------------------------------------------------------- small norms
