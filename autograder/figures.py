@@ -186,3 +186,54 @@ def show_saved_and_compute(results: dict, depth: int, batch: int, show: bool = T
     if show:
         plt.show()
     return fig
+
+
+# ------------------------------------------------------------------------ notebook 13: fixes for sqrt at 0
+
+def near_zero_sweep(fn, distances):
+    """Notebook 13: `fn` applied to the 2-d differences (d, 0), one for each entry d of `distances` (float64).
+    Returns (values, gradient lengths): the gradient of each value with respect to its difference, its length
+    nan where the gradient has a nan or an inf."""
+    diffs = torch.stack([distances, torch.zeros_like(distances)], dim=-1).to(torch.float64).requires_grad_(True)
+    values = fn(diffs)
+    (grad,) = torch.autograd.grad(values.sum(), diffs)
+    lengths = torch.linalg.vector_norm(grad, dim=-1)
+    return values.detach(), torch.where(torch.isfinite(grad).all(-1), lengths, float("nan"))
+
+
+def show_fixes_near_zero(distances, curves: dict, show: bool = True):
+    """Notebook 13: value (left) and gradient length (right) against the distance, for each way of computing a
+    distance in `curves` (a label -> (values, gradient lengths), as near_zero_sweep returns). The distance axis
+    is linear up to 1e-8, so distance 0 is drawn; a nan gradient is drawn in a red band above 1. Returns the
+    figure."""
+    import matplotlib.pyplot as plt
+
+    d = torch.as_tensor(distances, dtype=torch.float64)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    styles = ["o-", "s--", "x-", "d:", "v-", "^--", "*-", "P:"]
+    for (label, (values, lengths)), style in zip(curves.items(), styles):
+        lengths = torch.as_tensor(lengths, dtype=torch.float64)
+        broken = torch.isnan(lengths)
+        left.plot(d, values, style, ms=4, label=label)
+        line, = right.plot(d[~broken], lengths[~broken], style, ms=4, label=label)
+        if bool(broken.any()):
+            right.plot(d[broken], torch.full((int(broken.sum()),), 1.35), style[0], ms=9, color=line.get_color())
+    left.plot(d, d, color="black", lw=0.8, alpha=0.5, label="the exact distance")
+    left.set_xscale("symlog", linthresh=1e-8)
+    left.set_yscale("symlog", linthresh=1e-8)
+    left.set_title("value", fontsize=11)
+    left.set_ylabel("computed distance", fontsize=11)
+    right.axhspan(1.25, 1.45, color="red", alpha=0.08)
+    right.text(d[1].item(), 1.38, "nan gradient", color="darkred", fontsize=9)
+    right.axhline(1.0, color="black", lw=0.8, alpha=0.5)
+    right.set_xscale("symlog", linthresh=1e-8)
+    right.set_ylim(-0.05, 1.5)
+    right.set_title("gradient length (exact: 1 away from 0)", fontsize=11)
+    for ax in (left, right):
+        ax.set_xlim(-3e-9, 2 * float(d.max()))
+        ax.set_xlabel("distance between the two points (0 on the left)", fontsize=11)
+    left.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    if show:
+        plt.show()
+    return fig

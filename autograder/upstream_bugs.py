@@ -191,6 +191,15 @@ def _where_gradient_is_nan() -> bool:
     return bool(torch.isnan(grad).all())
 
 
+def _cdist_puts_a_point_away_from_itself() -> bool:
+    """torch.cdist's default compute_mode takes the matrix-product (Gram) formula above 25 points, and a point
+    comes out away from itself there: 30 float32 points of scale 10, exact with donot_use_mm_for_euclid_dist."""
+    cloud = torch.randn(30, 3, generator=torch.Generator().manual_seed(0)) * 10
+    default = torch.cdist(cloud, cloud).diagonal().max().item()
+    exact = torch.cdist(cloud, cloud, compute_mode="donot_use_mm_for_euclid_dist").diagonal().max().item()
+    return default > 0 and exact == 0 and torch.cdist(cloud[:25], cloud[:25]).diagonal().max().item() == 0
+
+
 def _logsumexp_masked_row_gradient_is_nan() -> bool:
     """The gradient of torch.logsumexp over a row of -inf is NaN (exp(-inf + inf))."""
     leaf = torch.full((1, 3), float("-inf"), dtype=torch.float64, requires_grad=True)
@@ -231,8 +240,12 @@ BUGS: tuple[Bug, ...] = (
         _node_returns_unreduced_gradient),
     Bug("pytorch#52248", (52248,),
         "torch.where on the output does not stop a NaN gradient from the branch it did not pick",
-        {"13_safe_gradients": ("md-10", "demo-11", "md-12")},
+        {"13_safe_gradients": ("md-10", "demo-11", "md-12", "md-11-figure", "demo-11-figure")},
         _where_gradient_is_nan),
+    Bug("pytorch#57690", (57690,),
+        "torch.cdist's default compute_mode puts a point away from itself above 25 points (the Gram formula)",
+        {"13_safe_gradients": ("md-0", "md-8", "demo-9-cdist", "md-22")},
+        _cdist_puts_a_point_away_from_itself),
     Bug("pytorch#49724", (49724, 31829),
         "the gradient of torch.logsumexp over a fully masked row (all -inf) is NaN",
         {"14_capstone": ("md-5-masked", "demo-5-masked")},

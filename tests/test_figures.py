@@ -139,3 +139,28 @@ def test_show_saved_and_compute():
     assert [bar.get_height() for bar in left.patches] == [3, 2, 1]          # megabytes
     assert [bar.get_height() for bar in right.patches] == [1, 1, 2]         # runs of each Linear per step
     assert "4 blocks, batch 64" in left.get_title()
+
+
+# ------------------------------------------------------------------ notebook 13: fixes for sqrt at 0
+
+def test_near_zero_sweep_values_and_gradient_lengths():
+    distances = torch.tensor([0.0, 1e-4, 5.0], dtype=torch.float64)
+    values, lengths = figures.near_zero_sweep(lambda d: torch.linalg.vector_norm(d, dim=-1), distances)
+    assert torch.equal(values, distances)
+    assert lengths[0] == 0 and torch.allclose(lengths[1:], torch.ones(2, dtype=torch.float64))
+    values, lengths = figures.near_zero_sweep(lambda d: (d ** 2).sum(-1).sqrt(), distances)
+    assert torch.isnan(lengths[0]) and torch.allclose(lengths[1:], torch.ones(2, dtype=torch.float64))
+    _, lengths = figures.near_zero_sweep(lambda d: ((d ** 2).sum(-1) + 1e-6).sqrt(), distances)
+    assert lengths[0] == 0 and lengths[1] < 0.2     # eps inside the square root: short rows' gradients shrink
+
+
+def test_show_fixes_near_zero_draws_two_panels_with_a_nan_band():
+    distances = torch.cat([torch.zeros(1), torch.logspace(-8, 1, 10)]).double()
+    curves = {"plain": figures.near_zero_sweep(lambda d: (d ** 2).sum(-1).sqrt(), distances),
+              "vector_norm": figures.near_zero_sweep(lambda d: torch.linalg.vector_norm(d, dim=-1), distances)}
+    fig = figures.show_fixes_near_zero(distances, curves, show=False)
+    left, right = fig.axes
+    assert left.get_title() == "value" and right.get_title().startswith("gradient length")
+    assert [t.get_text() for t in right.texts] == ["nan gradient"]
+    labels = [line.get_label() for line in left.get_lines()]
+    assert labels == ["plain", "vector_norm", "the exact distance"]

@@ -5,20 +5,26 @@ Contract: SafeNorm.apply(x) = x.norm(dim=-1), the Euclidean norm over the last d
 grad_output[..., None] * x / norm where the norm is positive and exactly 0 where the norm is 0, never nan or inf,
 for any number of zero rows. Rows with a small but positive norm (the checks go down to 1e-6) get the exact unit
 vector: an eps added to the norm changes them. Below 1e-12 a clamped denominator (as F.normalize has) is accepted:
-no check goes there.
+no check goes there. Backward leaves the tensors it saved as they were (the saved norm is the caller's output).
 
 Second derivatives are not part of the contract, so nothing here grades them: at a zero row the norm's curvature is
 unbounded (its Hessian is (I - u u^T) / norm), no value there is right, and sound answers differ there (nan, 0, or
 grad_output * I), as the notebook shows.
 
-The trusted reference is that formula, computed here in float64 (torch.linalg.vector_norm's own backward agrees).
+Each check takes `cases=`: its default is the visible test's small fixed case, the hidden tests pass the module's
+tables (VALUES_CASES, GRADCHECK_CASES, ZERO_ROWS_CASES, SMALL_NORMS_CASES). The trusted reference is the formula
+above, computed here in float64 (torch.linalg.vector_norm's own backward agrees). Nothing is asked of the learner's
+process: values and gradients are computed in the judge, and an in-place change to a saved tensor is observed on
+the judge's side by calling forward and backward directly with a stand-in ctx.
 """
 
 from __future__ import annotations
 
 import torch
 
+from autograder.checks import behaviour
 from autograder.checks import common as c
+from autograder.checks.explain import Rule, literal
 
 
 NAME = "SafeNorm"
@@ -30,8 +36,30 @@ ZERO_HINT = ("Keep x / norm where the norm is positive and put exactly 0 where i
 EXPAND_HINT = ("grad_output has the output's shape, x's shape without its last dimension: unsqueeze(-1) it (and the "
                "norm) before multiplying by x, or it lines up with the wrong dimension (notebook 03).")
 
+# A broadcast that fails inside the learner's forward or backward: grad_output or the norm not unsqueezed.
+SHAPE_RULES = (
+    Rule("no-unsqueeze", r"must match the size of tensor|is not broadcastable|Attempting to broadcast",
+         "{what}: {line}. " + literal(EXPAND_HINT), types=(RuntimeError, TypeError)),
+)
+
 # leading shape + (D,): square shapes make a grad_output broadcast along the wrong dimension silent
-SHAPES = [(5,), (4, 4), (2, 3, 4), (3, 1, 2), (6, 1), (1,), (2, 2, 2)]
+SHAPES = ((5,), (4, 4), (2, 3, 4), (3, 1, 2), (6, 1), (1,), (2, 2, 2))
+FIXED = "fixed"   # the visible tests' case: a small float64 batch written out below
+
+# (shape, dtype, seed): random rows, every norm at least 0.5
+VALUES_CASES = tuple((shape, torch.float32 if (k + seed) % 2 else torch.float64, 10 * seed + k)
+                     for seed in (0, 1) for k, shape in enumerate(SHAPES))
+# (shape, seed): float64, every norm at least 0.5
+GRADCHECK_CASES = tuple((shape, 210 + 10 * seed + k) for seed in (0, 1) for k, shape in enumerate(SHAPES))
+# (shape, dtype, seed, every row zero): some rows zeroed, at least one; a grad_output around 1e3
+ZERO_ROWS_CASES = tuple((shape, torch.float32 if (k + seed) % 2 else torch.float64, 300 + 10 * seed + k, k == 3)
+                        for seed in (0, 1) for k, shape in enumerate(((6, 3), (2, 4, 5), (3, 3), (5, 1), (3,), (4, 2))))
+# (norms of the rows, D, dtype, seed): short rows mixed with long ones, grad_output of alternating sign
+SMALL_NORMS_CASES = tuple((scales, d, dtype, 510 + 10 * seed + k) for seed in (0, 1)
+                          for k, (scales, d, dtype) in enumerate((((1e-6, 1e-5, 1e-3, 10.0), 5, torch.float64),
+                                                                  ((1e-6, 1e-4, 1e-2, 1.0), 4, torch.float32),
+                                                                  ((1e-6, 3e-6, 2.0), 1, torch.float64),
+                                                                  ((1e-5, 1e-6, 1e-3), 8, torch.float32))))
 
 
 # ------------------------------------------------------------------------------------------- helpers
@@ -56,31 +84,18 @@ def _tolerances(x, g):
     return 1e-5, 1e-6 * size, 1e-6 * weight
 
 
-def _explain_shape(error, what):
-    text = str(error)
-    if "must match the size of tensor" in text or "is not broadcastable" in text or "Attempting to broadcast" in text:
-        c.fail("no-unsqueeze", f"{what}: {text.splitlines()[0]}. " + EXPAND_HINT)
+def _dtype_name(dtype) -> str:
+    return str(dtype).replace("torch.", "")
 
 
-def _apply(SN, x, what=None):
-    what = what or f"SafeNorm.apply(x) for x of shape {tuple(x.shape)}"
-    try:
+def _apply(SN, x, what):
+    with c.explained(what, SHAPE_RULES):
         return c.call(SN.apply, x, what=what)
-    except c.Mistake:
-        raise
-    except (RuntimeError, TypeError) as error:
-        _explain_shape(error, what)
-        raise
 
 
 def _grad(y, x, g, what):
-    try:
+    with c.explained(what, SHAPE_RULES):
         (grad,) = c.backward_grads(y, [x], g, what=what)
-    except c.Mistake:
-        raise
-    except RuntimeError as error:
-        _explain_shape(error, what)
-        raise
     if grad is None:
         c.fail("no-graph", f"{what}: x received no gradient. Is the output connected to x through SafeNorm.apply?")
     return grad
@@ -125,17 +140,6 @@ def _check_grad(grad, x, g, what):
     c.require_close(grad, expected, what, "wrong-derivative", GRAD_HINT, rtol=rtol, atol=atol)
 
 
-def _check_case(SN, x, g, label):
-    what = f"SafeNorm.apply(x) for x of shape {tuple(x.shape)} ({label})"
-    y = _apply(SN, x, what)
-    _require_output(y, x, what)
-    expected, _ = _reference(x)
-    rtol, atol, _ = _tolerances(x, g)
-    c.require_close(y, expected, what, "wrong-forward", "the result is x.norm(dim=-1).", rtol=rtol, atol=atol)
-    grad = _grad(y, x, g, f"SafeNorm.backward ({label})")
-    _check_grad(grad, x, g, f"the gradient of SafeNorm.apply(x) for x of shape {tuple(x.shape)} ({label})")
-
-
 def _away_from_zero(*shape, seed, dtype=torch.float64, requires_grad=True):
     """A random x whose rows all have a norm of at least 0.5 (far from the kink at 0)."""
     x = c.randn(*shape, seed=seed, requires_grad=False, dtype=torch.float64)
@@ -144,68 +148,78 @@ def _away_from_zero(*shape, seed, dtype=torch.float64, requires_grad=True):
     return x.to(dtype).requires_grad_(requires_grad)
 
 
+WEIGHTS = (1.0, -2.0, 0.5, 3.0)   # the visible tests' grad_output: four different weights, one negative
+
+
+def _fixed(rows):
+    x = torch.tensor(rows, dtype=torch.float64, requires_grad=True)
+    return x, torch.tensor(WEIGHTS, dtype=torch.float64), "float64"
+
+
 # ------------------------------------------------------------------------------------------- values
 
-def values(SN) -> None:
-    """Visible: values and gradient of a small float64 batch (no zero row), with a grad_output of 4 weights."""
-    c.require_function(SN, NAME)
-    x = torch.tensor([[3.0, 4.0, 0.0], [1.0, -2.0, 2.0], [0.5, 0.5, -0.5], [-6.0, 0.0, 8.0]],
-                     dtype=torch.float64, requires_grad=True)
-    g = torch.tensor([1.0, -2.0, 0.5, 3.0], dtype=torch.float64)
-    _check_case(SN, x, g, "float64")
+def _values_input(case):
+    if case == FIXED:
+        return _fixed([[3.0, 4.0, 0.0], [1.0, -2.0, 2.0], [0.5, 0.5, -0.5], [-6.0, 0.0, 8.0]])
+    shape, dtype, seed = case
+    x = _away_from_zero(*shape, seed=seed, dtype=dtype)
+    g = c.randn(*shape[:-1], seed=100 + seed, requires_grad=False, dtype=dtype)
+    return x, g, _dtype_name(dtype)
 
 
-def values_hidden(SN, seeds=(0, 1)) -> None:
-    """Hidden: values and gradients for several leading shapes (none, square, three dims), float32 and float64."""
+def values(SN, cases=(FIXED,)) -> None:
+    """Value and gradient against the reference. Visible: a small float64 batch (no zero row) with a grad_output
+    of 4 weights; VALUES_CASES: leading shapes (none, square, three dims), float32 and float64."""
     c.require_function(SN, NAME)
-    for seed in seeds:
-        for k, shape in enumerate(SHAPES):
-            dtype = torch.float32 if (k + seed) % 2 else torch.float64
-            x = _away_from_zero(*shape, seed=10 * seed + k, dtype=dtype)
-            g = c.randn(*shape[:-1], seed=100 + 10 * seed + k, requires_grad=False, dtype=dtype)
-            _check_case(SN, x, g, str(dtype).replace("torch.", ""))
+    for case in cases:
+        x, g, label = _values_input(case)
+        what = f"SafeNorm.apply(x) for x of shape {tuple(x.shape)} ({label})"
+        y = _apply(SN, x, what)
+        _require_output(y, x, what)
+        expected, _ = _reference(x)
+        rtol, atol, _ = _tolerances(x, g)
+        c.require_close(y, expected, what, "wrong-forward", "the result is x.norm(dim=-1).", rtol=rtol, atol=atol)
+        grad = _grad(y, x, g, f"SafeNorm.backward ({label})")
+        _check_grad(grad, x, g, f"the gradient of SafeNorm.apply(x) for x of shape {tuple(x.shape)} ({label})")
 
 
 # ---------------------------------------------------------------------------------------- gradcheck
 
-def _gradcheck(SN, x):
-    what = f"SafeNorm (x of shape {tuple(x.shape)}, no zero row)"
-    try:
-        c.gradcheck(SN.apply, (x,), what, hint=GRAD_HINT)
-    except c.Mistake:
-        raise
-    except RuntimeError as error:
-        _explain_shape(error, what)
-        raise
-
-
-def gradcheck_visible(SN) -> None:
-    """Visible: float64 gradcheck on one (3, 4) batch away from zero."""
+def gradcheck(SN, cases=(((3, 4), 200),)) -> None:
+    """float64 gradcheck, every row away from zero. Visible: one (3, 4) batch; GRADCHECK_CASES: shapes and seeds."""
     c.require_function(SN, NAME)
-    _gradcheck(SN, _away_from_zero(3, 4, seed=200))
-
-
-def gradcheck(SN, seeds=(0, 1)) -> None:
-    """Hidden: float64 gradcheck over shapes and seeds, every row away from zero."""
-    c.require_function(SN, NAME)
-    for seed in seeds:
-        for k, shape in enumerate(SHAPES):
-            _gradcheck(SN, _away_from_zero(*shape, seed=210 + 10 * seed + k))
+    for shape, seed in cases:
+        x = _away_from_zero(*shape, seed=seed)
+        what = f"SafeNorm (x of shape {tuple(x.shape)}, no zero row)"
+        with c.explained(what, SHAPE_RULES):
+            c.gradcheck(SN.apply, (x,), what, hint=GRAD_HINT)
 
 
 # ---------------------------------------------------------------------------------------- zero rows
 
-@c.probe
-def forward_backward(SN, x, g) -> dict:
-    """Probe: y = SN.apply(x); y.backward(g). Values: y right after forward and again after backward (a backward
-    that changes the saved output in place changes the y its caller holds), and x's gradient."""
-    leaf = x.detach().clone().requires_grad_(True)
-    y = SN.apply(leaf)
-    if not isinstance(y, torch.Tensor):
-        return {"output": y}
-    before = y.detach().clone()
-    y.backward(g)
-    return {"output": before, "after": y.detach().clone(), "grad": leaf.grad}
+def _zero_rows_input(case):
+    if case == FIXED:
+        return _fixed([[3.0, 4.0, 0.0], [0.0, 0.0, 0.0], [1.0, -2.0, 2.0], [0.0, 0.5, 0.0]])
+    shape, dtype, seed, every_row = case
+    x = _away_from_zero(*shape, seed=seed, dtype=dtype, requires_grad=False)
+    rows = x.reshape(-1, shape[-1])                        # a view: zeroing rows zeroes x's rows
+    chosen = (torch.arange(rows.shape[0]) + seed) % 3 == 0
+    chosen[0] |= not bool(chosen.any())                   # at least one zero row
+    rows[chosen | every_row] = 0.0
+    g = c.randn(*shape[:-1], seed=100 + seed, requires_grad=False, dtype=dtype, scale=1e3)
+    return x.requires_grad_(True), g, _dtype_name(dtype)
+
+
+def zero_rows(SN, cases=(FIXED,)) -> None:
+    """Zero rows: value 0 there, gradient exactly 0 there (never nan or inf), right elsewhere, and backward leaves
+    what forward saved (the output among it) unchanged. Visible: a float64 batch with one zero row;
+    ZERO_ROWS_CASES: several zero rows, leading shapes, float32 and float64, every row zero, a single zero vector,
+    large and negative grad_output."""
+    c.require_function(SN, NAME)
+    for case in cases:
+        x, g, label = _zero_rows_input(case)
+        _check_zero_rows(SN, x, g, label)
+        _check_saved_unchanged(SN, x, g, label)
 
 
 def _check_zero_rows(SN, x, g, label):
@@ -237,42 +251,73 @@ def _check_zero_rows(SN, x, g, label):
                "0 there (the smallest of the norm's subgradients at 0, and what torch.linalg.vector_norm returns), "
                "whatever grad_output is. " + ZERO_HINT)
     _check_grad(grad, x, g, f"the gradient of {what} (on the rows whose norm is positive)")
-    facts = c.call(forward_backward, SN, x, g, what=f"SafeNorm forward and backward ({label})")
-    if isinstance(facts.get("after"), torch.Tensor) and not bool(
-            (facts["after"] == facts["output"]).all()):
+
+
+def _check_saved_unchanged(SN, x, g, label):
+    """forward and backward called directly with a stand-in ctx, in this process's view: the tensors forward saved
+    (the output among them) hold the same values after backward as before it."""
+    what = f"SafeNorm.forward and SafeNorm.backward, called directly ({label})"
+    ctx = behaviour.stand_in_ctx(NAME, (True,))
+    leaf = x.detach()
+    with torch.no_grad(), c.explained(what, SHAPE_RULES):
+        if c.uses_setup_context(SN):
+            y = c.call(SN.forward, leaf, what=f"SafeNorm.forward ({label})")
+            c.call(SN.setup_context, ctx, (leaf,), y, what=f"SafeNorm.setup_context ({label})")
+        else:
+            y = c.call(SN.forward, ctx, leaf, what=f"SafeNorm.forward ({label})")
+        saved = [t for t in ctx.saved_tensors if isinstance(t, torch.Tensor)]
+        before = [t.clone() for t in saved]
+        output_before = y.clone() if isinstance(y, torch.Tensor) else None
+        c.call(SN.backward, ctx, g, what=f"SafeNorm.backward ({label})")
+    output_changed = output_before is not None and not _same(y, output_before)
+    changed = [k for k, (t, b) in enumerate(zip(saved, before)) if not _same(t, b)]
+    if output_changed or any(_same(before[k], output_before) for k in changed if output_before is not None):
+        now = y if output_changed else saved[changed[0]]
         c.fail("modifies-output",
-               f"after backward, the output of {what} has changed from {facts['output'].tolist()[:4]} to "
-               f"{facts['after'].tolist()[:4]}: your backward changed the saved norm in place (as norm[norm == 0] = 1 "
-               "does), and that tensor is the output your caller holds. Build a new tensor instead: "
-               "torch.where(norm > 0, norm, 1.0), or norm.clamp_min(...) without the trailing underscore.")
+               f"after backward, the output of SafeNorm.forward ({label}) has changed from "
+               f"{output_before.tolist()[:4]} to {now.tolist()[:4]}: your backward changed the saved norm in place "
+               "(as norm[norm == 0] = 1 does), and that tensor is the output your caller holds. Build a new tensor "
+               "instead: torch.where(norm > 0, norm, 1.0), or norm.clamp_min(...) without the trailing underscore.")
+    if changed:
+        c.fail("modifies-output",
+               f"SafeNorm.backward ({label}) changed saved tensor {changed[0] + 1} in place: what forward saved "
+               "belongs to the caller (x is the caller's input). Build new tensors in backward instead of changing "
+               "the saved ones.")
 
 
-def zero_rows(SN) -> None:
-    """Visible: a float64 batch with one zero row: value 0 there, gradient exactly 0 there, right elsewhere."""
-    c.require_function(SN, NAME)
-    x = torch.tensor([[3.0, 4.0, 0.0], [0.0, 0.0, 0.0], [1.0, -2.0, 2.0], [0.0, 0.5, 0.0]],
-                     dtype=torch.float64, requires_grad=True)
-    g = torch.tensor([1.0, -2.0, 0.5, 3.0], dtype=torch.float64)
-    _check_zero_rows(SN, x, g, "float64")
-
-
-def zero_rows_hidden(SN, seeds=(0, 1)) -> None:
-    """Hidden: several zero rows, leading shapes, float32 and float64, every row zero, a single zero vector, large
-    and negative grad_output; never nan or inf anywhere."""
-    c.require_function(SN, NAME)
-    for seed in seeds:
-        for k, shape in enumerate([(6, 3), (2, 4, 5), (3, 3), (5, 1), (3,), (4, 2)]):
-            dtype = torch.float32 if (k + seed) % 2 else torch.float64
-            x = _away_from_zero(*shape, seed=300 + 10 * seed + k, dtype=dtype, requires_grad=False)
-            rows = x.reshape(-1, shape[-1])                        # a view: zeroing rows zeroes x's rows
-            chosen = (torch.arange(rows.shape[0]) + seed + k) % 3 == 0
-            chosen[0] |= not bool(chosen.any())                   # at least one zero row
-            rows[chosen | (k == 3)] = 0.0                          # k == 3: every row zero
-            g = c.randn(*shape[:-1], seed=400 + 10 * seed + k, requires_grad=False, dtype=dtype, scale=1e3)
-            _check_zero_rows(SN, x.requires_grad_(True), g, str(dtype).replace("torch.", ""))
+def _same(a, b) -> bool:
+    """Same shape and values, a nan where the other has a nan (a saved x / norm may hold one)."""
+    return a.shape == b.shape and bool(((a == b) | (a.isnan() & b.isnan())).all())
 
 
 # -------------------------------------------------------------------------------------- small norms
+
+def _short_rows(scales, d, seed, dtype):
+    directions = _away_from_zero(len(scales), d, seed=seed, requires_grad=False)
+    directions = directions / torch.linalg.vector_norm(directions, dim=-1, keepdim=True)
+    return (directions * torch.tensor(scales, dtype=torch.float64).unsqueeze(-1)).to(dtype).requires_grad_(True)
+
+
+def _small_norms_input(case):
+    if case == FIXED:
+        x = _short_rows((1.0, 1e-2, 1e-4, 1e-6), 3, seed=500, dtype=torch.float64)
+        return x, torch.tensor(WEIGHTS, dtype=torch.float64), "1 to 1e-6 (float64)"
+    scales, d, dtype, seed = case
+    x = _short_rows(scales, d, seed=seed, dtype=dtype)
+    g = c.randn(len(scales), seed=seed + 10, requires_grad=False, dtype=dtype, low=0.5)
+    g = g * torch.where(torch.arange(len(scales)) % 2 == 0, 1.0, -1.0).to(dtype)
+    return x, g, f"{min(scales):.0e} to {max(scales):.0e} ({_dtype_name(dtype)})"
+
+
+def small_norms(SN, cases=(FIXED,)) -> None:
+    """Short rows get the exact unit vector as their gradient, and their exact length as their value. Visible:
+    rows of norm 1, 1e-2, 1e-4 and 1e-6 (float64); SMALL_NORMS_CASES: float32 and float64, other widths, mixed with
+    long rows."""
+    c.require_function(SN, NAME)
+    for case in cases:
+        x, g, label = _small_norms_input(case)
+        _check_small(SN, x, g, label)
+
 
 def _check_small(SN, x, g, label):
     what = f"SafeNorm.apply(x) for rows of norm {label}"
@@ -301,31 +346,3 @@ def _check_small(SN, x, g, label):
                "clamp_min(eps) above the row's norm shrinks it, and that changes the gradient of every short row, "
                "not only of the zero rows. Guard only the rows whose norm is exactly 0.")
     _check_grad(grad, x, g, f"the gradient of {what}")
-
-
-def _short_rows(scales, d, seed, dtype):
-    directions = _away_from_zero(len(scales), d, seed=seed, requires_grad=False)
-    directions = directions / torch.linalg.vector_norm(directions, dim=-1, keepdim=True)
-    return (directions * torch.tensor(scales, dtype=torch.float64).unsqueeze(-1)).to(dtype).requires_grad_(True)
-
-
-def small_norms(SN) -> None:
-    """Visible: rows of norm 1, 1e-2, 1e-4 and 1e-6 (float64) get the exact unit vector as their gradient."""
-    c.require_function(SN, NAME)
-    x = _short_rows([1.0, 1e-2, 1e-4, 1e-6], 3, seed=500, dtype=torch.float64)
-    g = torch.tensor([1.0, -2.0, 0.5, 3.0], dtype=torch.float64)
-    _check_small(SN, x, g, "1 to 1e-6 (float64)")
-
-
-def small_norms_hidden(SN, seeds=(0, 1)) -> None:
-    """Hidden: short rows in float32 and float64, other widths, mixed with long rows."""
-    c.require_function(SN, NAME)
-    for seed in seeds:
-        for k, (scales, d, dtype) in enumerate((([1e-6, 1e-5, 1e-3, 10.0], 5, torch.float64),
-                                                ([1e-6, 1e-4, 1e-2, 1.0], 4, torch.float32),
-                                                ([1e-6, 3e-6, 2.0], 1, torch.float64),
-                                                ([1e-5, 1e-6, 1e-3], 8, torch.float32))):
-            x = _short_rows(scales, d, seed=510 + 10 * seed + k, dtype=dtype)
-            g = c.randn(len(scales), seed=520 + 10 * seed + k, requires_grad=False, dtype=dtype, low=0.5)
-            g = g * torch.where(torch.arange(len(scales)) % 2 == 0, 1.0, -1.0).to(dtype)
-            _check_small(SN, x, g, f"{scales[0]:.0e} to {max(scales):.0e} ({str(dtype).replace('torch.', '')})")
