@@ -139,3 +139,13 @@ def test_show_saved_and_compute():
     assert [bar.get_height() for bar in left.patches] == [3, 2, 1]          # megabytes
     assert [bar.get_height() for bar in right.patches] == [1, 1, 2]         # runs of each Linear per step
     assert "4 blocks, batch 64" in left.get_title()
+
+
+def test_show_saved_against_depth():
+    curves = {"plain": [2 * 2**20, 4 * 2**20], "checkpoint": [2**20, 2 * 2**20], "reversible": [2**20, 2**20]}
+    fig = figures.show_saved_against_depth([1, 2], curves, batch=64, width=256, show=False)
+    (ax,) = fig.axes
+    assert [line.get_label() for line in ax.get_lines()] == ["plain", "checkpoint", "reversible"]
+    assert list(ax.get_lines()[0].get_ydata()) == [2, 4]                      # megabytes
+    assert list(ax.get_lines()[2].get_ydata()) == [1, 1]
+    assert "width 256, batch 64" in ax.get_title() and ax.get_legend() is not None

@@ -555,6 +555,9 @@ def _mlp_memory(checkpointed_mlp, widths, batch, seed) -> None:
         c.fail("use-reentrant-omitted",
                f"torch.utils.checkpoint warned: \"{reentrant[0][:110]}...\". Pass use_reentrant=False "
                "explicitly: when you omit it, torch 2.13 still uses the old reentrant variant.")
+    # Backward here runs through torch.autograd.grad, which the reentrant checkpoint refuses.
+    if "grad_error" in facts:
+        c.explain(_as_error(facts["grad_error"]), MLP, BACKWARD_RULES)
     measured = max(facts["saved_bytes"], facts["graph_bytes"])
     if measured > budget:
         c.fail("saves-too-much",
@@ -562,8 +565,6 @@ def _mlp_memory(checkpointed_mlp, widths, batch, seed) -> None:
                f"checkpointing every block should keep only the blocks' inputs, {budget} bytes). Put the whole "
                "block, Linear AND SiLU, inside the function you pass to torch.utils.checkpoint.checkpoint, "
                "for every layer.")
-    if "grad_error" in facts:
-        c.explain(_as_error(facts["grad_error"]), MLP, BACKWARD_RULES)
     if facts.get("grad_x") is None:
         c.fail("graph-cut", f"x got no gradient from {MLP}: something cut the graph. Do not detach the block "
                             "inputs (h.detach(), h.data) or run blocks under no_grad.")
