@@ -204,7 +204,11 @@ def _silu_saves_only_x(RecomputeSiLU, shape, seed) -> None:
     x = c.randn(*shape, seed=seed)
     ctx = behaviour.stand_in_ctx(SILU, (True,))
     with torch.no_grad():
-        y = c.call(RecomputeSiLU.forward, ctx, x, what="RecomputeSiLU.forward")
+        if c.uses_setup_context(RecomputeSiLU):  # forward(x) + setup_context(ctx, inputs, output)
+            y = c.call(RecomputeSiLU.forward, x, what="RecomputeSiLU.forward")
+            c.call(RecomputeSiLU.setup_context, ctx, (x,), y, what="RecomputeSiLU.setup_context")
+        else:
+            y = c.call(RecomputeSiLU.forward, ctx, x, what="RecomputeSiLU.forward")
     saved = tuple(ctx.saved_tensors)
     stashed = [where for where, _ in behaviour.on_ctx(ctx)]
     if not saved:
@@ -390,23 +394,51 @@ def _call_mlp(checkpointed_mlp, x, layers):
     return out
 
 
-def _compare(out, x, params, widths, seed, what):
-    """The learner's output and its gradients (computed here, through the call) against the plain composition
-    over the same weights. `params` are the layers' parameters as they were passed (after the call, a
-    JudgeLinear holds what came back from the learner's process)."""
+def _run_mlp(checkpointed_mlp, x, widths, seed, grads=True):
+    """(the learner's output, the gradients of out.sum() with respect to x (if it requires grad) and every
+    parameter, or None when the output requires no grad), for layers built from (widths, seed). With
+    grads=False, no backward: () stands for the gradients of an output that requires grad.
+
+    Computed here, through the call, on JudgeLinear layers. An answer that needs real nn.Module layers (it puts
+    them in an nn.Sequential, say), which cannot cross, runs in the learner's process instead, through the probe
+    `run_checkpointed` with nn.Linear layers of the same weights."""
+    layers = judge_layers(widths, seed)
+    inputs = ([x] if x.requires_grad else []) + _params(layers)  # as passed: the call replaces a layer's state
+    try:
+        out = _call_mlp(checkpointed_mlp, x, layers)
+    except (TypeError, AttributeError) as error:
+        if "JudgeLinear" not in str(error):
+            raise
+        return _run_mlp_there(checkpointed_mlp, x, widths, seed, grads)
+    if not out.requires_grad or not grads:
+        return out, (() if out.requires_grad else None)
+    with c.explained(MLP, BACKWARD_RULES):
+        return out, torch.autograd.grad(out.sum(), inputs, allow_unused=True)
+
+
+def _run_mlp_there(checkpointed_mlp, x, widths, seed, grads=True):
+    """`_run_mlp` in the learner's process, on nn.Linear layers (see `run_checkpointed`)."""
+    facts = _probe_facts(checkpointed_mlp, x, widths, seed, all_grads=True)
+    if not facts["requires_grad"] or not grads:
+        return facts["out"], (() if facts["requires_grad"] else None)
+    if "grad_error" in facts:
+        c.explain(_as_error(facts["grad_error"]), MLP, BACKWARD_RULES)
+    return facts["out"], facts["grads"]
+
+
+def _compare(out, got, x, widths, seed, what):
+    """The learner's output and gradients (`got`, None if the output requires no grad) against the plain
+    composition over the same weights."""
     ref_layers = judge_layers(widths, seed)
     ref_x = x.detach().clone().requires_grad_(x.requires_grad)
     ref_out = plain_mlp(ref_x, ref_layers)
     c.require_close(out, ref_out, f"{MLP}(x, layers){what}", "wrong-forward",
                     "each block is h = F.silu(layer(h)), applied in the order of `layers`.")
-    names = (["x"] if x.requires_grad else []) + [
-        f"layers[{i}].{n}" for i in range(len(params) // 2) for n in ("weight", "bias")]
-    inputs = ([x] if x.requires_grad else []) + list(params)
-    if not out.requires_grad:
+    if got is None:
         c.fail("no-graph", f"the output of {MLP}{what} does not require grad: it is not connected to x or to the "
                            "layers' parameters. Do not detach h or run the blocks under torch.no_grad().")
-    with c.explained(MLP, BACKWARD_RULES):
-        got = torch.autograd.grad(out.sum(), inputs, allow_unused=True)
+    names = (["x"] if x.requires_grad else []) + [
+        f"layers[{i}].{n}" for i in range(len(ref_layers)) for n in ("weight", "bias")]
     expected = torch.autograd.grad(ref_out.sum(), ([ref_x] if x.requires_grad else []) + _params(ref_layers))
     missing = [name for name, g in zip(names, got) if g is None]
     if missing:
@@ -429,14 +461,12 @@ MLP_VALUE_CASES = (((6, 8, 8, 5), 4, 0), ((5, 5, 5, 5, 5), 3, 1), ((3, 7, 2), 3,
 
 
 def mlp_values(checkpointed_mlp, cases=MLP_VALUE_CASES[:1]) -> None:
-    """Values and every gradient equal the plain composition (computed in the judge, through the call)."""
+    """Values and every gradient equal the plain composition."""
     c.require_self_contained(checkpointed_mlp, MLP)
     for widths, batch, seed in cases:
         x = c.randn(batch, widths[0], seed=seed + 100)
-        layers = judge_layers(widths, seed)
-        params = _params(layers)
-        out = _call_mlp(checkpointed_mlp, x, layers)
-        _compare(out, x, params, widths, seed, "" if len(cases) == 1 else f" for widths {widths}")
+        out, got = _run_mlp(checkpointed_mlp, x, widths, seed)
+        _compare(out, got, x, widths, seed, "" if len(cases) == 1 else f" for widths {widths}")
 
 
 # (widths, batch, seed) of an input that does not require grad.
@@ -448,12 +478,10 @@ def mlp_frozen_input(checkpointed_mlp, cases=MLP_FROZEN_CASES[:1]) -> None:
     c.require_self_contained(checkpointed_mlp, MLP)
     for widths, batch, seed in cases:
         x = c.randn(batch, widths[0], seed=seed + 100, requires_grad=False)
-        layers = judge_layers(widths, seed)
-        params = _params(layers)
-        out = _call_mlp(checkpointed_mlp, x, layers)
-        if not out.requires_grad:
+        out, got = _run_mlp(checkpointed_mlp, x, widths, seed)
+        if got is None:
             probe = c.randn(batch, widths[0], seed=seed + 101)
-            if not _call_mlp(checkpointed_mlp, probe, judge_layers(widths, seed)).requires_grad:
+            if _run_mlp(checkpointed_mlp, probe, widths, seed, grads=False)[1] is None:
                 c.fail("graph-cut", f"the output of {MLP} does not require grad at all: something cut the graph. "
                                     "Do not detach h or run the blocks under torch.no_grad(): checkpoint already "
                                     "avoids keeping the activations.")
@@ -461,7 +489,7 @@ def mlp_frozen_input(checkpointed_mlp, cases=MLP_FROZEN_CASES[:1]) -> None:
                    f"with an input x that does not require grad, the output of {MLP} does not require grad, so the "
                    "layers' parameters get no gradient. That is what the reentrant checkpoint does "
                    "(use_reentrant=True, or omitting it): pass use_reentrant=False.")
-        _compare(out, x, params, widths, seed, " with an input that does not require grad")
+        _compare(out, got, x, widths, seed, " with an input that does not require grad")
 
 
 def _error_facts(error: BaseException) -> dict:
@@ -476,15 +504,17 @@ def _as_error(facts: dict) -> BaseException:
 
 
 @c.probe
-def run_checkpointed(checkpointed_mlp, x, widths, seed) -> dict:
+def run_checkpointed(checkpointed_mlp, x, widths, seed, all_grads: bool = False) -> dict:
     """Probe: build the layers from (widths, seed), call checkpointed_mlp(x, layers) under a pack hook, with
     forward hooks counting each layer's calls, read the graph after forward, then differentiate out.sum() with
-    respect to x.
+    respect to x (with `all_grads`, and to every parameter).
 
-    Facts: the error raised by the call or by backward (kind, text), the output's type, the use_reentrant
-    warnings' text, the bytes of activations saved (distinct storages, parameters left out; by the pack hook and
-    on the graph), each layer's call count after forward and after backward, and whether each layer ran again
-    during backward on an input it had in forward (what a recompute does)."""
+    Facts: the error raised by the call or by backward (kind, text), the output's type, value and requires_grad,
+    the use_reentrant warnings' text, the gradients, the bytes of activations saved (distinct storages,
+    parameters left out; by the pack hook and on the graph), each layer's call count after forward and after
+    backward, and whether each layer ran again during backward on an input it had in forward (what a recompute
+    does). A layer counts only when it is called: an answer's own F.linear(h, layer.weight, layer.bias) is not
+    seen (torch function modes and subclasses do not reach the recomputation inside backward)."""
     layers = make_layers(widths, seed)
     calls = [0] * len(layers)
     seen_inputs: list = [[] for _ in layers]  # (during backward?, the input) of each call of each layer
@@ -513,14 +543,28 @@ def run_checkpointed(checkpointed_mlp, x, widths, seed) -> dict:
     kept = [t for _, t in behaviour.kept_by_graph([out])]
     facts["graph_bytes"] = distinct_bytes(kept, exclude=_param_keys(layers))
     facts["forward_calls"] = list(calls)
+    facts["out"], facts["requires_grad"] = out.detach(), bool(out.requires_grad)
     if out.requires_grad:
+        inputs = ([x] if x.requires_grad else []) + (_params(layers) if all_grads else [])
         try:
-            facts["grad_x"] = torch.autograd.grad(out.sum(), [x], allow_unused=True)[0]
+            facts["grads"] = list(torch.autograd.grad(out.sum(), inputs, allow_unused=True))
         except (NotImplementedError, RuntimeError) as error:
             facts["grad_error"] = _error_facts(error)
     facts["calls"] = list(calls)
     facts["recomputed"] = [any(during and any(torch.equal(t, f) for was, f in seen if not was) for during, t in seen)
                            for seen in seen_inputs]
+    return facts
+
+
+def _probe_facts(checkpointed_mlp, x, widths, seed, all_grads=False) -> dict:
+    """`run_checkpointed`'s facts; a call that fails or returns no tensor is a mistake."""
+    if not callable(checkpointed_mlp):
+        c.fail("not-defined", f"`{MLP}` must be a function checkpointed_mlp(x, layers).")
+    facts = run_checkpointed(checkpointed_mlp, x, widths, seed, all_grads=all_grads)
+    if "raised" in facts:
+        c.explain(_as_error(facts["raised"]), f"{MLP}(x, layers)", CALL_RULES)
+    if "type" in facts:
+        c.fail("not-a-tensor", f"{MLP}(x, layers) should return a tensor, got {facts['type']}.")
     return facts
 
 
@@ -543,13 +587,7 @@ def _mlp_memory(checkpointed_mlp, widths, batch, seed) -> None:
     _, plain_saved = record_saved(lambda: plain_mlp(x, layers))
     plain = distinct_bytes(plain_saved, exclude=_param_keys(layers))
     budget = batch * sum(widths[:-1]) * x.element_size()
-    if not callable(checkpointed_mlp):
-        c.fail("not-defined", f"`{MLP}` must be a function checkpointed_mlp(x, layers).")
-    facts = run_checkpointed(checkpointed_mlp, x, widths, seed)
-    if "raised" in facts:
-        c.explain(_as_error(facts["raised"]), f"{MLP}(x, layers)", CALL_RULES)
-    if "type" in facts:
-        c.fail("not-a-tensor", f"{MLP}(x, layers) should return a tensor, got {facts['type']}.")
+    facts = _probe_facts(checkpointed_mlp, x, widths, seed)
     reentrant = facts["reentrant_warnings"]
     if reentrant:
         c.fail("use-reentrant-omitted",
@@ -565,7 +603,7 @@ def _mlp_memory(checkpointed_mlp, widths, batch, seed) -> None:
                f"checkpointing every block should keep only the blocks' inputs, {budget} bytes). Put the whole "
                "block, Linear AND SiLU, inside the function you pass to torch.utils.checkpoint.checkpoint, "
                "for every layer.")
-    if facts.get("grad_x") is None:
+    if not facts.get("grads") or facts["grads"][0] is None:
         c.fail("graph-cut", f"x got no gradient from {MLP}: something cut the graph. Do not detach the block "
                             "inputs (h.detach(), h.data) or run blocks under no_grad.")
     forward_calls = facts["forward_calls"]
