@@ -527,14 +527,16 @@ def run_checkpointed(checkpointed_mlp, x, widths, seed, all_grads: bool = False)
     for k, layer in enumerate(layers):
         layer.register_forward_hook(lambda m, i, o, k=k: count(k, i))
     facts: dict = {}
-    with warnings.catch_warnings(record=True) as caught:
+    warned: list = []  # the text of every warning the call gives (catch_warnings restores showwarning)
+    with warnings.catch_warnings():
         warnings.simplefilter("always")
+        warnings.showwarning = lambda message, *details, **more: warned.append(str(message))
         try:
             out, saved = record_saved(lambda: checkpointed_mlp(x, list(layers)))
         except (NotImplementedError, RuntimeError) as error:
             facts["raised"] = _error_facts(error)
             return facts
-    facts["reentrant_warnings"] = [str(w.message)[:1000] for w in caught if "use_reentrant" in str(w.message)]
+    facts["reentrant_warnings"] = [text[:1000] for text in warned if "use_reentrant" in text]
     if not isinstance(out, torch.Tensor):
         facts["type"] = type(out).__name__
         return facts
