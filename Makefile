@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test test-fast test-torch matrix test-browser test-postgres test-classroom lab release bench site test-site clean help
+.PHONY: setup demo test test-fast test-torch matrix test-browser test-postgres test-classroom lab release bench site-assets site test-site clean help
 
 help:
 	@echo "make demo          release the course, grade a sample class, print grades, write feedback"
@@ -19,7 +19,7 @@ help:
 	@echo "make release       regenerate course/ from solutions/"
 	@echo "make bench         time plain nbgrader against our grader on a synthetic class (BENCH_ARGS=...)"
 	@echo "make site          build the course site (Jupyter Book) into .site/_build/html/"
-	@echo "make test-site     build the course site and check it"
+	@echo "make test-site     build the course site and check it (offline, in headless Chromium too)"
 
 setup: $(STAMP)
 
@@ -111,10 +111,19 @@ $(SITE_STAMP): $(STAMP) pyproject.toml
 	$(PY) -m pip install --quiet -e '.[site]'
 	touch $(SITE_STAMP)
 
-site: $(SITE_STAMP)
+# What the pages load besides the theme, bundled into the site so it needs no CDN: MathJax, the widget manager
+# and RequireJS, from pinned npm packages checked against their pinned integrity (autograder/site_assets.py),
+# into .site/assets/. npm comes from apt if missing; a rebuild fetches again only when a pin changes.
+site-assets: $(SITE_STAMP)
+	bash tools/install-npm.sh
+	$(PY) -m autograder.site_assets
+
+site: site-assets
 	$(PY) -m autograder.site
 
-test-site: $(SITE_STAMP)
+# The site's tests, among them pages opened in headless Chromium with every other host refused.
+test-site: site-assets
+	bash tests/browser/install-chromium.sh
 	SITE_TESTS=1 $(PY) -m pytest tests/test_site.py -q -m site -p no:xdist
 
 clean:

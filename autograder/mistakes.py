@@ -155,6 +155,7 @@ CHECKS: dict[str, str] = {
     "unstable-backward": "backward returns inf or nan for large inputs",
     "overflow-backward": "backward's softmax overflows for large logits",
     "unstable": "the result is inf or nan for large |x| (exp overflowed)",
+    "masked-row-nan": "a fully masked row (every entry -inf) gives nan instead of -inf: the max shift was not made finite",
     "inaccurate-forward": "forward is inaccurate for large or small inputs (precision lost)",
     "inaccurate-backward": "backward is inaccurate for large or small inputs (precision lost)",
     "derivative-overflow": "the derivative overflows for large |x| (inf / inf)",

@@ -12,11 +12,12 @@ Only course/ goes in (never solutions/). Each notebook runs top to bottom with i
   - visible test cells are allowed to fail, and show the NotImplementedError or NameError a learner
     sees before answering;
   - the self-check cell (`grade_this_notebook(...)`) is shown but not run: the site never grades.
-Each page links to its notebook on Binder. The table of contents comes from the list of course
-notebooks, and the home page's course table from README.md, so neither is kept by hand. Executed
-notebooks are cached in .site/book/ by content (the notebook, the files of this package its cells
-imported, the PyTorch version): a rebuild re-executes only what changed. The Sphinx build itself
-always runs in full, with warnings treated as errors.
+Each page links to its notebook on Binder. MathJax and the widget manager come with the site
+(autograder.site_assets bundles them from pinned npm packages), so its pages need no CDN. The table
+of contents comes from the list of course notebooks, and the home page's course table from README.md,
+so neither is kept by hand. Executed notebooks are cached in .site/book/ by content (the notebook, the
+files of this package its cells imported, the PyTorch version): a rebuild re-executes only what changed.
+The Sphinx build itself always runs in full, with warnings treated as errors.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import notebooks, paths
+from autograder import notebooks, paths, site_assets
 
 SITE_SOURCES = paths.ROOT / "docs" / "site"     # _config.yml and the home page's template
 # Pages of docs/site/ after the notebooks: compatibility.md is written by `python -m autograder.matrix render`.
@@ -303,6 +304,7 @@ def build(force: bool = False, workers: int = 2, quiet: bool = False) -> Path:
     if not sources:
         raise SystemExit("no notebooks in course/: run `make release` first")
     pages = [page_name(p) for p in sources]
+    site_assets.install(say=say)    # MathJax and the widget scripts, in _static/vendor/: a no-op when current
     # Pages of notebooks no longer in course/ must not linger in the book.
     if (BOOK / "course").exists():
         keep = {BOOK / f"{page}.ipynb" for page in pages}

@@ -93,3 +93,10 @@ def test_a_tensor_under_the_cap_still_decodes_with_its_layout():
     header, buffers = codec.encode(expanded)
     back = codec.decode(header, buffers)
     assert back.stride() == (0, 1) and torch.equal(back, expanded)
+
+
+def test_the_judge_builds_only_declared_requests():
+    assert protocol.request({"op": "probe", "name": "x", "args": [], "kwargs": {}})["op"] == "probe"
+    for undeclared in ({"op": "probe", "name": "x", "status": "passed"}, {"op": "exec", "source": "1"}, {}):
+        with pytest.raises(protocol.ProtocolError, match="undeclared request"):
+            protocol.request(undeclared)

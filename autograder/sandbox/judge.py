@@ -75,10 +75,6 @@ BROKE = ("the process running your answers sent the grader something it never se
          "cell write to file descriptors it did not open?")
 
 
-# The descriptor channel keeps message boundaries where the kernel offers it (Linux); its messages are small.
-FDS_TYPE = socket.SOCK_SEQPACKET if confine.linux() else socket.SOCK_STREAM
-
-
 class LearnerLost(Exception):
     """The learner's sandbox is gone or broke the protocol; `outcome` says how, for the test at hand."""
 
@@ -130,19 +126,7 @@ class Judge:
     def _new_sandbox(self) -> tuple[int, socket.socket, socket.socket]:
         """(pid, fds, control) of a new learner sandbox: our own child, forked by the starter (or here)."""
         if self.starter is None:
-            fds, fds_theirs = socket.socketpair(socket.AF_UNIX, FDS_TYPE)
-            control, control_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-            pid = os.fork()
-            if pid == 0:
-                fds.close()
-                control.close()
-                try:
-                    learner.learner_main(fds_theirs, control_theirs, self.job, self.workdir, self.read_roots)
-                finally:
-                    os._exit(70)
-            fds_theirs.close()
-            control_theirs.close()
-            return pid, fds, control
+            return learner.spawn_sandbox(self.job, self.workdir, self.read_roots, sibling=False)
         self.starter.send(b"start")
         message, sockets, _, _ = socket.recv_fds(self.starter, 256, 2)
         if len(sockets) != 2:

@@ -348,21 +348,7 @@ def starter_main(requests: socket.socket, job: dict, workdir: str, read_roots: l
                 os._exit(0)
         except OSError:
             os._exit(0)
-        fds, fds_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        control, control_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        judge = os.getppid()
-        pid = confine.LIBC.syscall(56, _CLONE_PARENT | signal.SIGCHLD, 0, 0, 0, 0)  # clone: like fork, but
-        if pid == 0:                                                               # the judge's child
-            confine.die_with_parent(judge)
-            requests.close()
-            fds.close()
-            control.close()
-            try:
-                learner_main(fds_theirs, control_theirs, job, workdir, read_roots)
-            finally:
-                os._exit(70)
-        fds_theirs.close()
-        control_theirs.close()
+        pid, fds, control = spawn_sandbox(job, workdir, read_roots, sibling=True, close=(requests,))
         try:
             if pid > 0:
                 socket.send_fds(requests, [json.dumps({"pid": pid}).encode()], [fds.fileno(), control.fileno()])
@@ -372,6 +358,31 @@ def starter_main(requests: socket.socket, job: dict, workdir: str, read_roots: l
             os._exit(0)
         fds.close()
         control.close()
+
+
+def spawn_sandbox(job: dict, workdir: str, read_roots: list, sibling: bool, close=()) -> tuple:
+    """Start a learner sandbox: (pid, the judge's end of its descriptor channel, of its control channel).
+    `sibling` (the starter's way): a clone with CLONE_PARENT, so the sandbox is the judge's own child, not the
+    caller's; otherwise a plain fork of the caller (the judge itself, where clone is not available). `close`:
+    the caller's sockets the sandbox must not inherit."""
+    # The descriptor channel keeps message boundaries where the kernel offers it (Linux); its messages are small.
+    kind = socket.SOCK_SEQPACKET if confine.linux() else socket.SOCK_STREAM
+    fds, fds_theirs = socket.socketpair(socket.AF_UNIX, kind)
+    control, control_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    judge = os.getppid()
+    pid = confine.LIBC.syscall(56, _CLONE_PARENT | signal.SIGCHLD, 0, 0, 0, 0) if sibling else os.fork()
+    if pid == 0:
+        if sibling:
+            confine.die_with_parent(judge)
+        for own in (fds, control, *close):
+            own.close()
+        try:
+            learner_main(fds_theirs, control_theirs, job, workdir, read_roots)
+        finally:
+            os._exit(70)
+    fds_theirs.close()
+    control_theirs.close()
+    return pid, fds, control
 
 
 def learner_main(fds: socket.socket, control: socket.socket, job: dict, workdir: str, read_roots: list) -> None:
@@ -417,11 +428,16 @@ def learner_main(fds: socket.socket, control: socket.socket, job: dict, workdir:
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 70)
 
 
-def _quiet() -> None:
+def _quiet(keep=()) -> None:
+    """Standard streams to /dev/null and every other descriptor closed, but those in `keep`."""
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
-    os.closerange(3, 4096)
+    start = 3
+    for fd in sorted(keep):
+        os.closerange(start, fd)
+        start = fd + 1
+    os.closerange(start, 4096)
 
 
 def _reap_forever() -> None:
@@ -456,14 +472,7 @@ def template_main(fds: socket.socket, control: socket.socket, job: dict, workdir
             roots.append("/proc")  # only this sandbox's processes are in it
         isolation["capabilities"] = not confine.drop_capabilities()
     confine.limit_resources(limits["memory_mb"], limits["file_bytes"])
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(devnull, fd)
-    os.close(devnull)
-    keep = sorted((fds.fileno(), control.fileno()))
-    os.closerange(3, keep[0])
-    os.closerange(keep[0] + 1, keep[1])
-    os.closerange(keep[1] + 1, 4096)
+    _quiet(keep=(fds.fileno(), control.fileno()))
     listener = None
     if limits["isolation"] != "none":
         isolation["landlock"] = confine.install_landlock(roots, [workdir], [os.devnull])

@@ -106,7 +106,7 @@ LEARNER_SENDS = {
 }
 
 JUDGE_SENDS = {
-    "fork": {"op": "fork"},                       # on the fds channel, with the test's socket attached
+    "fork": (),                                   # on the fds channel, with the test's socket attached
     "call": ("h", "attr", "args", "kwargs", "grad", "record"),
     "vjp": ("graph", "grads", "dirty", "dirty_outputs", "create_graph"),
     "probe": ("name", "args", "kwargs"),
@@ -118,6 +118,15 @@ _VALIDATORS = {
     kind: jsonschema.Draft202012Validator(dict(schema, **{"$defs": {"error": ERROR}}))
     for kind, schema in LEARNER_SENDS.items()
 }
+
+
+def request(message: dict) -> dict:
+    """`message` if it is a request of the judge's declared in JUDGE_SENDS (its op and no other field): the
+    judge builds its requests through this, so the table above is the whole of what it ever asks."""
+    fields = JUDGE_SENDS.get(message.get("op"))
+    if fields is None or not set(message) - {"op"} <= set(fields):
+        raise ProtocolError(f"the judge built an undeclared request: {sorted(message)}")
+    return message
 
 
 def check(kind: str, message) -> dict:

@@ -22,7 +22,7 @@ import weakref
 import torch
 
 from autograder import shared
-from autograder.sandbox import codec, mirror
+from autograder.sandbox import codec, mirror, protocol
 from autograder.shared import FakeCtx, Mistake
 from autograder.sandbox.channel import Channel, ChannelClosed
 
@@ -143,7 +143,7 @@ class Link:
     def exchange(self, message: dict, tensors: list | None = None, identity: bool = True):
         """Send a request, return the reply's value. With `identity`, a tensor the learner's process
         returns that is one of the request's tensors comes back as that very tensor."""
-        header, buffers = self._encode(message, tensors)
+        header, buffers = self._encode(protocol.request(message), tensors)
         try:
             self.channel.send(header, buffers)
             reply_header, reply_buffers = self.channel.recv()
