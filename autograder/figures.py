@@ -3,7 +3,7 @@
 Notebook 03 (shapes): `show_broadcast((2, 3), (3,))` draws which output dimensions each input's gradient must
 sum over; `broadcast_explorer()` is the same picture with two menus of shapes; `recipe` and `copies` put it in
 words and numbers. Notebook 08: `show_saved_and_compute` draws memory and compute of four ways of writing
-the same network. Notebook 14: `show_error_curves`. matplotlib and ipywidgets are imported only when a figure
+the same network, `show_saved_against_depth` the memory of a stack as it grows deeper. Notebook 14: `show_error_curves`. matplotlib and ipywidgets are imported only when a figure
 is drawn.
 """
 
@@ -233,6 +233,22 @@ def show_fixes_near_zero(distances, curves: dict, show: bool = True):
         ax.set_xlim(-3e-9, 2 * float(d.max()))
         ax.set_xlabel("distance between the two points (0 on the left)", fontsize=11)
     left.legend(fontsize=8, loc="lower right")
+
+
+def show_saved_against_depth(depths, curves: dict, batch: int, width: int, show: bool = True):
+    """Notebook 08: bytes kept for backward against the number of blocks, one line per way of writing the
+    stack, from `curves` mapping a name to one byte count per depth. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for (name, counts), style in zip(curves.items(), ["o-", "s--", "d-", "x:"]):
+        ax.plot(depths, [n / 2**20 for n in counts], style, label=name)
+    ax.set_title(f"Saved activations against depth (width {width}, batch {batch})", fontsize=11)
+    ax.set_xlabel("blocks in the stack", fontsize=11)
+    ax.set_ylabel("megabytes kept for backward", fontsize=11)
+    ax.set_xticks(list(depths))
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=10)
     fig.tight_layout()
     if show:
         plt.show()

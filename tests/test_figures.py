@@ -164,3 +164,13 @@ def test_show_fixes_near_zero_draws_two_panels_with_a_nan_band():
     assert [t.get_text() for t in right.texts] == ["nan gradient"]
     labels = [line.get_label() for line in left.get_lines()]
     assert labels == ["plain", "vector_norm", "the exact distance"]
+
+
+def test_show_saved_against_depth():
+    curves = {"plain": [2 * 2**20, 4 * 2**20], "checkpoint": [2**20, 2 * 2**20], "reversible": [2**20, 2**20]}
+    fig = figures.show_saved_against_depth([1, 2], curves, batch=64, width=256, show=False)
+    (ax,) = fig.axes
+    assert [line.get_label() for line in ax.get_lines()] == ["plain", "checkpoint", "reversible"]
+    assert list(ax.get_lines()[0].get_ydata()) == [2, 4]                      # megabytes
+    assert list(ax.get_lines()[2].get_ydata()) == [1, 1]
+    assert "width 256, batch 64" in ax.get_title() and ax.get_legend() is not None

@@ -1,6 +1,6 @@
 # mistake: omits use_reentrant, which on torch 2.13 warns and falls back to the reentrant variant
 # feedback: use_reentrant=False
-# code: reentrant|use-reentrant-omitted
+# code: use-reentrant-omitted|reentrant-loses-grads
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:
