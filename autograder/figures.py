@@ -233,6 +233,10 @@ def show_fixes_near_zero(distances, curves: dict, show: bool = True):
         ax.set_xlim(-3e-9, 2 * float(d.max()))
         ax.set_xlabel("distance between the two points (0 on the left)", fontsize=11)
     left.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    if show:
+        plt.show()
+    return fig
 
 
 def show_saved_against_depth(depths, curves: dict, batch: int, width: int, show: bool = True):
