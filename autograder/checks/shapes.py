@@ -111,7 +111,7 @@ def _shape_advice(got: tuple, grad_shape: tuple, target: tuple) -> tuple[str, st
     if wide:
         i = wide[0]
         return ("size1-not-summed",
-                f"dimension {i} has size 1 in the target but size {got[i]} in your result: broadcasting "
+                f"dimension dim={i} has size 1 in the target but size {got[i]} in your result: broadcasting "
                 "copied that size-1 dimension, so sum over it with keepdim=True.")
     return ("wrong-unbroadcast-shape", "compare it with the target shape, dimension by dimension.")
 

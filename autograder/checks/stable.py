@@ -15,7 +15,6 @@ import torch
 import torch.nn.functional as F
 
 from autograder.checks import common as c
-from autograder.checks.common import Rule  # noqa: F401 - the module's rules are common's
 
 
 NAME = "SoftmaxCrossEntropy"
