@@ -93,7 +93,7 @@ def _direct_backward(ScaledAdd, needs, x, y, alpha, g, what):
                "return exactly `grad_x, grad_y, None`.")
     if grads[2] is not None:
         c.fail("grad-for-float",
-               f"{what}: backward returned a {type(grads[2]).__name__} for alpha, but alpha is a Python float: "
+               f"{what}: backward returned a {type(grads[2]).__name__} for input 3 (alpha), but alpha is a Python float: "
                "return None for the float alpha, i.e. `return grad_x, grad_y, None`.")
     return grads
 
