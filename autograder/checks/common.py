@@ -20,7 +20,8 @@ from torch.autograd import gradcheck as _gradcheck
 from torch.autograd import gradgradcheck as _gradgradcheck
 
 from autograder import shared
-from autograder.checks.explain import Rule, explain, explained, first_line, literal  # noqa: F401 - the checks' one explain mechanism
+# the checks' one explain mechanism
+from autograder.checks.explain import Rule, explain, explained, first_line, literal  # noqa: F401
 from autograder.shared import (PROBES, FakeCtx, Mistake, attach_learner, base_seed, fail, probe,  # noqa: F401
                                set_base_seed)
 

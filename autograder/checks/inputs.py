@@ -25,7 +25,8 @@ RULES = (
     Rule("wrong-arity", mistake="wrong-arity", when=lambda facts: facts.get("got") == 1,
          message="{what}: backward returned 1 gradient but forward takes 3 inputs (x, y, alpha). Return a tuple "
                  f"with one value per input, in order: {_RETURN} (a list or a single tensor counts as one value)."),
-    Rule("wrong-arity", mistake="wrong-arity", when=lambda facts: isinstance(facts.get("got"), int) and facts["got"] < 3,
+    Rule("wrong-arity", mistake="wrong-arity",
+         when=lambda facts: isinstance(facts.get("got"), int) and facts["got"] < 3,
          message="{what}: backward returned {got} gradients but forward takes 3 inputs (x, y, alpha): return None "
                  f"for the float alpha, i.e. {_RETURN}."),
     Rule("wrong-arity", mistake="wrong-arity", when=lambda facts: "got" in facts,
@@ -93,8 +94,8 @@ def _direct_backward(ScaledAdd, needs, x, y, alpha, g, what):
                "return exactly `grad_x, grad_y, None`.")
     if grads[2] is not None:
         c.fail("grad-for-float",
-               f"{what}: backward returned a {type(grads[2]).__name__} for input 3 (alpha), but alpha is a Python float: "
-               "return None for the float alpha, i.e. `return grad_x, grad_y, None`.")
+               f"{what}: backward returned a {type(grads[2]).__name__} for input 3 (alpha), but alpha is a Python "
+               "float: return None for the float alpha, i.e. `return grad_x, grad_y, None`.")
     return grads
 
 
