@@ -20,7 +20,8 @@ from torch.autograd import gradcheck as _gradcheck
 from torch.autograd import gradgradcheck as _gradgradcheck
 
 from autograder import shared
-from autograder.checks.explain import Rule, explain, explained, literal  # noqa: F401 - the checks' one explain mechanism
+# the checks' one explain mechanism
+from autograder.checks.explain import Rule, explain, explained, first_line, literal  # noqa: F401
 from autograder.shared import (PROBES, FakeCtx, Mistake, attach_learner, base_seed, fail, probe,  # noqa: F401
                                set_base_seed)
 
@@ -142,32 +143,82 @@ def _require_inputs_unchanged(snapshots: list, what: str) -> None:
 NOT_IMPLEMENTED = Rule("not-implemented", types=(NotImplementedError,),
                        message="{what} is not implemented yet (it still raises NotImplementedError).")
 
+# Autograd's engine counts a backward's return values from 1 ("at position 3") in one message and from 0
+# ("at index 0") in another; the learner reads one numbering, from 1, and the input's name where it is known.
+_GRAD_FOR_NON_TENSOR = ("{what}: backward returned a gradient for {input}, which is not a tensor that requires "
+                        "grad (a float, an int, a flag). Return None in that position.")
+_GRAD_SHAPE = ("{what}: the gradient for {input} has shape [{got}] but that input has shape [{expected}]. "
+               "If forward reduced, expand grad_output back to the input's shape; if it broadcast, sum it down.")
+_NONE_AT = r"returned a gradient different than None at position {position}(?!\d)"
+_SHAPE_AT = (r"returned an invalid gradient at index {index} - got \[(?P<got>.*?)\] but "
+             r"expected shape compatible with \[(?P<expected>.*?)\]")
+
+
+def _numbered(template: str, position=None, name: str | None = None) -> str:
+    """`template` with its {input} spelled "input 3 (alpha)", or "input {position}" when the name is unknown."""
+    if position is None:
+        return template.replace("{input}", "input {position}")
+    return template.replace("{input}", f"input {position} ({literal(name)})")
+
+
+def _per_input(names: Sequence[str]) -> tuple:
+    """The engine's two position-bearing errors, one rule per named input (position counted from 1)."""
+    rules = []
+    for position, name in enumerate(names, start=1):
+        rules += [
+            Rule("missing-none", _NONE_AT.format(position=position), _numbered(_GRAD_FOR_NON_TENSOR, position, name),
+                 types=(RuntimeError,), facts={"position": position, "name": name}),
+            Rule("wrong-grad-shape", _SHAPE_AT.format(index=position - 1), _numbered(_GRAD_SHAPE, position, name),
+                 types=(RuntimeError,), facts={"position": position, "name": name}),
+        ]
+    return tuple(rules)
+
+
 # What autograd's engine says about a backward's return value, in the learner's words (positions from 1).
 ENGINE_RULES = (
     NOT_IMPLEMENTED,
     Rule("wrong-arity", r"returned an incorrect number of gradients \(expected (?P<expected>\d+), got (?P<got>\d+)\)",
          "{what}: backward returned {got} gradients but forward takes {expected} inputs. Return exactly one value "
          "per forward input, in order, with None for inputs that are not tensors.", types=(RuntimeError,)),
-    Rule("missing-none", r"returned a gradient different than None at position (?P<position>\d+)",
-         "{what}: backward returned a gradient for input {position}, which is not a tensor that requires grad "
-         "(a float, an int, a flag). Return None in that position.", types=(RuntimeError,)),
-    Rule("wrong-grad-shape", r"returned an invalid gradient at index (?P<index>\d+) - got \[(?P<got>.*?)\] but "
-         r"expected shape compatible with \[(?P<expected>.*?)\]",
-         "{what}: the gradient for input {position} has shape [{got}] but that input has shape [{expected}]. "
-         "If forward reduced, expand grad_output back to the input's shape; if it broadcast, sum it down.",
+    Rule("missing-none", _NONE_AT.format(position=r"(?P<position>\d+)"), _numbered(_GRAD_FOR_NON_TENSOR),
+         types=(RuntimeError,)),
+    Rule("wrong-grad-shape", _SHAPE_AT.format(index=r"(?P<index>\d+)"), _numbered(_GRAD_SHAPE),
          types=(RuntimeError,)),
     Rule("inplace-error", "modified by an inplace operation",
          "{what} raised autograd's in-place modification error: {line}", types=(RuntimeError,)),
 )
 
 
-def call(fn: Callable, *args, what: str):
-    """Call learner code, turning 'not implemented yet' and crashes into plain feedback."""
+def engine_rules(names: Sequence[str] = ()) -> tuple:
+    """ENGINE_RULES, naming the inputs of forward (in order) in the feedback: "input 3 (alpha)"."""
+    return ENGINE_RULES[:1] + _per_input(names) + ENGINE_RULES[1:]
+
+
+def call(fn: Callable, *args, what: str, names: Sequence[str] = ()):
+    """Call learner code, turning 'not implemented yet' and crashes into plain feedback (`names`: forward's
+    inputs, for the feedback)."""
     inputs = _snapshot_inputs(args)
-    with explained(what, ENGINE_RULES):
+    with explained(what, engine_rules(names)):
         result = fn(*args)
     _require_inputs_unchanged(inputs, what)
     return result
+
+
+INPLACE = "modified by an inplace operation"
+
+
+def inplace_error(fn: Callable[[], object], what: str, names: Sequence[str] = ()) -> str | None:
+    """Run `fn()` (a backward) where autograd's in-place error may be the expected outcome: the error's first
+    line if it raised that error, None if it returned. Any other error becomes feedback as in `call`."""
+    rules = tuple(rule for rule in engine_rules(names) if rule.code != "inplace-error")
+    try:
+        with explained(what, rules):
+            fn()
+    except RuntimeError as error:  # the one error a caller may be waiting for; any other passes on
+        if INPLACE not in str(error):
+            raise
+        return first_line(str(error), 160)
+    return None
 
 
 def require_shape(tensor, shape, what: str, code: str = "wrong-shape") -> None:
@@ -210,11 +261,19 @@ def require_own_node(output, function: type, name: str) -> None:
 
 # --------------------------------------------------------------------------------------- gradient checks
 
-def _gradcheck_rules(code: str, hint: str) -> tuple:
-    return ENGINE_RULES + (
-        Rule(code, r"Jacobian mismatch for output (?P<output>\d+) with respect to input (?P<index>\d+)",
-             "{what}: backward's gradient does not match the finite-difference gradient (output {output_position} "
-             "with respect to input {position}). " + literal(hint), types=(RuntimeError,)),
+_MISMATCH = ("{what}: backward's gradient does not match the finite-difference gradient (output {output_position} "
+             "with respect to {input}). ")
+_MISMATCH_AT = r"Jacobian mismatch for output (?P<output>\d+) with respect to input {index}(?!\d)"
+
+
+def _gradcheck_rules(code: str, hint: str, names: Sequence[str] = ()) -> tuple:
+    named = tuple(Rule(code, _MISMATCH_AT.format(index=position - 1),
+                       _numbered(_MISMATCH, position, name) + literal(hint), types=(RuntimeError,),
+                       facts={"position": position, "name": name})
+                  for position, name in enumerate(names, start=1))
+    return engine_rules(names) + named + (
+        Rule(code, _MISMATCH_AT.format(index=r"(?P<index>\d+)"), _numbered(_MISMATCH) + literal(hint),
+             types=(RuntimeError,)),
         Rule(code, "Jacobian mismatch", "{what}: backward's gradient does not match the finite-difference "
              "gradient. " + literal(hint), types=(RuntimeError,)),
         Rule("ignores-grad-output", "backward not multiplied by grad_output",
@@ -227,9 +286,10 @@ def _gradcheck_rules(code: str, hint: str) -> tuple:
 
 
 def gradcheck(fn: Callable, inputs: tuple, what: str, code: str = "wrong-derivative", hint: str = "",
-              **kwargs) -> None:
-    """float64 finite-difference check of `fn`'s backward, with plain feedback on failure."""
-    with explained(what, _gradcheck_rules(code, hint)):
+              names: Sequence[str] = (), **kwargs) -> None:
+    """float64 finite-difference check of `fn`'s backward, with plain feedback on failure (`names`: `fn`'s
+    inputs, in order, for the feedback)."""
+    with explained(what, _gradcheck_rules(code, hint, names)):
         _gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **kwargs)
 
 
@@ -241,12 +301,14 @@ def gradgradcheck(fn: Callable, inputs: tuple, what: str, code: str = "not-twice
         _gradgradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True)
 
 
-def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, what: str = "backward"):
-    """Gradients of `output` (weighted by `grad_output`) with respect to `inputs`, via autograd."""
+def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, what: str = "backward",
+                   names: Sequence[str] = ()):
+    """Gradients of `output` (weighted by `grad_output`) with respect to `inputs`, via autograd (`names`: the
+    inputs of the Function's forward, for the feedback)."""
     if grad_output is None:
         grad_output = torch.ones_like(output)
     snapshots = _snapshot_inputs(inputs)
-    with explained(what, ENGINE_RULES):
+    with explained(what, engine_rules(names)):
         grads = torch.autograd.grad(output, inputs, grad_output, allow_unused=True)
     _require_inputs_unchanged(snapshots, what)
     return grads

@@ -6,12 +6,10 @@
 
 from __future__ import annotations
 
-import contextlib
-import re
-
 import torch
 
 from autograder.checks import common as c
+from autograder.checks.common import Rule
 
 NAME = "ScaledAdd"
 SHAPES = [(), (3,), (2, 3), (2, 3, 4)]
@@ -19,38 +17,36 @@ ALPHAS = (2.5, -0.75, 3.0)
 INPUTS = ("x", "y", "alpha")
 
 
-@contextlib.contextmanager
-def _explained(what: str):
-    """Re-word the generic arity / None / save_for_backward errors for ScaledAdd's three inputs."""
-    try:
-        yield
-    except c.Mistake as mistake:
-        if mistake.code == "wrong-arity":
-            got = re.search(r"returned (\d+) gradients", mistake.message)
-            got = int(got.group(1)) if got else None
-            if got == 1:
-                c.fail("wrong-arity",
-                       f"{what}: backward returned 1 gradient but forward takes 3 inputs (x, y, alpha). "
-                       "Return a tuple with one value per input, in order: `return grad_x, grad_y, None` "
-                       "(a list or a single tensor counts as one value).")
-            if got is not None and got < 3:
-                c.fail("wrong-arity",
-                       f"{what}: backward returned {got} gradients but forward takes 3 inputs (x, y, alpha): "
-                       "return None for the float alpha, i.e. `return grad_x, grad_y, None`.")
-            c.fail("wrong-arity",
-                   f"{what}: backward returned {got} gradients but forward takes 3 inputs (x, y, alpha): "
-                   "return exactly one value per input, `return grad_x, grad_y, None`.")
-        if mistake.code == "missing-none":
-            c.fail("grad-for-float",
-                   f"{what}: backward returned a gradient for alpha (position 3), but alpha is a Python float, "
-                   "not a tensor: return None for the float alpha, i.e. `return grad_x, grad_y, None`.")
-        raise
-    except TypeError as error:
-        if "save_for_backward can only save variables" in str(error):
-            c.fail("saved-a-float",
-                   f"{what}: ctx.save_for_backward only takes tensors, and alpha is a Python float: keep it "
-                   "as a plain attribute, `ctx.alpha = alpha`.")
-        raise
+_RETURN = "`return grad_x, grad_y, None`"
+
+# The engine's generic arity / None errors and save_for_backward's TypeError, re-worded for ScaledAdd's three
+# inputs (from the facts of the engine's mistake: `got`, `expected`, `position`).
+RULES = (
+    Rule("wrong-arity", mistake="wrong-arity", when=lambda facts: facts.get("got") == 1,
+         message="{what}: backward returned 1 gradient but forward takes 3 inputs (x, y, alpha). Return a tuple "
+                 f"with one value per input, in order: {_RETURN} (a list or a single tensor counts as one value)."),
+    Rule("wrong-arity", mistake="wrong-arity",
+         when=lambda facts: isinstance(facts.get("got"), int) and facts["got"] < 3,
+         message="{what}: backward returned {got} gradients but forward takes 3 inputs (x, y, alpha): return None "
+                 f"for the float alpha, i.e. {_RETURN}."),
+    Rule("wrong-arity", mistake="wrong-arity", when=lambda facts: "got" in facts,
+         message="{what}: backward returned {got} gradients but forward takes 3 inputs (x, y, alpha): return "
+                 f"exactly one value per input, {_RETURN}."),
+    Rule("grad-for-float", mistake="missing-none",
+         message="{what}: backward returned a gradient for input 3 (alpha), but alpha is a Python float, not a "
+                 f"tensor: return None for the float alpha, i.e. {_RETURN}."),
+    Rule("saved-a-float", "save_for_backward can only save variables", types=(TypeError,),
+         message="{what}: ctx.save_for_backward only takes tensors, and alpha is a Python float: keep it as a "
+                 "plain attribute, `ctx.alpha = alpha`."),
+)
+
+VALUES_CASES = (([1.0, -2.0, 0.5], [0.25, 3.0, -1.0], 2.5, [1.0, 2.0, -3.0]),)   # (x, y, alpha, grad_output)
+# (shape, seed, alpha): every alpha meets every shape across the seeds.
+GRADCHECK_CASES = tuple((shape, seed, ALPHAS[(seed + i) % len(ALPHAS)])
+                        for seed in (0, 1, 2) for i, shape in enumerate(SHAPES))
+NONE_CASES = (((3,), 0), ((2, 3), 1), ((2, 3, 4), 2))          # (shape, seed)
+NEEDS_CASES = (((3,), 10), ((4,), 10), ((2, 3), 11))
+ALPHA_CASES = (((3,), 30), ((3, 4), 30), ((2, 5), 40))
 
 
 def _tensors(shape, seed):
@@ -77,9 +73,9 @@ class _Ctx(c.FakeCtx):
 def _direct_backward(ScaledAdd, needs, x, y, alpha, g, what):
     """Call forward and backward with a crafted ctx; return the tuple backward returned."""
     ctx = _Ctx(needs_input_grad=needs)
-    with _explained(what):
-        c.call(ScaledAdd.forward, ctx, x.detach(), y.detach(), alpha, what=f"{NAME}.forward")
-        grads = c.call(ScaledAdd.backward, ctx, g, what=f"{NAME}.backward")
+    with c.explained(what, RULES):
+        c.call(ScaledAdd.forward, ctx, x.detach(), y.detach(), alpha, what=f"{NAME}.forward", names=INPUTS)
+        grads = c.call(ScaledAdd.backward, ctx, g, what=f"{NAME}.backward", names=INPUTS)
     if not isinstance(grads, tuple):
         if isinstance(grads, list):
             c.fail("returns-a-list",
@@ -98,8 +94,8 @@ def _direct_backward(ScaledAdd, needs, x, y, alpha, g, what):
                "return exactly `grad_x, grad_y, None`.")
     if grads[2] is not None:
         c.fail("grad-for-float",
-               f"{what}: backward returned a {type(grads[2]).__name__} for alpha, but alpha is a Python float: "
-               "return None for the float alpha, i.e. `return grad_x, grad_y, None`.")
+               f"{what}: backward returned a {type(grads[2]).__name__} for input 3 (alpha), but alpha is a Python "
+               "float: return None for the float alpha, i.e. `return grad_x, grad_y, None`.")
     return grads
 
 
@@ -135,53 +131,51 @@ def _check_pair(grad_x, grad_y, g, alpha, what, rtol=1e-7, atol=1e-7):
                     "d(x + alpha*y)/dy = alpha, so grad_y = alpha * grad_output.", rtol=rtol, atol=atol)
 
 
-def values(ScaledAdd) -> None:
-    """Visible: values, the node, and both gradients on a small example (grad_output not all ones)."""
+def values(ScaledAdd, cases=VALUES_CASES) -> None:
+    """Values, the node, and both gradients on small examples (grad_output not all ones)."""
     c.require_function(ScaledAdd, NAME)
     c.require_self_contained(ScaledAdd, NAME)
-    alpha = 2.5
-    x = torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64, requires_grad=True)
-    y = torch.tensor([0.25, 3.0, -1.0], dtype=torch.float64, requires_grad=True)
-    what = f"{NAME}.apply(x, y, 2.5)"
-    with _explained(what):
-        out = c.call(ScaledAdd.apply, x, y, alpha, what=f"{NAME}.forward")
-    c.require_close(out, x.detach() + alpha * y.detach(), what, "wrong-forward",
-                    "forward should return x + alpha * y.")
-    c.require_own_node(out, ScaledAdd, NAME)
-    g = torch.tensor([1.0, 2.0, -3.0], dtype=torch.float64)
-    with _explained(what):
-        grad_x, grad_y = c.backward_grads(out, [x, y], g, what=f"{NAME}.backward")
-    _check_pair(grad_x, grad_y, g, alpha, what)
+    for x_values, y_values, alpha, g_values in cases:
+        x = torch.tensor(x_values, dtype=torch.float64, requires_grad=True)
+        y = torch.tensor(y_values, dtype=torch.float64, requires_grad=True)
+        what = f"{NAME}.apply(x, y, {alpha})"
+        with c.explained(what, RULES):
+            out = c.call(ScaledAdd.apply, x, y, alpha, what=f"{NAME}.forward", names=INPUTS)
+        c.require_close(out, x.detach() + alpha * y.detach(), what, "wrong-forward",
+                        "forward should return x + alpha * y.")
+        c.require_own_node(out, ScaledAdd, NAME)
+        g = torch.tensor(g_values, dtype=torch.float64)
+        with c.explained(what, RULES):
+            grad_x, grad_y = c.backward_grads(out, [x, y], g, what=f"{NAME}.backward", names=INPUTS)
+        _check_pair(grad_x, grad_y, g, alpha, what)
 
 
-def gradcheck(ScaledAdd, seeds=(0, 1, 2)) -> None:
-    """Hidden: float64 finite differences over shapes, seeds and alphas (alpha held fixed by a lambda)."""
+def gradcheck(ScaledAdd, cases=GRADCHECK_CASES[:1]) -> None:
+    """float64 finite differences, one case per (shape, seed, alpha) (alpha held fixed by a lambda)."""
     c.require_function(ScaledAdd, NAME)
-    for seed in seeds:
-        for i, shape in enumerate(SHAPES):
-            alpha = ALPHAS[(seed + i) % len(ALPHAS)]   # every alpha meets every shape across the seeds
-            x, y = _tensors(shape, seed)
-            what = f"{NAME} on shape {shape} with alpha = {alpha}"
-            with _explained(what):
-                c.gradcheck(lambda a, b, alpha=alpha: ScaledAdd.apply(a, b, alpha), (x, y), what,
-                            hint="backward must return (grad_output, alpha * grad_output, None).")
+    for shape, seed, alpha in cases:
+        x, y = _tensors(shape, seed)
+        what = f"{NAME} on shape {shape} with alpha = {alpha}"
+        with c.explained(what, RULES):
+            c.gradcheck(lambda a, b, alpha=alpha: ScaledAdd.apply(a, b, alpha), (x, y), what, names=INPUTS[:2],
+                        hint="backward must return (grad_output, alpha * grad_output, None).")
 
 
-def none_for_alpha(ScaledAdd, shapes=None) -> None:
+def none_for_alpha(ScaledAdd, cases=NONE_CASES[:1]) -> None:
     """backward returns exactly three values, the last None, both directly and through autograd."""
     c.require_function(ScaledAdd, NAME)
-    for seed, shape in enumerate(SHAPES[1:] if shapes is None else shapes):
+    for shape, seed in cases:
         x, y = _tensors(shape, seed)
         g = _grad_output(shape, seed)
         _direct_backward(ScaledAdd, (True, True, False), x, y, -1.25, g,
                          f"{NAME}.backward with a ctx whose needs_input_grad is (True, True, False)")
         what = f"{NAME} through autograd on shape {shape}"
-        with _explained(what):
-            out = c.call(ScaledAdd.apply, x, y, -1.25, what=f"{NAME}.forward")
-            c.backward_grads(out, [x, y], g, what=f"{NAME}.backward")
+        with c.explained(what, RULES):
+            out = c.call(ScaledAdd.apply, x, y, -1.25, what=f"{NAME}.forward", names=INPUTS)
+            c.backward_grads(out, [x, y], g, what=f"{NAME}.backward", names=INPUTS)
 
 
-def needs_input_grad(ScaledAdd, shapes=((4,), (2, 3))) -> None:
+def needs_input_grad(ScaledAdd, cases=NEEDS_CASES[:1]) -> None:
     """A crafted ctx says which inputs need a gradient; the others must get None (work skipped).
 
     Through the engine this mistake is invisible (autograd drops a gradient for an input that does not
@@ -189,9 +183,9 @@ def needs_input_grad(ScaledAdd, shapes=((4,), (2, 3))) -> None:
     """
     c.require_function(ScaledAdd, NAME)
     alpha = -0.75
-    for seed, shape in enumerate(shapes):
-        x, y = _tensors(shape, seed + 10)
-        g = _grad_output(shape, seed + 10)
+    for shape, seed in cases:
+        x, y = _tensors(shape, seed)
+        g = _grad_output(shape, seed)
         for needs, other in (((True, False, False), 1), ((False, True, False), 0)):
             what = f"{NAME}.backward with ctx.needs_input_grad = {needs}"
             grads = _direct_backward(ScaledAdd, needs, x, y, alpha, g, what)
@@ -219,18 +213,18 @@ def needs_input_grad(ScaledAdd, shapes=((4,), (2, 3))) -> None:
     x, y = _tensors((5,), 20)
     y = y.detach()
     g = _grad_output((5,), 20)
-    with _explained(f"{NAME}.apply(x, y, alpha) with y not requiring grad"):
-        out = c.call(ScaledAdd.apply, x, y, alpha, what=f"{NAME}.forward")
-        (grad_x,) = c.backward_grads(out, [x], g, what=f"{NAME}.backward")
+    with c.explained(f"{NAME}.apply(x, y, alpha) with y not requiring grad", RULES):
+        out = c.call(ScaledAdd.apply, x, y, alpha, what=f"{NAME}.forward", names=INPUTS)
+        (grad_x,) = c.backward_grads(out, [x], g, what=f"{NAME}.backward", names=INPUTS)
     c.require_close(grad_x, g, "the gradient of x when y does not require grad", "wrong-grad-x",
                     "grad_x = grad_output, whatever y needs.")
 
 
-def alpha_scaling(ScaledAdd, shapes=((3, 4), (2, 5))) -> None:
+def alpha_scaling(ScaledAdd, cases=ALPHA_CASES[:1]) -> None:
     """grad_y is alpha * grad_output for each call's own alpha, exactly (alpha kept as a float)."""
     c.require_function(ScaledAdd, NAME)
-    for k, shape in enumerate(shapes):
-        _alpha_scaling(ScaledAdd, shape, 30 + 10 * k)
+    for shape, seed in cases:
+        _alpha_scaling(ScaledAdd, shape, seed)
 
 
 def _alpha_scaling(ScaledAdd, shape, seed: int) -> None:
@@ -239,17 +233,17 @@ def _alpha_scaling(ScaledAdd, shape, seed: int) -> None:
     for i, alpha in enumerate(alphas):
         x, y = _tensors(shape, seed + i)
         xs.append(x), ys.append(y), gs.append(_grad_output(shape, seed + i))
-        with _explained(f"{NAME}.apply(x, y, {alpha:.4g})"):
-            out = c.call(ScaledAdd.apply, x, y, alpha, what=f"{NAME}.forward")
+        with c.explained(f"{NAME}.apply(x, y, {alpha:.4g})", RULES):
+            out = c.call(ScaledAdd.apply, x, y, alpha, what=f"{NAME}.forward", names=INPUTS)
         c.require_close(out, x.detach() + alpha * y.detach(), f"{NAME}.apply(x, y, {alpha:.4g})", "wrong-forward",
                         "forward should return x + alpha * y, with alpha the Python float itself "
                         "(torch.tensor(alpha) would round it to float32).", rtol=1e-12, atol=1e-14)
         outs.append(out)
     # Both calls happen before one backward: each call must use its own alpha (kept on ctx, not the class).
     loss = (outs[0] * gs[0]).sum() + (outs[1] * gs[1]).sum()
-    with _explained(f"{NAME}.backward"):
+    with c.explained(f"{NAME}.backward", RULES):
         grads = c.backward_grads(loss, [xs[0], ys[0], xs[1], ys[1]], torch.ones_like(loss),
-                                 what=f"{NAME}.backward")
+                                 what=f"{NAME}.backward", names=INPUTS)
     first_grad_y = grads[1]
     if isinstance(first_grad_y, torch.Tensor) and first_grad_y.shape == gs[0].shape and \
             bool(torch.allclose(first_grad_y, alphas[1] * gs[0])):

@@ -12,12 +12,12 @@ checks therefore call forward and backward directly, with a `FakeCtx`, and look 
 from __future__ import annotations
 
 import random
-
-import re
+from dataclasses import dataclass
 
 import torch
 
 from autograder.checks import common as c
+from autograder.checks.common import Rule
 
 
 def _fmt(shape) -> str:
@@ -61,6 +61,33 @@ def random_pairs(count: int = 40, seed: int = 0):
     return pairs
 
 
+@dataclass(frozen=True)
+class Drawn:
+    """A row of a case table standing for `count` pairs drawn when the check runs (random_pairs), so that they
+    vary with the grader's base seed."""
+
+    count: int
+
+
+def _pairs(cases):
+    for case in cases:
+        yield from (random_pairs(case.count) if isinstance(case, Drawn) else [case])
+
+
+# (grad shape, target shape, seed): seed None is grad = arange, whose values the feedback can show.
+VALUES_CASES = (((2, 3), (3,), None), ((2, 3), (2, 3), None), ((2, 3), (2, 1), None), ((2, 3), (), None))
+LEADING_CASES = tuple((gs, ts, 10 + k) for k, (gs, ts) in enumerate(LEADING_PAIRS))
+SIZE1_CASES = tuple((gs, ts, 30 + k) for k, (gs, ts) in enumerate(SIZE1_PAIRS))
+MANY_CASES = tuple(EDGE_PAIRS) + (Drawn(40),)          # (grad shape, target shape), then 40 drawn pairs
+
+UNBROADCAST_RULES = (
+    Rule("not-implemented", types=(NotImplementedError,),
+         message="unbroadcast is not implemented yet (it still raises NotImplementedError)."),
+    Rule("unbroadcast-raised", None, "{what} raised {kind}: {line}. `shape` may be a torch.Size or a tuple of "
+         "ints; grad may be a scalar tensor."),
+)
+
+
 def _shape_advice(got: tuple, grad_shape: tuple, target: tuple) -> tuple[str, str]:
     """(code, plain-words advice) for a result of the wrong shape."""
     if len(got) > len(target):
@@ -84,27 +111,23 @@ def _shape_advice(got: tuple, grad_shape: tuple, target: tuple) -> tuple[str, st
     if wide:
         i = wide[0]
         return ("size1-not-summed",
-                f"dimension {i} has size 1 in the target but size {got[i]} in your result: broadcasting "
+                f"dimension dim={i} has size 1 in the target but size {got[i]} in your result: broadcasting "
                 "copied that size-1 dimension, so sum over it with keepdim=True.")
     return ("wrong-unbroadcast-shape", "compare it with the target shape, dimension by dimension.")
 
 
 def _run_unbroadcast(unbroadcast, grad: torch.Tensor, shape):
     what = f"unbroadcast(grad of shape {_fmt(grad.shape)}, {_fmt(shape)})"
-    try:
+    with c.explained(what, UNBROADCAST_RULES):
         return unbroadcast(grad, shape), what
-    except NotImplementedError:
-        c.fail("not-implemented", "unbroadcast is not implemented yet (it still raises NotImplementedError).")
-    except c.Mistake:
-        raise
-    except Exception as error:  # noqa: BLE001 - any crash becomes feedback
-        c.fail("unbroadcast-raised",
-               f"{what} raised {type(error).__name__}: {str(error).splitlines()[0][:200]}. "
-               "`shape` may be a torch.Size or a tuple of ints; grad may be a scalar tensor.")
 
 
-def _check_one_unbroadcast(unbroadcast, grad_shape, target, seed: int, as_size: bool) -> None:
-    grad = c.randn(*grad_shape, seed=seed, requires_grad=False)
+def _check_one_unbroadcast(unbroadcast, grad_shape, target, seed, as_size: bool) -> None:
+    """One case; seed None is grad = arange (float64), and then the feedback shows the numbers."""
+    if seed is None:
+        grad = torch.arange(float(torch.Size(grad_shape).numel()), dtype=torch.float64).reshape(grad_shape)
+    else:
+        grad = c.randn(*grad_shape, seed=seed, requires_grad=False)
     before = grad.clone()
     shape = torch.Size(target) if as_size else tuple(target)
     result, what = _run_unbroadcast(unbroadcast, grad, shape)
@@ -127,53 +150,37 @@ def _check_one_unbroadcast(unbroadcast, grad_shape, target, seed: int, as_size: 
         c.fail("mean-not-sum",
                f"{what} averaged (mean) the broadcast copies instead of adding them up: every copy "
                "contributed to the loss, so their gradients add. Use sum, not mean.")
+    shown = f" (grad = {grad.tolist()}: got {result.tolist()}, expected {expected.tolist()})" if seed is None else ""
     c.fail("wrong-unbroadcast-values",
-           f"{what} has the right shape but wrong values: each entry must be the SUM of all entries of grad "
+           f"{what} has the right shape but wrong values{shown}: each entry must be the SUM of all entries of grad "
            "that were broadcast from it (sum over the extra leading dims and over the widened size-1 dims).")
 
 
-def unbroadcast_values(unbroadcast, hidden: bool = False) -> None:
-    """Visible: three small examples. Hidden: more pairs that only remove leading dimensions."""
+def _require_callable(unbroadcast) -> None:
     if not callable(unbroadcast):
         c.fail("not-defined", "`unbroadcast` must be a function unbroadcast(grad, shape).")
+
+
+def unbroadcast_values(unbroadcast, cases=VALUES_CASES) -> None:
+    """The statement's examples (grad = arange(6) as (2, 3)); the hidden block adds pairs that only remove
+    leading dimensions."""
+    _require_callable(unbroadcast)
     c.require_self_contained(unbroadcast, "unbroadcast")
-    g = torch.arange(6, dtype=torch.float64).reshape(2, 3)
-    examples = [((3,), [3.0, 5.0, 7.0]), ((2, 3), [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]), ((2, 1), [[3.0], [12.0]]),
-                ((), 15.0)]
-    for target, numbers in examples:
-        result, what = _run_unbroadcast(unbroadcast, g.clone(), torch.Size(target))
-        if not isinstance(result, torch.Tensor):
-            c.fail("not-a-tensor", f"{what} should return a tensor, got {type(result).__name__}.")
-        if tuple(result.shape) != target:
-            code, advice = _shape_advice(tuple(result.shape), (2, 3), target)
-            c.fail(code, f"{what} returned shape {_fmt(result.shape)}, but it must return exactly shape "
-                         f"{_fmt(target)}: {advice}")
-        expected = torch.tensor(numbers, dtype=torch.float64)
-        if result.dtype != g.dtype or not bool(torch.allclose(result, expected)):
-            averaged = result.dtype == g.dtype and bool(torch.allclose(result, expected * expected.numel() / 6))
-            c.fail("mean-not-sum" if averaged else "wrong-unbroadcast-values",
-                   f"{what} with grad = [[0, 1, 2], [3, 4, 5]] (float64) returned {result.tolist()} "
-                   f"({result.dtype}), expected {numbers}: add up (sum, not mean) all entries of grad that were "
-                   "broadcast from each entry, and keep grad's dtype.")
-    if hidden:
-        for k, (gs, ts) in enumerate(LEADING_PAIRS):
-            _check_one_unbroadcast(unbroadcast, gs, ts, seed=10 + k, as_size=k % 2 == 0)
+    for k, (gs, ts, seed) in enumerate(cases):
+        _check_one_unbroadcast(unbroadcast, gs, ts, seed, as_size=seed is None or k % 2 == 0)
 
 
-def unbroadcast_size1(unbroadcast, pairs=None) -> None:
+def unbroadcast_size1(unbroadcast, cases=(SIZE1_CASES[0], SIZE1_CASES[3])) -> None:
     """Targets with size-1 dims (first, middle, last, together with leading dims)."""
-    if not callable(unbroadcast):
-        c.fail("not-defined", "`unbroadcast` must be a function unbroadcast(grad, shape).")
-    for k, (gs, ts) in enumerate(SIZE1_PAIRS if pairs is None else pairs):
-        _check_one_unbroadcast(unbroadcast, gs, ts, seed=30 + k, as_size=k % 2 == 1)
+    _require_callable(unbroadcast)
+    for k, (gs, ts, seed) in enumerate(cases):
+        _check_one_unbroadcast(unbroadcast, gs, ts, seed, as_size=k % 2 == 1)
 
 
-def unbroadcast_many(unbroadcast, count: int = 40, edges=None) -> None:
-    """Edge cases (scalars, nothing to do, size-1 everywhere) and `count` generated pairs."""
-    if not callable(unbroadcast):
-        c.fail("not-defined", "`unbroadcast` must be a function unbroadcast(grad, shape).")
-    pairs = list(EDGE_PAIRS if edges is None else edges) + random_pairs(count)
-    for k, (gs, ts) in enumerate(pairs):
+def unbroadcast_many(unbroadcast, cases=(((), ()), ((1, 1), ()), ((2, 1, 3), (1, 1, 3)), Drawn(5))) -> None:
+    """Edge cases (scalars, nothing to do, size-1 everywhere) and generated pairs (`Drawn` rows)."""
+    _require_callable(unbroadcast)
+    for k, (gs, ts) in enumerate(_pairs(cases)):
         _check_one_unbroadcast(unbroadcast, gs, ts, seed=50 + k, as_size=k % 3 != 0)
 
 
@@ -199,25 +206,27 @@ def _direct(Fn, name: str, needs, args, grad_output):
 
 MUL_PAIRS = [((2, 3), (3,)), ((4, 1, 3), (2, 1)), ((), (2, 2)), ((3, 1), (1, 4))]
 MUL_ALL = MUL_PAIRS + [(b, a) for a, b in MUL_PAIRS] + [((2, 3), (2, 3)), ((5, 1, 1), (1,))]
+# (a's shape, b's shape, seed)
+MUL_GRADCHECK_CASES = tuple((sa, sb, 10 * seed + k) for seed in (0, 1) for k, (sa, sb) in enumerate(MUL_ALL))
+INPUTS_MUL = ("a", "b")
 _MUL_HINT = ("the gradient of a is grad_output * b and the gradient of b is grad_output * a, each then "
              "summed down to its input's shape.")
 
 
 def _mul_engine(BroadcastMul, a, b, grad_output):
-    out = c.call(BroadcastMul.apply, a, b, what="BroadcastMul.forward")
+    out = c.call(BroadcastMul.apply, a, b, what="BroadcastMul.forward", names=INPUTS_MUL)
     expected_shape = torch.broadcast_shapes(a.shape, b.shape)
     c.require_close(out, a.detach() * b.detach(), f"BroadcastMul.apply(a, b) for shapes {_fmt(a.shape)} and "
                     f"{_fmt(b.shape)}", "wrong-forward", f"forward returns a * b, of shape {_fmt(expected_shape)}.")
     c.require_own_node(out, BroadcastMul, "BroadcastMul")
-    return c.backward_grads(out, [a, b], grad_output, what="BroadcastMul.backward")
+    return c.backward_grads(out, [a, b], grad_output, what="BroadcastMul.backward", names=INPUTS_MUL)
 
 
-def broadcastmul_values(BroadcastMul, hidden: bool = False) -> None:
-    """Visible: a (2, 3) times b (3,): value and both gradients through autograd. Hidden: more pairs."""
+def broadcastmul_values(BroadcastMul, cases=MUL_ALL[:1]) -> None:
+    """a times b for each (a's shape, b's shape): value and both gradients through autograd."""
     c.require_function(BroadcastMul, "BroadcastMul")
     c.require_self_contained(BroadcastMul, "BroadcastMul")
-    pairs = MUL_ALL if hidden else [((2, 3), (3,))]
-    for k, (sa, sb) in enumerate(pairs):
+    for k, (sa, sb) in enumerate(cases):
         a = c.randn(*sa, seed=100 + k)
         b = c.randn(*sb, seed=200 + k)
         out_shape = torch.broadcast_shapes(a.shape, b.shape)
@@ -232,26 +241,24 @@ def broadcastmul_values(BroadcastMul, hidden: bool = False) -> None:
                             _MUL_HINT)
 
 
-def broadcastmul_gradcheck(BroadcastMul, seeds=(0, 1), pairs=None) -> None:
-    """float64 gradcheck over broadcast pairs (by default all of them, both orders), several seeds."""
+def broadcastmul_gradcheck(BroadcastMul, cases=MUL_GRADCHECK_CASES[:1]) -> None:
+    """float64 gradcheck, one case per (a's shape, b's shape, seed)."""
     c.require_function(BroadcastMul, "BroadcastMul")
-    for seed in seeds:
-        for k, (sa, sb) in enumerate(MUL_ALL if pairs is None else pairs):
-            a = c.randn(*sa, seed=400 + 10 * seed + k)
-            b = c.randn(*sb, seed=500 + 10 * seed + k)
-            c.gradcheck(BroadcastMul.apply, (a, b), f"BroadcastMul on shapes {_fmt(sa)} and {_fmt(sb)}",
-                        hint=_MUL_HINT)
+    for sa, sb, seed in cases:
+        a = c.randn(*sa, seed=400 + seed)
+        b = c.randn(*sb, seed=500 + seed)
+        c.gradcheck(BroadcastMul.apply, (a, b), f"BroadcastMul on shapes {_fmt(sa)} and {_fmt(sb)}",
+                    hint=_MUL_HINT, names=INPUTS_MUL)
 
 
-def broadcastmul_shapes(BroadcastMul, hidden: bool = False) -> None:
+def broadcastmul_shapes(BroadcastMul, cases=MUL_ALL[:1]) -> None:
     """Backward called directly must return gradients of EXACTLY the inputs' shapes.
 
     Through autograd a missing un-broadcast is invisible (the engine sums for you), so this calls
     forward and backward by hand with a FakeCtx.
     """
     c.require_function(BroadcastMul, "BroadcastMul")
-    pairs = MUL_ALL if hidden else [((2, 3), (3,))]
-    for k, (sa, sb) in enumerate(pairs):
+    for k, (sa, sb) in enumerate(cases):
         a = c.randn(*sa, seed=600 + k)
         b = c.randn(*sb, seed=700 + k)
         out_shape = torch.broadcast_shapes(a.shape, b.shape)
@@ -282,54 +289,43 @@ SUM_CASES = [((3, 4), 1, False), ((3, 4), 0, False), ((3, 4), -1, True), ((3, 4)
              ((2, 3, 4), 1, False), ((2, 3, 4), -2, True), ((2, 3, 4), 2, False), ((2, 3, 4), -1, False),
              ((2, 3, 4), -3, False), ((4, 4), 1, False), ((4, 4), -1, False), ((3,), 0, False),
              ((3,), -1, True), ((2, 1, 3), 1, False), ((3, 3, 3), 0, True)]
+SUM_GRADCHECK_CASES = tuple((shape, dim, keepdim, 20 * seed + k)        # ... and a seed
+                            for seed in (0, 1) for k, (shape, dim, keepdim) in enumerate(SUM_CASES))
+SUM_NONE_CASES = (((3, 4), 1, False), ((2, 3, 4), -1, True))
+INPUTS_SUM = ("x", "dim", "keepdim")
 _SUM_HINT = ("backward must hand every element of x the gradient of the sum it went into: "
              "grad_output.unsqueeze(dim) (only when keepdim is False), then .expand(x.shape).")
-_EXPAND_SIZE = "The expanded size of the tensor"
-_EXPAND_DIMS = "must be greater or equal to the number of dimensions in the tensor"
-_SHAPE = re.compile(r"returned an invalid gradient at index (\d+) - got \[(.*?)\] but expected shape "
-                    r"compatible with \[(.*?)\]")
+
+# The errors a wrong SumDim.backward produces, then the engine's own.
+SUM_RULES = (
+    Rule("missing-unsqueeze", "The expanded size of the tensor",
+         "{what}: backward could not expand grad_output to x's shape ({line}). With keepdim=False the summed "
+         "dimension is gone from grad_output, so expand lines it up against the wrong dimensions: put it back "
+         "first with grad_output.unsqueeze(dim) (a negative dim counts from the end of x's shape, not "
+         "grad_output's).", types=(RuntimeError,)),
+    Rule("unsqueeze-with-keepdim", "must be greater or equal to the number of dimensions in the tensor",
+         "{what}: backward made grad_output longer than x ({line}). With keepdim=True grad_output already has "
+         "the summed dimension (size 1): unsqueeze only when keepdim is False.", types=(RuntimeError,)),
+    Rule("missing-expand", r"returned an invalid gradient at index 0 - got \[(?P<got>.*?)\] but expected shape "
+         r"compatible with \[(?P<expected>.*?)\]",
+         "{what}: backward returned a gradient of shape [{got}] for input 1 (x) of shape [{expected}]. "
+         "grad_output has the reduced shape of the output; expand it back to x's shape "
+         "(grad_output.unsqueeze(dim) when keepdim is False, then .expand(x.shape)).", types=(RuntimeError,)),
+) + c.engine_rules(INPUTS_SUM)
 
 
 def _sum_what(shape, dim, keepdim) -> str:
     return f"SumDim.apply(x, {dim}, {keepdim}) with x of shape {_fmt(shape)}"
 
 
-def _sum_error(error: RuntimeError, shape, dim, keepdim) -> None:
-    """Plain feedback for the runtime errors a wrong SumDim.backward produces."""
-    what = _sum_what(shape, dim, keepdim)
-    text = str(error)
-    if _EXPAND_SIZE in text:
-        c.fail("missing-unsqueeze",
-               f"{what}: backward could not expand grad_output to x's shape ({text.splitlines()[0][:160]}). "
-               "With keepdim=False the summed dimension is gone from grad_output, so expand lines it up "
-               "against the wrong dimensions: put it back first with grad_output.unsqueeze(dim) "
-               "(a negative dim counts from the end of x's shape, not grad_output's).")
-    if _EXPAND_DIMS in text:
-        c.fail("unsqueeze-with-keepdim",
-               f"{what}: backward made grad_output longer than x ({text.splitlines()[0][:160]}). With "
-               "keepdim=True grad_output already has the summed dimension (size 1): unsqueeze only when "
-               "keepdim is False.")
-    if m := _SHAPE.search(text):
-        c.fail("missing-expand",
-               f"{what}: backward returned a gradient of shape [{m.group(2)}] for x of shape [{m.group(3)}]. "
-               "grad_output has the reduced shape of the output; expand it back to x's shape "
-               "(grad_output.unsqueeze(dim) when keepdim is False, then .expand(x.shape)).")
-    c.explain(error, f"SumDim ({what})", c.ENGINE_RULES)
-
-
 def _sum_engine(SumDim, x, dim, keepdim, g):
     what = _sum_what(x.shape, dim, keepdim)
-    out = c.call(SumDim.apply, x, dim, keepdim, what="SumDim.forward")
+    out = c.call(SumDim.apply, x, dim, keepdim, what="SumDim.forward", names=INPUTS_SUM)
     c.require_close(out, x.detach().sum(dim, keepdim=keepdim), what, "wrong-forward",
                     "forward returns x.sum(dim, keepdim=keepdim).")
     c.require_own_node(out, SumDim, "SumDim")
-    try:
+    with c.explained(what, SUM_RULES):
         (grad,) = torch.autograd.grad(out, [x], g)
-    except NotImplementedError:
-        c.fail("not-implemented", "SumDim.backward is not implemented yet (it still raises NotImplementedError).")
-    except RuntimeError as error:
-        _sum_error(error, x.shape, dim, keepdim)
-        raise
     return grad
 
 
@@ -337,11 +333,10 @@ def _expected_sum_grad(shape, dim, keepdim, g):
     return (g if keepdim else g.unsqueeze(dim)).expand(shape)
 
 
-def sumdim_values(SumDim, hidden: bool = False) -> None:
-    """Visible: x of shape (3, 4), dim 1, both keepdim values. Hidden: all cases."""
+def sumdim_values(SumDim, cases=(SUM_CASES[0], SUM_CASES[3])) -> None:
+    """Values and gradient through autograd, one case per (x's shape, dim, keepdim)."""
     c.require_function(SumDim, "SumDim")
     c.require_self_contained(SumDim, "SumDim")
-    cases = SUM_CASES if hidden else [((3, 4), 1, False), ((3, 4), 1, True)]
     for k, (shape, dim, keepdim) in enumerate(cases):
         x = c.randn(*shape, seed=900 + k)
         out_shape = x.detach().sum(dim, keepdim=keepdim).shape
@@ -351,31 +346,27 @@ def sumdim_values(SumDim, hidden: bool = False) -> None:
                         f"the gradient of x for {_sum_what(shape, dim, keepdim)}", "wrong-derivative", _SUM_HINT)
 
 
-def sumdim_gradcheck(SumDim, seeds=(0, 1), cases=None) -> None:
-    """float64 gradcheck over several shapes, dims (incl. negative) and both keepdim values."""
+def sumdim_gradcheck(SumDim, cases=(((3, 4), 1, False, 0), ((3, 4), -1, True, 1))) -> None:
+    """float64 gradcheck, one case per (x's shape, dim, keepdim, seed)."""
     c.require_function(SumDim, "SumDim")
-    for seed in seeds:
-        for k, (shape, dim, keepdim) in enumerate(SUM_CASES if cases is None else cases):
-            x = c.randn(*shape, seed=1100 + 20 * seed + k)
-            out_shape = x.detach().sum(dim, keepdim=keepdim).shape
-            _sum_engine(SumDim, x, dim, keepdim, torch.ones(out_shape, dtype=x.dtype))  # clear errors first
-            c.gradcheck(lambda t, d=dim, kd=keepdim: SumDim.apply(t, d, kd), (x,),
-                        _sum_what(shape, dim, keepdim), hint=_SUM_HINT)
+    for shape, dim, keepdim, seed in cases:
+        x = c.randn(*shape, seed=1100 + seed)
+        out_shape = x.detach().sum(dim, keepdim=keepdim).shape
+        _sum_engine(SumDim, x, dim, keepdim, torch.ones(out_shape, dtype=x.dtype))  # clear errors first
+        c.gradcheck(lambda t, d=dim, kd=keepdim: SumDim.apply(t, d, kd), (x,),
+                    _sum_what(shape, dim, keepdim), hint=_SUM_HINT, names=INPUTS_SUM[:1])
 
 
-def sumdim_shape(SumDim, cases=None) -> None:
+def sumdim_shape(SumDim, cases=(((4, 4), 1, False), ((2, 3, 4), -2, True))) -> None:
     """backward called directly returns a gradient of EXACTLY x's shape, with the right values."""
     c.require_function(SumDim, "SumDim")
-    for k, (shape, dim, keepdim) in enumerate(SUM_CASES if cases is None else cases):
+    for k, (shape, dim, keepdim) in enumerate(cases):
         x = c.randn(*shape, seed=1300 + k)
         out_shape = x.detach().sum(dim, keepdim=keepdim).shape
         g = c.randn(*out_shape, seed=1400 + k, requires_grad=False)
         what = _sum_what(shape, dim, keepdim)
-        try:
+        with c.explained(what, SUM_RULES):
             out, grads = _direct(SumDim, "SumDim", (True, False, False), (x, dim, keepdim), g)
-        except RuntimeError as error:
-            _sum_error(error, shape, dim, keepdim)
-            raise
         c.require_shape(out, out_shape, f"SumDim.forward for {what}", code="wrong-forward")
         grad = grads[0] if grads else None
         if not isinstance(grad, torch.Tensor):
@@ -389,25 +380,22 @@ def sumdim_shape(SumDim, cases=None) -> None:
                         "wrong-derivative", _SUM_HINT)
 
 
-def sumdim_none(SumDim, cases=(((3, 4), 1, False), ((2, 3, 4), -1, True))) -> None:
+def sumdim_none(SumDim, cases=SUM_NONE_CASES[:1]) -> None:
     """backward returns exactly three values, None for dim and keepdim (directly and via autograd)."""
     c.require_function(SumDim, "SumDim")
     for k, (shape, dim, keepdim) in enumerate(cases):
         x = c.randn(*shape, seed=1500 + k)
         g = torch.ones(x.detach().sum(dim, keepdim=keepdim).shape, dtype=x.dtype)
         what = _sum_what(shape, dim, keepdim)
-        try:
+        with c.explained(what, SUM_RULES):
             _, grads = _direct(SumDim, "SumDim", (True, False, False), (x, dim, keepdim), g)
-        except RuntimeError as error:
-            _sum_error(error, shape, dim, keepdim)
-            raise
         if len(grads) != 3:
             c.fail("wrong-arity", f"{what}: backward returned {len(grads)} value(s) but forward takes 3 inputs "
                                   "(x, dim, keepdim): return the gradient of x, then None, None.")
-        for position, name in ((1, "dim"), (2, "keepdim")):
-            if grads[position] is not None:
+        for index in (1, 2):
+            if grads[index] is not None:
+                name = INPUTS_SUM[index]
                 c.fail("missing-none",
-                       f"{what}: the {('second', 'third')[position - 1]} value backward returned, for {name}, "
-                       f"is a {type(grads[position]).__name__}, but {name} is a plain Python value with no "
-                       "gradient: return None there.")
+                       f"{what}: backward returned a {type(grads[index]).__name__} for input {index + 1} ({name}), "
+                       f"but {name} is a plain Python value with no gradient: return None there.")
         _sum_engine(SumDim, x, dim, keepdim, g)
