@@ -714,12 +714,12 @@ CONSTRUCTION_RULES = (
     Rule("crashes", None, "{what} raised {kind}: {line}", types=(AttributeError, RuntimeError, ValueError)),
 )
 
-# What nn.Module's own load_state_dict (strict) says when the module's parameters are not exactly weight and bias.
-STATE_RULES = (
-    Rule("extra-parameters", r"(?P<keys>(?:Missing|Unexpected) key\(s\) in state_dict:[^\n]*)",
-         "{what}: its parameters and buffers should be exactly {expected}, but load_state_dict says: {keys}",
-         types=(RuntimeError,)),
-)
+def _state_rules(expected) -> tuple:
+    """What nn.Module's own load_state_dict (strict) says when the module's parameters are not exactly `expected`."""
+    return (Rule("extra-parameters", r"(?P<keys>(?:Missing|Unexpected) key\(s\) in state_dict:[^\n]*)",
+                 "{what}: its parameters and buffers should be exactly " + c.literal(str(expected))
+                 + ", but load_state_dict says: {keys}", types=(RuntimeError,)),)
+
 
 _MISSING = object()
 
@@ -805,8 +805,7 @@ def _require_parameters(m, n_in, n_out, has_bias, what) -> None:
     init = weight.detach().clone()  # before load_state_dict writes into it (in one process it is the same tensor)
     state = {"weight": torch.zeros(n_out, n_in)} | ({"bias": torch.zeros(n_out)} if has_bias else {})
     expected = [(name, tuple(t.shape)) for name, t in state.items()]
-    with explained(f"{what}", tuple(Rule(r.code, r.pattern, r.message.replace("{expected}", str(expected)),
-                                         r.types) for r in STATE_RULES)):
+    with explained(what, _state_rules(expected)):
         m.load_state_dict(state)
     finite = bool(torch.isfinite(init).all())
     constant = init.numel() > 1 and bool((init == init.flatten()[0]).all())
