@@ -7,9 +7,9 @@ Counted from solutions/ (the instructor's copy, so the reference answers' length
 of lesson code (setup and demonstration cells), the exercises, the lines of their reference answers, and the
 notebook's run time on this machine (each lesson cell run once; the answers are the references). The estimate
 applies reading and solving rates that are assumptions, printed with the table, not measurements of a learner:
-prose at 150 words a minute (technical reading), lesson code at 8 lines a minute (read, run, compare with the
-printed result), and per exercise 10 minutes (read the statement, run its visible test, one round of feedback) plus
-3 minutes per line of reference answer (writing and debugging).
+prose at 200 words a minute (technical reading), lesson code at 10 lines a minute (read, run, compare with the
+printed result), and per exercise 8 minutes (read the statement, run its visible test, one round of feedback) plus
+2 minutes per line of reference answer (writing and debugging).
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ sys.path.insert(0, str(ROOT))
 
 from autograder import notebooks  # noqa: E402
 
-WORDS_PER_MINUTE = 150
-CODE_LINES_PER_MINUTE = 8
-MINUTES_PER_EXERCISE = 10
-MINUTES_PER_ANSWER_LINE = 3
+WORDS_PER_MINUTE = 200
+CODE_LINES_PER_MINUTE = 10
+MINUTES_PER_EXERCISE = 8
+MINUTES_PER_ANSWER_LINE = 2
 SOLUTION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
 
 

@@ -23,6 +23,16 @@ SIGN = "SignSTE"
 SHAPES = [(7,), (3, 4), (2, 3, 4), ()]   # 0-dim last: a single number diagnoses least
 DTYPES = (torch.float32, torch.float64)
 
+# The breadth of each check is its `cases=`: the default is what the visible test runs, the tables below what
+# the hidden tests run. A case is a seed, a (seed, shape) pair or a dtype, as each check says.
+EXACT_CASES, EXACT_TABLE = (0,), (0, 1, 2)
+BACKWARD_CASES = [(0, (7,))]
+BACKWARD_TABLE = [(seed, shape) for seed in (0, 1, 2) for shape in SHAPES]
+ROUND_DTYPE_CASES, ROUND_DTYPE_TABLE = (0,), (11, 21)
+GRAPH_CASES, GRAPH_TABLE = (0,), (13, 23)
+BOUNDARY_CASES, BOUNDARY_TABLE = (torch.float64,), DTYPES
+SIGN_DTYPE_CASES, SIGN_DTYPE_TABLE = (torch.float32,), DTYPES
+
 
 # ------------------------------------------------------------------------------------------- helpers
 
@@ -64,16 +74,13 @@ def _direct_backward(Fn, name: str, x: torch.Tensor, grad_output: torch.Tensor):
     converts dtypes or unwraps tuples for you."""
     ctx = c.FakeCtx((True,))
     x = x.detach()
-    try:
-        with torch.no_grad():
-            if c.uses_setup_context(Fn):
-                y = Fn.forward(x)
-                Fn.setup_context(ctx, (x,), y)
-            else:
-                y = Fn.forward(ctx, x)
-            out = Fn.backward(ctx, grad_output)
-    except NotImplementedError:
-        c.fail("not-implemented", f"{name} is not implemented yet (it still raises NotImplementedError).")
+    with torch.no_grad(), c.explained(name, (c.NOT_IMPLEMENTED,)):
+        if c.uses_setup_context(Fn):
+            y = Fn.forward(x)
+            Fn.setup_context(ctx, (x,), y)
+        else:
+            y = Fn.forward(ctx, x)
+        out = Fn.backward(ctx, grad_output)
     if isinstance(out, (tuple, list)):
         if len(out) != 1:
             c.fail("wrong-arity", f"{name}.backward returned {len(out)} values but forward takes 1 input (x): "
@@ -159,14 +166,15 @@ def round_values(RoundSTE) -> None:
     _require_pass_through(grad, x, g, f"the gradient of {ROUND}")
 
 
-def round_forward_exact(RoundSTE, seeds=(0, 1, 2)) -> None:
-    """Hidden: forward exactly equals torch.round: halves (round half to even), negatives, large values."""
+def round_forward_exact(RoundSTE, cases=EXACT_CASES) -> None:
+    """Forward exactly equals torch.round: halves (round half to even), negatives, large values; random values
+    for each seed of `cases` (EXACT_TABLE: three seeds)."""
     c.require_function(RoundSTE, ROUND)
     ties = [-3.5, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 4.5, 100.5, 101.5]
     for dtype in DTYPES:
         _require_round_forward(RoundSTE, torch.tensor(ties, dtype=dtype))
         _require_round_forward(RoundSTE, torch.tensor([0.0, -0.0, 0.49, -0.49, 0.51, 1e6 + 0.25, -7.0], dtype=dtype))
-        for seed in seeds:
+        for seed in cases:
             for shape in SHAPES:
                 _require_round_forward(RoundSTE, c.randn(*shape, seed=seed, dtype=dtype, requires_grad=False,
                                                          scale=4.0))
@@ -174,16 +182,16 @@ def round_forward_exact(RoundSTE, seeds=(0, 1, 2)) -> None:
             _require_round_forward(RoundSTE, halves)
 
 
-def round_backward(RoundSTE, seeds=(0, 1, 2), shapes=SHAPES) -> None:
+def round_backward(RoundSTE, cases=BACKWARD_CASES) -> None:
     """The gradient is exactly grad_output for random x (inside and far outside [-1, 1]) and random
-    grad_output, through the engine and through a direct call of backward."""
+    grad_output, for each (seed, shape) of `cases` (BACKWARD_TABLE: three seeds, every shape), through the
+    engine and through a direct call of backward."""
     c.require_function(RoundSTE, ROUND)
-    for seed in seeds:
-        for shape in shapes:
-            x = c.randn(*shape, seed=seed, scale=3.0, away_from=(-1.0, 1.0), requires_grad=False)
-            g = _random_grad(shape, seed + 100, torch.float64)
-            grad = _grad_via_autograd(RoundSTE, ROUND, x, g)
-            _require_pass_through(grad, x, g, f"the gradient of {ROUND} on shape {shape}")
+    for seed, shape in cases:
+        x = c.randn(*shape, seed=seed, scale=3.0, away_from=(-1.0, 1.0), requires_grad=False)
+        g = _random_grad(shape, seed + 100, torch.float64)
+        grad = _grad_via_autograd(RoundSTE, ROUND, x, g)
+        _require_pass_through(grad, x, g, f"the gradient of {ROUND} on shape {shape}")
     x = c.randn(3, 4, seed=7, scale=3.0, requires_grad=False)
     g = _random_grad((3, 4), 8, torch.float64)
     _, out = _direct_backward(RoundSTE, ROUND, x, g)
@@ -199,11 +207,12 @@ def round_backward(RoundSTE, seeds=(0, 1, 2), shapes=SHAPES) -> None:
                     "inside a larger graph the STE is the identity: the chain rule gives 3 * 2 * grad_output.")
 
 
-def round_dtype(RoundSTE, seeds=(11, 21)) -> None:
-    """float32 stays float32 and float64 stays float64, in the output and in backward's result."""
+def round_dtype(RoundSTE, cases=ROUND_DTYPE_CASES) -> None:
+    """float32 stays float32 and float64 stays float64, in the output and in backward's result, for each seed
+    of `cases`."""
     c.require_function(RoundSTE, ROUND)
     for dtype in DTYPES:
-        for seed in seeds:
+        for seed in cases:
             x = c.randn(6, seed=seed, dtype=dtype, requires_grad=False, scale=3.0)
             _require_round_forward(RoundSTE, x)
             _, out = _direct_backward(RoundSTE, ROUND, x, _random_grad((6,), seed + 1, dtype))
@@ -215,10 +224,11 @@ def round_dtype(RoundSTE, seeds=(11, 21)) -> None:
                                       "the gradient must keep the input's dtype (return grad_output as it is).")
 
 
-def round_graph(RoundSTE, seeds=(13, 23)) -> None:
-    """RoundSTE.apply records RoundSTE's own node (so the STE backward is the one that runs)."""
+def round_graph(RoundSTE, cases=GRAPH_CASES) -> None:
+    """RoundSTE.apply records RoundSTE's own node (so the STE backward is the one that runs), for each seed of
+    `cases`."""
     c.require_function(RoundSTE, ROUND)
-    for seed in seeds:
+    for seed in cases:
         x = c.randn(4, seed=seed, scale=2.0)
         y = _forward(RoundSTE, ROUND, x)
         c.require_own_node(y, RoundSTE, ROUND)
@@ -312,27 +322,27 @@ def sign_values(SignSTE) -> None:
     _require_clipped(grad, x, g, f"the gradient of {SIGN}")
 
 
-def sign_forward_exact(SignSTE, seeds=(0, 1, 2)) -> None:
-    """Hidden: forward exactly equals torch.sign, zeros included."""
+def sign_forward_exact(SignSTE, cases=EXACT_CASES) -> None:
+    """Forward exactly equals torch.sign, zeros included; random values for each seed of `cases`."""
     c.require_function(SignSTE, SIGN)
     for dtype in DTYPES:
         _require_sign_forward(SignSTE, torch.tensor([0.0, -0.0, 1.0, -1.0, 1e-30, -1e-30, 5.0], dtype=dtype))
-        for seed in seeds:
+        for seed in cases:
             for shape in SHAPES:
                 _require_sign_forward(SignSTE, c.randn(*shape, seed=seed, dtype=dtype, requires_grad=False,
                                                        scale=2.0))
 
 
-def sign_backward(SignSTE, seeds=(0, 1, 2), shapes=SHAPES) -> None:
-    """Random x (about half of it outside [-1, 1]) and random grad_output, against the hand-computed
-    grad_output * (|x| <= 1); through the engine and through a direct call of backward."""
+def sign_backward(SignSTE, cases=BACKWARD_CASES) -> None:
+    """Random x (about half of it outside [-1, 1]) and random grad_output for each (seed, shape) of `cases`,
+    against the hand-computed grad_output * (|x| <= 1); through the engine and through a direct call of
+    backward."""
     c.require_function(SignSTE, SIGN)
-    for seed in seeds:
-        for shape in shapes:
-            x = c.randn(*shape, seed=seed, scale=1.5, away_from=(-1.0, 1.0), requires_grad=False)
-            g = _random_grad(shape, seed + 100, torch.float64)
-            grad = _grad_via_autograd(SignSTE, SIGN, x, g)
-            _require_clipped(grad, x, g, f"the gradient of {SIGN} on shape {shape}")
+    for seed, shape in cases:
+        x = c.randn(*shape, seed=seed, scale=1.5, away_from=(-1.0, 1.0), requires_grad=False)
+        g = _random_grad(shape, seed + 100, torch.float64)
+        grad = _grad_via_autograd(SignSTE, SIGN, x, g)
+        _require_clipped(grad, x, g, f"the gradient of {SIGN} on shape {shape}")
     # A grad_output larger than 1 in size, and x both inside and outside: separates mask-on-x from mask-on-g.
     x = torch.tensor([-3.0, -0.5, 0.25, 0.75, 2.0, -1.5], dtype=torch.float64)
     g = torch.tensor([2.5, -3.0, 0.5, 1.75, -0.25, 4.0], dtype=torch.float64)
@@ -353,10 +363,11 @@ def sign_backward(SignSTE, seeds=(0, 1, 2), shapes=SHAPES) -> None:
                     "number broadcast to every element.")
 
 
-def sign_boundary(SignSTE, dtypes=DTYPES) -> None:
-    """x = +-1 exactly is inside (gradient passes), +-1.0000001 is outside, 0 is inside."""
+def sign_boundary(SignSTE, cases=BOUNDARY_CASES) -> None:
+    """x = +-1 exactly is inside (gradient passes), +-1.0000001 is outside, 0 is inside, in each dtype of
+    `cases`."""
     c.require_function(SignSTE, SIGN)
-    for dtype in dtypes:
+    for dtype in cases:
         x = torch.tensor([-1.0, 1.0, -1.0000001, 1.0000001, 0.0, -0.0, 0.5, 3.0], dtype=dtype)
         _require_sign_forward(SignSTE, x)
         g = torch.tensor([0.7, -1.3, 2.1, -0.9, 1.7, -0.6, 0.4, 1.2], dtype=dtype)
@@ -364,11 +375,11 @@ def sign_boundary(SignSTE, dtypes=DTYPES) -> None:
         _require_clipped(grad, x, g, f"the gradient of {SIGN} at the boundary points (x in {dtype})")
 
 
-def sign_dtype(SignSTE, dtypes=DTYPES) -> None:
-    """float32 stays float32 and float64 stays float64, in the output and in what backward returns
-    (called directly: the engine would silently convert a float64 gradient for a float32 input)."""
+def sign_dtype(SignSTE, cases=SIGN_DTYPE_CASES) -> None:
+    """Each dtype of `cases` is kept, in the output and in what backward returns (called directly: the engine
+    would silently convert a float64 gradient for a float32 input)."""
     c.require_function(SignSTE, SIGN)
-    for dtype in dtypes:
+    for dtype in cases:
         x = torch.tensor([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0], dtype=dtype)
         _require_sign_forward(SignSTE, x)
         g = torch.tensor([1.5, -0.5, 2.0, 0.25, -1.0, 0.75, 3.0], dtype=dtype)
@@ -385,10 +396,11 @@ def sign_dtype(SignSTE, dtypes=DTYPES) -> None:
         _require_clipped(out, x, g, f"what {SIGN}.backward returns for {dtype}")
 
 
-def sign_graph(SignSTE, seeds=(13, 23)) -> None:
-    """SignSTE.apply records SignSTE's own node (so the clipped STE backward is the one that runs)."""
+def sign_graph(SignSTE, cases=GRAPH_CASES) -> None:
+    """SignSTE.apply records SignSTE's own node (so the clipped STE backward is the one that runs), for each
+    seed of `cases`."""
     c.require_function(SignSTE, SIGN)
-    for seed in seeds:
+    for seed in cases:
         x = c.randn(4, seed=seed)
         y = _forward(SignSTE, SIGN, x)
         c.require_own_node(y, SignSTE, SIGN)

@@ -10,9 +10,21 @@ at `x`, with x's shape and dtype, leaving `x` untouched.
 import torch
 
 from autograder.checks import common as c
+from autograder.checks.explain import Rule, explained, literal
 from autograder.checks.saving import forward_with_fake_ctx
 
 _INPLACE = "modified by an inplace operation"
+
+# The breadth of each check is its `cases=`: the default is what the visible test runs, the tables below what
+# the hidden tests run. A case is a seed, a dtype name or a point, as each check says.
+GENERAL_CASES, GENERAL_TABLE = (0,), (0, 1, 2)
+CENTRAL_CASES, CENTRAL_TABLE = (0,), (50, 51)
+UNTOUCHED_CASES, UNTOUCHED_TABLE = (0,), (60, 70)
+DTYPE_CASES, DTYPE_TABLE = ("float32",), ("float32", "0-d")
+TANH_GRADCHECK_CASES, TANH_GRADCHECK_TABLE = (0,), (0, 1, 2)
+GRADGRAD_CASES, GRADGRAD_TABLE = (0,), (0, 1, 2)
+SAVES_CASES, SAVES_TABLE = (0,), (80, 90)
+EXTREME_CASES, EXTREME_TABLE = (-40.0, 0.0, 40.0), (-1000.0, -40.0, -20.0, 0.0, 20.0, 40.0, 1000.0)
 
 # ------------------------------------------------------------------------------------------ numerical_grad
 
@@ -77,10 +89,10 @@ def numgrad_values(numerical_grad) -> None:
         _diagnose(result, expected, f"{NG}(lambda t: (t ** 3).sum(), x)", 1e-6)
 
 
-def numgrad_general(numerical_grad, seeds=(0, 1, 2)) -> None:
-    """Hidden: a function that couples all elements, over several shapes and seeds, against autograd."""
+def numgrad_general(numerical_grad, cases=GENERAL_CASES) -> None:
+    """A function that couples all elements, over several shapes, for each seed of `cases`, against autograd."""
     _require_callable(numerical_grad, NG)
-    for seed in seeds:
+    for seed in cases:
         for shape in [(), (4,), (2, 3), (2, 3, 2)]:
             x = c.randn(*shape, seed=seed, requires_grad=False)
             result = _numgrad(numerical_grad, _coupled, x)
@@ -89,13 +101,13 @@ def numgrad_general(numerical_grad, seeds=(0, 1, 2)) -> None:
                 _diagnose(result, expected, f"{NG} on a shape-{tuple(shape)} input", 1e-6)
 
 
-def numgrad_central(numerical_grad, seeds=(50, 51)) -> None:
+def numgrad_central(numerical_grad, cases=CENTRAL_CASES) -> None:
     """With eps = 1e-2 the central difference of sum(x**3) is exactly 3x**2 + eps**2.
 
     A forward difference is off by about 3 * x * eps; an estimate that ignores `eps` is off by eps**2.
     """
     _require_callable(numerical_grad, NG)
-    for seed in seeds:
+    for seed in cases:
         _numgrad_central(numerical_grad, seed)
 
 
@@ -118,25 +130,27 @@ def _numgrad_central(numerical_grad, seed: int) -> None:
     _diagnose(result, central, f"{NG}(f, x, eps=1e-2)", eps)
 
 
-def numgrad_untouched(numerical_grad, seeds=(60, 70)) -> None:
-    """x is left exactly as it was (values and version counter), also when it requires grad."""
+def numgrad_untouched(numerical_grad, cases=UNTOUCHED_CASES) -> None:
+    """x is left exactly as it was (values and version counter), also when it requires grad; one x per seed of
+    `cases`."""
     _require_callable(numerical_grad, NG)
-    for seed in seeds:
+    for seed in cases:
         _numgrad_untouched(numerical_grad, seed)
+
+
+UNTOUCHED_RULES = (
+    c.NOT_IMPLEMENTED,
+    Rule("modifies-input", "leaf Variable that requires grad is being used in an in-place operation",
+         "{what} changed x in place, which autograd forbids for a leaf that requires grad. Perturb a copy: "
+         "x.detach().clone(), or build x + eps * e_i.", types=(RuntimeError,)),
+)
 
 
 def _numgrad_untouched(numerical_grad, seed: int) -> None:
     leaf = c.randn(3, seed=seed)  # a leaf that requires grad, as in ordinary use
     leaf_before = leaf.detach().clone()
-    try:
+    with explained(NG, UNTOUCHED_RULES):
         result = numerical_grad(_cubic, leaf)
-    except NotImplementedError:
-        c.fail("not-implemented", f"{NG} is not implemented yet (it still raises NotImplementedError).")
-    except RuntimeError as error:
-        if "leaf Variable that requires grad is being used in an in-place operation" in str(error):
-            c.fail("modifies-input", f"{NG} changed x in place, which autograd forbids for a leaf that requires "
-                                     "grad. Perturb a copy: x.detach().clone(), or build x + eps * e_i.")
-        raise
     if leaf._version != 0 or not torch.equal(leaf.detach(), leaf_before):
         c.fail("modifies-input", f"{NG} changed x in place (its version counter is now {leaf._version}). "
                                  "Work on a copy (x.detach().clone()) or build new tensors x + eps * e_i.")
@@ -155,7 +169,7 @@ def _sin(t):
     return torch.sin(t)
 
 
-def numgrad_dtype(numerical_grad, cases=("float32", "0-d")) -> None:
+def numgrad_dtype(numerical_grad, cases=DTYPE_CASES) -> None:
     """The estimate has x's dtype and shape (float32 in, float32 out; a 0-d x gives a 0-d result)."""
     _require_callable(numerical_grad, NG)
     if "float32" in cases:
@@ -184,15 +198,18 @@ def _tanh(x):
     return torch.tanh(x.detach())
 
 
+# A crash of the learner's code that is not a RuntimeError (autograd's own errors have rules of their own).
+CRASH_RULES = (
+    Rule("crashed", None, "{what}: your code raised {kind}: {line}. Check 0-d inputs and that backward returns a "
+         "tensor built with torch operations.", types=(TypeError, ValueError, LookupError, AttributeError,
+                                                        ArithmeticError)),
+)
+
+
 def guarded(check, *args, what: str, **kwargs):
     """Run a common check; a crash of the learner's code that is not a RuntimeError becomes plain feedback."""
-    try:
+    with explained(what, CRASH_RULES):
         return check(*args, what=what, **kwargs)
-    except (c.Mistake, NotImplementedError, RuntimeError):
-        raise
-    except Exception as error:  # TypeError, ValueError, IndexError, ... raised inside forward or backward
-        c.fail("crashed", f"{what}: your code raised {type(error).__name__}: {str(error)[:200]}. "
-                          "Check 0-d inputs and that backward returns a tensor built with torch operations.")
 
 
 def tanh_values(Tanh) -> None:
@@ -208,10 +225,11 @@ def tanh_values(Tanh) -> None:
                     "d tanh(x)/dx = 1 - tanh(x)**2 = 1 - y * y: return grad_output * (1 - y * y).")
 
 
-def tanh_gradcheck(Tanh, seeds=(0, 1, 2)) -> None:
-    """Hidden: float64 gradcheck over shapes and seeds, grad_output scaling, and float32 in -> float32 out."""
+def tanh_gradcheck(Tanh, cases=TANH_GRADCHECK_CASES) -> None:
+    """float64 gradcheck over shapes for each seed of `cases`, grad_output scaling, and float32 in -> float32
+    out."""
     c.require_function(Tanh, NAME)
-    for seed in seeds:
+    for seed in cases:
         for shape in SHAPES:
             x = c.randn(*shape, seed=seed, scale=1.5)
             guarded(c.gradcheck, Tanh.apply, (x,), what=f"Tanh on shape {shape}",
@@ -229,29 +247,32 @@ def tanh_gradcheck(Tanh, seeds=(0, 1, 2)) -> None:
     c.require_close(g32, 1 - _tanh(x32) ** 2, "the float32 gradient", "wrong-derivative", rtol=1e-5, atol=1e-6)
 
 
+FIRST_GRAPH_RULES = (
+    c.NOT_IMPLEMENTED,
+    Rule("backward-not-differentiable", None, "with create_graph=True, {what} raised: {line}. "
+         + literal(_SECOND_HINT), types=(RuntimeError,)),
+)
+SECOND_RULES = (
+    Rule("backward-not-differentiable", None, "differentiating {what} again failed: {line}. " + literal(_SECOND_HINT),
+         types=(RuntimeError,)),
+)
+
+
 def tanh_second_derivative(Tanh) -> None:
     """Visible: with create_graph=True the gradient is itself differentiable, and d2 tanh/dx2 = -2 y (1 - y**2)."""
     c.require_function(Tanh, NAME)
     x = torch.tensor([-2.0, -0.6, 0.1, 0.9, 1.7], dtype=torch.float64, requires_grad=True)
     y = c.call(Tanh.apply, x, what="Tanh.forward")
-    try:
+    with explained("Tanh.backward", FIRST_GRAPH_RULES):
         (grad,) = torch.autograd.grad(y.sum(), x, create_graph=True)
-    except NotImplementedError:
-        c.fail("not-implemented", "Tanh.backward is not implemented yet (it still raises NotImplementedError).")
-    except RuntimeError as error:
-        c.fail("backward-not-differentiable",
-               f"with create_graph=True, Tanh.backward raised: {str(error).splitlines()[0][:160]}. {_SECOND_HINT}")
     c.require_close(grad, 1 - _tanh(x) ** 2, "the gradient of Tanh.apply(x).sum()", "wrong-derivative",
                     "return grad_output * (1 - y * y).")
     if not grad.requires_grad:
         c.fail("backward-not-differentiable",
                "with create_graph=True the gradient returned by Tanh.backward is not connected to x, so no second "
                f"derivative can be taken. {_SECOND_HINT}")
-    try:
+    with explained("Tanh's gradient", SECOND_RULES):
         (second,) = torch.autograd.grad(grad.sum(), x, allow_unused=True)
-    except RuntimeError as error:
-        c.fail("backward-not-differentiable",
-               f"differentiating Tanh's gradient again failed: {str(error).splitlines()[0][:160]}. {_SECOND_HINT}")
     t = _tanh(x)
     expected = -2 * t * (1 - t ** 2)
     if second is None:
@@ -261,10 +282,11 @@ def tanh_second_derivative(Tanh) -> None:
                     f"d2 tanh/dx2 = -2 y (1 - y**2). {_SECOND_HINT}")
 
 
-def tanh_gradgradcheck(Tanh, seeds=(0, 1, 2)) -> None:
-    """Hidden: gradgradcheck (second derivatives with respect to x and to grad_output) over shapes and seeds."""
+def tanh_gradgradcheck(Tanh, cases=GRADGRAD_CASES) -> None:
+    """gradgradcheck (second derivatives with respect to x and to grad_output) over shapes, for each seed of
+    `cases`."""
     c.require_function(Tanh, NAME)
-    for seed in seeds:
+    for seed in cases:
         for shape in [(), (4,), (2, 3)]:
             x = c.randn(*shape, seed=seed + 100, scale=1.5)
             y = c.call(Tanh.apply, x, what="Tanh.forward")
@@ -274,10 +296,11 @@ def tanh_gradgradcheck(Tanh, seeds=(0, 1, 2)) -> None:
             guarded(c.gradgradcheck, Tanh.apply, (x,), what=f"Tanh on shape {shape}", hint=_SECOND_HINT)
 
 
-def tanh_saves_output(Tanh, seeds=(80, 90)) -> None:
-    """forward saves exactly its output, and changing the output in place before backward raises."""
+def tanh_saves_output(Tanh, cases=SAVES_CASES) -> None:
+    """forward saves exactly its output, and changing the output in place before backward raises; one input per
+    seed of `cases`."""
     c.require_function(Tanh, NAME)
-    for seed in seeds:
+    for seed in cases:
         _tanh_saves_output(Tanh, seed)
 
 
@@ -311,10 +334,10 @@ def _tanh_saves_output(Tanh, seed: int) -> None:
            "with ctx.save_for_backward(y) so its version counter is checked.")
 
 
-def tanh_extremes(Tanh, points=(-1000.0, -40.0, -20.0, 0.0, 20.0, 40.0, 1000.0)) -> None:
-    """Very large |x| gives +-1 and a zero gradient, never inf or NaN."""
+def tanh_extremes(Tanh, cases=EXTREME_CASES) -> None:
+    """Very large |x| gives +-1 and a zero gradient, never inf or NaN, at the points of `cases`."""
     c.require_function(Tanh, NAME)
-    x = torch.tensor(points, dtype=torch.float64, requires_grad=True)
+    x = torch.tensor(cases, dtype=torch.float64, requires_grad=True)
     y = c.call(Tanh.apply, x, what="Tanh.forward")
     if not bool(torch.isfinite(y.detach()).all()):
         bad = x.detach()[~torch.isfinite(y.detach())].tolist()
