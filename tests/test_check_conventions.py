@@ -114,3 +114,18 @@ def test_errors_become_mistakes_through_rules(module):
 
 def test_not_yet_is_only_modules_that_exist():
     assert NOT_YET <= set(MODULES)
+
+
+def test_a_rule_counts_positions_from_1_and_keeps_the_calls_own_names():
+    from autograder.checks.explain import Rule, explain
+    from autograder.shared import Mistake
+
+    rules = (Rule("at", r"index (?P<index>\d+) in (?P<what>\w+)", "{what}: input {position}", types=(ValueError,)),
+             Rule("fixed", "fixed", "{what}: input {position}", facts={"index": 2}))
+    with pytest.raises(Mistake) as caught:
+        explain(ValueError("bad index 0 in thing"), "Square.backward", rules)
+    assert caught.value.message == "Square.backward: input 1" and caught.value.facts["position"] == 1
+    with pytest.raises(Mistake) as caught:
+        explain(RuntimeError("fixed"), "f", rules)
+    assert caught.value.message == "f: input 3"
+    assert explain(TypeError("other"), "f", rules) is None

@@ -55,10 +55,10 @@ class Rule:
             if hit is None:
                 return None
             found.update({k: _number(v) for k, v in hit.groupdict().items() if v is not None})
+        found.update(self.facts)
         for zero_based, counted in (("index", "position"), ("output", "output_position")):
             if isinstance(found.get(zero_based), int):
                 found.setdefault(counted, found[zero_based] + 1)
-        found.update(self.facts)
         if self.when is not None and not self.when(found):
             return None
         return found
@@ -81,7 +81,9 @@ def explain(error: BaseException, what: str, rules: Iterable[Rule]) -> None:
             continue
         text = _text(error)
         line = first_line(text)
-        message = rule.message.format(what=what, line=line, text=text, kind=type(error).__name__, **found).strip()
+        # The call's own names win over a fact of the same name (a pattern group called `what`, say).
+        fields = {**found, "what": what, "line": line, "text": text, "kind": type(error).__name__}
+        message = rule.message.format(**fields).strip()
         facts = {k: v for k, v in found.items()}
         raise Mistake(rule.code, message, **facts) from (None if isinstance(error, Mistake) else error)
 

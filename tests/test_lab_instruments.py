@@ -31,3 +31,4 @@ def test_record_saved_sees_save_for_backward_and_distinct_bytes_counts_storages_
     assert distinct_bytes(saved, skip=[x]) == 4000
     _, saved = record_saved(lambda: torch.nn.functional.silu(x))
     assert len(saved) == 1 and saved[0] is x
+
