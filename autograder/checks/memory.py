@@ -15,7 +15,7 @@ version counters of both processes agree). `checkpointed_mlp`'s values and gradi
 parameters and differentiates the call like any other.
 
 What only the learner's process can observe is the memory of `checkpointed_mlp`: one probe
-(`run_checkpointed`) builds real nn.Linear layers from (widths, seed), measures saved bytes twice (with a pack
+(`run_checkpointed`) builds real nn.Linear layers holding the weights the judge drew from (widths, seed), measures saved bytes twice (with a pack
 hook, which sees every tensor autograd keeps outside a checkpointed region and outside any hooks of the
 answer's own; and on the graph itself after forward, `behaviour.kept_by_graph`, from which no hook of the
 answer's can hide anything), counts the layers' calls (a block counts as recomputed when its layer runs
@@ -243,6 +243,51 @@ def _silu_saves_only_x(RecomputeSiLU, shape, seed) -> None:
     grad = grads[0] if isinstance(grads, (tuple, list)) else grads
     c.require_close(grad, grad_out * _silu_grad_ref(x), "backward called with the saved x", "wrong-derivative",
                     SILU_HINT)
+    _silu_real_node(RecomputeSiLU, shape, seed)
+
+
+def _silu_real_node(RecomputeSiLU, shape, seed) -> None:
+    """The same property in the node autograd made for RecomputeSiLU.apply(x) (`behaviour.real_node`, in the
+    learner's process): it saved x itself and nothing else, and no other tensor made by the call is alive after it,
+    wherever it is kept (on ctx at any depth, in a deque, in a global keyed by id(ctx)). A stand-in ctx can be
+    recognised; the real node cannot be told from real use."""
+    x = c.randn(*shape, seed=seed)
+    facts = c.call(behaviour.real_node, RecomputeSiLU, (x,), what="RecomputeSiLU.apply(x)")
+    c.require_own_node(facts["output"], RecomputeSiLU, SILU)
+    lead = "Called directly, your forward saved only x; but under autograd (RecomputeSiLU.apply(x)) "
+    if facts["unreadable"]:
+        c.fail("kept-unreadable",
+               f"{lead}it keeps a tensor alive ({facts['unreadable'][0]}) whose memory the grader cannot read (a "
+               "tensor without storage of its own). Save only x with ctx.save_for_backward(x) and recompute "
+               "sigmoid(x) in backward.")
+    kinds = [s["kind"] for s in facts["saved"]]
+    if kinds != ["input 0"]:
+        names = ", ".join(dict.fromkeys(_real_name(s["kind"], s["tensor"], x) for s in facts["saved"])) or "nothing"
+        code = "nothing-saved" if not kinds else "saves-a-copy" if kinds == ["copy of input 0"] else "saves-too-much"
+        c.fail(code, f"{lead}its node saved {names}. The point of recomputing is to keep only x: call "
+                     "ctx.save_for_backward(x) with x itself, whoever calls forward, and recompute sigmoid(x) in "
+                     "backward.")
+    if facts["kept"]:
+        kept = facts["kept"][0]
+        c.fail("ctx-attribute",
+               f"{lead}it keeps {_real_name(kept['kind'], kept['tensor'], x)} alive until backward, as "
+               f"{kept['where']} ({sum(k['nbytes'] for k in facts['kept'])} bytes in all): that tensor costs as "
+               "much memory as a saved one, and autograd cannot check it. Save only x with "
+               "ctx.save_for_backward(x) and recompute sigmoid(x) in backward.")
+
+
+def _real_name(kind: str, tensor, x) -> str:
+    if kind == "input 0":
+        return "x"
+    if kind == "output":
+        return "the output"
+    if kind in ("copy of input 0", "alias of input 0"):
+        return "a copy of x" if kind.startswith("copy") else "a view of x"
+    if tensor.shape == x.shape and bool(torch.allclose(tensor, torch.sigmoid(x.detach()))):
+        return "sigmoid(x)"
+    if tensor.shape == x.shape and bool(torch.allclose(tensor, x.detach() * torch.sigmoid(x.detach()))):
+        return "the output's values"
+    return f"a tensor of shape {tuple(tensor.shape)}"
 
 
 # (seed, whether x is a leaf).
@@ -330,10 +375,16 @@ def judge_layers(widths, seed):
 
 def make_layers(widths, seed, dtype=torch.float64):
     """nn.Linear layers with seeded weights (no draw from the global random generator)."""
+    return layers_from(_weights(widths, seed, dtype))
+
+
+def layers_from(weights) -> list:
+    """nn.Linear layers holding copies of (weight, bias) pairs."""
     layers = []
-    for n_in, n_out, (weight, bias) in zip(widths, widths[1:], _weights(widths, seed, dtype)):
+    for weight, bias in weights:
+        n_out, n_in = weight.shape
         with torch.random.fork_rng(devices=[]):  # the default init draws from the global generator: restore it
-            layer = torch.nn.Linear(n_in, n_out, dtype=dtype)
+            layer = torch.nn.Linear(n_in, n_out, dtype=weight.dtype)
         with torch.no_grad():
             layer.weight.copy_(weight)
             layer.bias.copy_(bias)
@@ -503,8 +554,8 @@ def _as_error(facts: dict) -> BaseException:
 
 
 @c.probe
-def run_checkpointed(checkpointed_mlp, x, widths, seed, all_grads: bool = False) -> dict:
-    """Probe: build the layers from (widths, seed), call checkpointed_mlp(x, layers) under a pack hook, with
+def run_checkpointed(checkpointed_mlp, x, weights, all_grads: bool = False) -> dict:
+    """Probe: build nn.Linear layers holding `weights` (the judge draws them), call checkpointed_mlp(x, layers) under a pack hook, with
     forward hooks counting each layer's calls, read the graph after forward, then differentiate out.sum() with
     respect to x (with `all_grads`, and to every parameter).
 
@@ -513,8 +564,10 @@ def run_checkpointed(checkpointed_mlp, x, widths, seed, all_grads: bool = False)
     parameters left out; by the pack hook and on the graph), each layer's call count after forward and after
     backward, and whether each layer ran again during backward on an input it had in forward (what a recompute
     does). A layer counts only when it is called: an answer's own F.linear(h, layer.weight, layer.bias) is not
-    seen (torch function modes and subclasses do not reach the recomputation inside backward)."""
-    layers = make_layers(widths, seed)
+    seen (torch function modes and subclasses do not reach the recomputation inside backward).
+
+    The weights cross by value: no seed reaches the learner's process."""
+    layers = layers_from(weights)
     calls = [0] * len(layers)
     seen_inputs: list = [[] for _ in layers]  # (during backward?, the input) of each call of each layer
 
@@ -561,7 +614,7 @@ def _probe_facts(checkpointed_mlp, x, widths, seed, all_grads=False) -> dict:
     """`run_checkpointed`'s facts; a call that fails or returns no tensor is a mistake."""
     if not callable(checkpointed_mlp):
         c.fail("not-defined", f"`{MLP}` must be a function checkpointed_mlp(x, layers).")
-    facts = run_checkpointed(checkpointed_mlp, x, widths, seed, all_grads=all_grads)
+    facts = run_checkpointed(checkpointed_mlp, x, _weights(widths, seed), all_grads=all_grads)
     if "raised" in facts:
         c.explain(_as_error(facts["raised"]), f"{MLP}(x, layers)", CALL_RULES)
     if "type" in facts:
