@@ -15,12 +15,13 @@ version counters of both processes agree). `checkpointed_mlp`'s values and gradi
 parameters and differentiates the call like any other.
 
 What only the learner's process can observe is the memory of `checkpointed_mlp`: one probe
-(`run_checkpointed`) builds real nn.Linear layers holding the weights the judge drew from (widths, seed), measures saved bytes twice (with a pack
-hook, which sees every tensor autograd keeps outside a checkpointed region and outside any hooks of the
-answer's own; and on the graph itself after forward, `behaviour.kept_by_graph`, from which no hook of the
-answer's can hide anything), counts the layers' calls (a block counts as recomputed when its layer runs
-during backward on the input it had in forward) and records checkpoint's warnings. Every verdict is reached
-here, against references computed from the same (widths, seed).
+(`run_checkpointed`) builds real nn.Linear layers holding the weights the judge drew from (widths, seed),
+measures saved bytes twice (with a pack hook, which sees every tensor autograd keeps outside a checkpointed
+region and outside any hooks of the answer's own; and on the graph itself after forward,
+`behaviour.kept_by_graph`, from which no hook of the answer's can hide anything), counts the layers' calls (a
+block counts as recomputed when its layer runs during backward on the input it had in forward) and records
+checkpoint's warnings. Every verdict is reached here, against references computed from the same (widths,
+seed).
 """
 
 from __future__ import annotations
