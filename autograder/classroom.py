@@ -27,6 +27,7 @@ import time
 import unicodedata
 import warnings
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -295,13 +296,32 @@ def require_isolation(limits: Limits, allow_weak: bool) -> dict:
     return isolation
 
 
+class UnknownAssignment(NotebookError):
+    """An assignment named on the command line that is not one of this course's."""
+
+
+def check_assignment(assignment: str | None, sources: list[Source] | None = None) -> None:
+    """UnknownAssignment unless `assignment` is None or one of the course's assignments (`01_square`)."""
+    if assignment is None:
+        return
+    known = sorted({s.assignment for s in (sources if sources is not None else notebooks.sources())})
+    if assignment not in known:
+        close = [a for a in known if assignment and (a.startswith(assignment) or assignment in a)]
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        raise UnknownAssignment(f"{assignment!r} is not an assignment of this course{hint}; its assignments are "
+                                f"{', '.join(known)}")
+
+
 def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | None = None,
               force: bool = False, seed: int | None = None, limits: Limits | None = None, db_url: str | None = None,
               progress: bool = True, allow_weak_isolation: bool = False) -> BatchResult:
+    """Grade every new or changed submission in submitted/ (or only `assignment`'s, which must be one of
+    the course's: UnknownAssignment otherwise) into the gradebook."""
     start = time.monotonic()
     seed = grading.base_seed() if seed is None else seed
     limits = limits or Limits()
     sources = notebooks.sources()
+    check_assignment(assignment, sources)
     digests = source_digests(sources)
     writer = GradebookWriter(db_url)
     subs, problems = discover(sources, assignment)
@@ -424,17 +444,22 @@ def feedback(db_url: str | None = None) -> list[Path]:
     return written
 
 
-def export_csv(path: Path | None = None, db_url: str | None = None) -> Path:
-    """nbgrader's grades CSV (one row per student and assignment)."""
+def export_csv(path: Path | None = None, db_url: str | None = None, assignments: list[str] | None = None) -> Path:
+    """nbgrader's grades CSV (one row per student and assignment), of `assignments` only if given (each
+    must be one of the course's: UnknownAssignment otherwise)."""
     from nbgrader.api import Gradebook
     from nbgrader.plugins import CsvExportPlugin
 
     from autograder.nbgrader_setup import config
 
+    sources = notebooks.sources()
+    for assignment in assignments or []:
+        check_assignment(assignment, sources)
     path = Path(path or home() / "grades.csv")
     path.parent.mkdir(parents=True, exist_ok=True)
     plugin = CsvExportPlugin(config=config(db_url))
     plugin.to = str(path)
+    plugin.assignment = list(assignments or [])
     with Gradebook(config(db_url).CourseDirectory.db_url) as gb:
         plugin.export(gb)
     return path
@@ -559,6 +584,72 @@ def _tell_apart(origins: dict[Path, Origin]) -> None:
                 o.student = f"{student}-{o.key.lower()}"
 
 
+# Zip member names. A zip marks a UTF-8 name with flag bit 11; without it the spec says cp437, which
+# Python's zipfile applies. But Info-ZIP on Linux (and macOS's ditto, and many scripts) writes the
+# UTF-8 bytes of the name without setting the flag, adding the UTF-8 name again in an "Info-ZIP Unicode
+# Path" extra field (0x7075) only where it was built to. Read as cp437, `Jürgen Müller` becomes
+# `J├╝rgen M├╝ller` and the student id `j-rgen-m-ller`, while the folder the same zip unpacks to (with
+# `unzip`, or the desktop's archive tool) gives `jurgen-muller`. So, for each name without the flag: the
+# Unicode Path field when its checksum says it belongs to this name, else the bytes as UTF-8 when they
+# are valid UTF-8 (cp437 bytes are valid UTF-8 only when ASCII, or when a box-drawing or Greek letter
+# happens to precede accented ones), else cp437, what older Windows tools write.
+
+_UNICODE_PATH = 0x7075
+
+
+def _unicode_path_field(extra: bytes, raw: bytes) -> str | None:
+    i = 0
+    while i + 4 <= len(extra):
+        kind, size = int.from_bytes(extra[i:i + 2], "little"), int.from_bytes(extra[i + 2:i + 4], "little")
+        data = extra[i + 4:i + 4 + size]
+        if kind == _UNICODE_PATH and len(data) > 5 and data[0] == 1 \
+                and int.from_bytes(data[1:5], "little") == zlib.crc32(raw):
+            try:
+                return data[5:].decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+        i += 4 + size
+    return None
+
+
+def zip_member_name(info: zipfile.ZipInfo) -> str:
+    """The name a zip member was given, decoded as the tool that wrote it meant (see above); "/" always
+    separates folders (some Windows tools write "\\")."""
+    if info.flag_bits & 0x800:
+        name = info.orig_filename  # UTF-8, as flagged
+    else:
+        raw = info.orig_filename.encode("cp437")  # the bytes as stored: zipfile decoded them as cp437
+        name = _unicode_path_field(info.extra, raw)
+        if name is None:
+            try:
+                name = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                name = info.orig_filename
+    return name.replace("\\", "/")
+
+
+def unpack(source: Path, dest: Path) -> list[str]:
+    """Extract the zip `source` into `dest` under its members' real names (zip_member_name), refusing any
+    member whose path leaves `dest`. Returns the names."""
+    names = []
+    with zipfile.ZipFile(source) as archive:
+        members = [(info, zip_member_name(info)) for info in archive.infolist()]
+        for _, name in members:
+            parts = Path(name).parts
+            if name.startswith("/") or ".." in parts:
+                raise NotebookError(f"{source}: unsafe path in zip: {name}")
+        for info, name in members:
+            target = dest / name
+            if name.endswith("/"):
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(info) as src, open(target, "wb") as out:
+                shutil.copyfileobj(src, out)
+            names.append(name)
+    return names
+
+
 def collect(source: Path, assignment: str | None = None) -> list[Submission]:
     """A folder of notebooks or an LMS zip download -> submitted/<student>/<assignment>/<notebook>.ipynb.
 
@@ -573,16 +664,13 @@ def collect(source: Path, assignment: str | None = None) -> list[Submission]:
     if not source.exists():
         raise FileNotFoundError(f"{source}: no such file or folder")
     sources = notebooks.sources()
+    check_assignment(assignment, sources)
     with tempfile.TemporaryDirectory() as tmp:
         root = source
         if source.is_file():
             if not zipfile.is_zipfile(source):
                 raise NotebookError(f"{source}: neither a folder nor a zip file")
-            with zipfile.ZipFile(source) as archive:
-                for member in archive.namelist():
-                    if member.startswith("/") or ".." in Path(member).parts:
-                        raise NotebookError(f"{source}: unsafe path in zip: {member}")
-                archive.extractall(tmp)
+            unpack(source, Path(tmp))
             root = Path(tmp)
         files = [p for p in sorted(root.rglob("*.ipynb"))
                  if "__MACOSX" not in p.parts and ".ipynb_checkpoints" not in p.parts and p.is_file()]

@@ -93,7 +93,7 @@ def cmd_autograde(args) -> int:
                                      force=args.force, seed=_seed(args), limits=_limits(args), db_url=args.db_url,
                                      progress=not args.quiet,
                                      allow_weak_isolation=getattr(args, "allow_weak_isolation", False))
-    except classroom.WeakIsolation as error:
+    except (classroom.WeakIsolation, classroom.UnknownAssignment) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(f"graded {len(result.graded)} notebooks, {result.skipped} already up to date, "
@@ -131,7 +131,18 @@ def cmd_export(args) -> int:
 
     if getattr(args, "format", "nbgrader") != "nbgrader":
         return export_lms(args)
-    path = classroom.export_csv(Path(args.output) if args.output else None, args.db_url)
+    extra = [option for option, value in (("--roster", getattr(args, "roster", None)),
+                                          ("--column", getattr(args, "column", None))) if value]
+    if extra:
+        print(f"error: {' and '.join(extra)} need --format canvas or --format moodle (nbgrader's CSV has no LMS "
+              "columns)", file=sys.stderr)
+        return 2
+    try:
+        path = classroom.export_csv(Path(args.output) if args.output else None, args.db_url,
+                                    getattr(args, "assignment", None))
+    except classroom.UnknownAssignment as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     print(f"wrote {path}")
     return 0
 
@@ -140,16 +151,30 @@ def export_lms(args) -> int:
     from autograder import lms
 
     try:
-        path, students, skipped = lms.export(args.format, Path(args.output) if args.output else None, args.db_url,
-                                             Path(args.roster) if args.roster else None)
-    except (OSError, ValueError) as error:
+        done = lms.export(args.format, Path(args.output) if args.output else None, args.db_url,
+                          Path(args.roster) if args.roster else None, lms.parse_columns(args.column),
+                          args.assignment)
+    except (OSError, ValueError) as error:  # lms.ExportError, an unknown assignment, an unreadable roster
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(f"wrote {path} ({students} students, {args.format} gradebook import)")
-    if skipped:
+    print(f"wrote {done.path} ({done.students} students, {args.format} gradebook import)")
+    lms_name = args.format.capitalize()
+    for column in done.columns:
+        if column.matched_by == "id":
+            note = f"updates Canvas assignment {lms.column_id(column.header)}"
+        elif column.matched_by == "title":
+            note = ("updates the Canvas assignment titled exactly so, or creates one: to name another, pass "
+                    f"--column {column.assignment}=\"<title> (<id>)\" or --roster with Canvas's gradebook export")
+        elif column.matched_by == "new":
+            note = ("the roster has no column for it, so Canvas creates a new assignment: to update one, pass "
+                    f"--column {column.assignment}=\"<title> (<id>)\"")
+        else:
+            note = f"map it to its grade item in {lms_name}'s import if it is not mapped already"
+        print(f"  {column.assignment} -> \"{column.header}\": {note}")
+    if done.skipped:
         need = "a Canvas user id" if args.format == "canvas" else "an email address or ID number"
         print(f"  left out, without {need} (pass --roster with the LMS's own grades export): "
-              f"{', '.join(skipped)}")
+              f"{', '.join(done.skipped)}")
     return 0
 
 
@@ -253,7 +278,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="nbgrader's CSV (default), or the gradebook import CSV of Canvas or Moodle "
                         "(default path: <grading folder>/grades-<format>.csv)")
     p.add_argument("--roster", help="canvas/moodle: the LMS's own grades export CSV, for names, SIS ids, "
-                                    "sections, emails and ID numbers")
+                                    "sections, emails and ID numbers, and the columns of its assignments "
+                                    "(required for moodle)")
+    p.add_argument("--column", action="append", metavar="ASSIGNMENT=COLUMN",
+                   help="canvas/moodle: the LMS column an assignment's grades go to, so the import updates it "
+                        "instead of adding one: Canvas 'Notebook 01 - The skeleton (998877)' (title and id, the "
+                        "id alone, or a title the --roster has), Moodle 'Assignment: Notebook 01'; repeatable")
+    p.add_argument("--assignment", action="append",
+                   help="only this assignment (default: every graded one); repeatable")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("report", help="write the class report (HTML with figures)")

@@ -24,6 +24,7 @@ import re
 import tempfile
 import warnings
 import zipfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder import classroom, grading, notebooks
@@ -74,8 +75,7 @@ def record_identities(source: Path, collected: list) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         root = source
         if source.is_file():
-            with zipfile.ZipFile(source) as archive:
-                archive.extractall(tmp)  # collect has checked every member's path
+            classroom.unpack(source, Path(tmp))  # the names collect read, decoded the same way
             root = Path(tmp)
         files = _files(root)
         origins = {p: classroom.origin_of(p.relative_to(root), root) for p in files}
@@ -109,6 +109,27 @@ def record_identities(source: Path, collected: list) -> dict:
 
 # --------------------------------------------------------------------------------------------- export
 
+class ExportError(ValueError):
+    """An export that would be wrong or empty: a roster of the wrong kind, an assignment without grades,
+    nobody matched. Nothing is written; the CLI prints the sentence and exits non-zero."""
+
+
+@dataclass
+class Column:
+    assignment: str
+    header: str             # as written in the CSV's first row
+    matched_by: str         # canvas: "id" (that assignment is updated), "title" (one titled exactly so, else
+                            # a new one), "new" (the roster has none: Canvas creates it); moodle: "header"
+
+
+@dataclass
+class Export:
+    path: Path
+    students: int
+    skipped: list[str]
+    columns: list[Column] = field(default_factory=list)
+
+
 def gradebook_scores(db_url: str | None = None) -> tuple[dict, dict]:
     """({student: {assignment: score}}, {assignment: points possible}) from the gradebook."""
     rows = classroom.GradebookWriter(db_url).scores()
@@ -124,25 +145,147 @@ def gradebook_scores(db_url: str | None = None) -> tuple[dict, dict]:
     return scores, possible
 
 
-def read_roster(path: Path | None) -> list[dict]:
+# What tells the two rosters apart: their own exports' columns (English, as both LMSs write them).
+CANVAS_ROSTER_COLUMNS = ("Student", "ID")
+MOODLE_NAME_COLUMNS = (("First name", "Last name"), ("Full name",))
+MOODLE_ID_COLUMNS = ("Email address", "ID number")
+ROSTER_HELP = {"canvas": "Canvas's gradebook export (Grades > Export: Student, ID, SIS User ID, SIS Login ID, "
+                         "Section, one column per assignment)",
+               "moodle": "Moodle's grade export (Grades > Export > Plain text file: First name, Last name, "
+                         "ID number, Email address, one column per grade item)"}
+
+
+def roster_kind(header: list[str]) -> str | None:
+    """"canvas" or "moodle" by the columns of a roster's first row, None if it is neither."""
+    names = {h.strip() for h in header}
+    if all(c in names for c in CANVAS_ROSTER_COLUMNS):
+        return "canvas"
+    if any(all(c in names for c in group) for group in MOODLE_NAME_COLUMNS) and any(c in names for c in MOODLE_ID_COLUMNS):
+        return "moodle"
+    return None
+
+
+def read_roster(path: Path | None, fmt: str | None = None) -> list[dict]:
+    """The rows of an LMS's own grades export; with `fmt`, ExportError unless it is that LMS's."""
     if path is None:
         return []
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        return [{(k or "").strip(): (v or "").strip() for k, v in row.items()} for row in csv.DictReader(f)]
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            reader = csv.DictReader(f)
+            header = [(h or "").strip() for h in reader.fieldnames or []]
+            rows = [{(k or "").strip(): (v or "").strip() for k, v in row.items() if isinstance(v, str) or v is None}
+                    for row in reader]
+    except UnicodeDecodeError:
+        raise ExportError(f"--roster {path}: not a UTF-8 CSV file (is it the LMS's grades export, saved as CSV?)") \
+            from None
+    except csv.Error as error:
+        raise ExportError(f"--roster {path}: not a readable CSV file ({error})") from None
+    if fmt is None:
+        return rows
+    kind = roster_kind(header)
+    if kind == fmt:
+        return rows
+    shown = ", ".join(header[:8]) + (", ..." if len(header) > 8 else "") if header else "none (the file is empty)"
+    if kind is not None:
+        raise ExportError(f"--roster {path} is {ROSTER_HELP[kind].split(' (')[0]}, not {fmt.capitalize()}'s: "
+                          f"pass it to export --format {kind}, or give export --format {fmt} "
+                          f"{ROSTER_HELP[fmt]}")
+    raise ExportError(f"--roster {path} is not {ROSTER_HELP[fmt]}: it has none of those columns (its columns: "
+                      f"{shown})")
+
+
+def parse_columns(specs: list[str] | None) -> dict[str, str]:
+    """`--column ASSIGNMENT=HEADER` (repeatable) -> {assignment: header}."""
+    out: dict[str, str] = {}
+    for spec in specs or []:
+        assignment, sep, header = spec.partition("=")
+        assignment, header = assignment.strip(), header.strip()
+        if not sep or not assignment or not header:
+            raise ExportError(f"--column {spec!r}: write it ASSIGNMENT=\"LMS column\", e.g. "
+                              f"--column 01_square=\"Notebook 01 - The skeleton (998877)\"")
+        if assignment in out and out[assignment] != header:
+            raise ExportError(f"--column {assignment} is given twice ({out[assignment]!r} and {header!r})")
+        out[assignment] = header
+    return out
 
 
 def _number(value: float) -> str:
     return f"{value:g}"
 
 
-def _headers(assignments: list[str], roster: list[dict], pattern: str) -> list[str]:
-    """An assignment's column is the roster's own header for it when there is one (Canvas: `01_square
-    (123456)`, Moodle: `Assignment: 01_square (Real)`), so the import updates it instead of adding one."""
-    existing = list(roster[0]) if roster else []
+# Canvas's importer reads an assignment's header as `<title> (<id>)` (Assignment.title_and_id) and then
+# updates the assignment with that id; a header without an id updates the assignment titled exactly so,
+# and anything else becomes a new assignment.
+_CANVAS_TITLE_ID = re.compile(r"(?P<title>.*)\s\((?P<id>\d+)\)")
+_MOODLE_ITEM = re.compile(r"(?P<item>(?P<module>[^:]+): (?P<name>.+)) \((?:Real|Percentage|Letter)\)")
+
+
+def column_id(header: str) -> str | None:
+    """The Canvas assignment id a column header names (`Notebook 01 (998877)` -> `998877`), if any."""
+    m = _CANVAS_TITLE_ID.fullmatch(header)
+    return m["id"] if m else None
+
+
+def canvas_columns(assignments: list[str], roster: list[dict], given: dict[str, str],
+                   roster_header: list[str] | None = None) -> list[Column]:
+    """Each assignment's Canvas column: `--column`'s (a `title (id)`, an id, or a title the roster has),
+    else the roster's column titled like the assignment, else the assignment's name (a new column, unless
+    Canvas has an assignment titled exactly so)."""
+    header = roster_header if roster_header is not None else (list(roster[0]) if roster else [])
+    by_id = {m["id"]: h for h in header if (m := _CANVAS_TITLE_ID.fullmatch(h))}
+    by_title: dict[str, list[str]] = {}
+    for h in by_id.values():
+        by_title.setdefault(_CANVAS_TITLE_ID.fullmatch(h)["title"].strip(), []).append(h)
+    listing = "; ".join(by_id.values()) or "none"
     out = []
     for assignment in assignments:
-        found = next((h for h in existing if (m := re.fullmatch(pattern, h)) and m["name"] == assignment), None)
-        out.append(found or assignment)
+        value = given.get(assignment)
+        if value is None:
+            found = by_title.get(assignment, [])
+            out.append(Column(assignment, found[0], "id") if len(found) == 1
+                       else Column(assignment, assignment, "new" if header else "title"))
+            continue
+        m = _CANVAS_TITLE_ID.fullmatch(value)
+        wanted_id = m["id"] if m else value if value.isdigit() else None
+        if wanted_id is not None:
+            if header and wanted_id not in by_id:
+                raise ExportError(f"--column {assignment}={value!r}: the Canvas gradebook export given as --roster "
+                                  f"has no assignment with id {wanted_id} (its assignments: {listing})")
+            out.append(Column(assignment, by_id.get(wanted_id) or (value if m else f"{assignment} ({value})"), "id"))
+            continue
+        found = by_title.get(value, [])
+        if len(found) > 1:
+            raise ExportError(f"--column {assignment}={value!r}: the roster has {len(found)} assignments titled so "
+                              f"({'; '.join(found)}): name one by its id, --column {assignment}=\"{found[0]}\"")
+        if found:
+            out.append(Column(assignment, found[0], "id"))
+        elif header:
+            raise ExportError(f"--column {assignment}={value!r}: the Canvas gradebook export given as --roster has "
+                              f"no assignment titled so (its assignments: {listing})")
+        else:
+            out.append(Column(assignment, value, "title"))
+    return out
+
+
+def moodle_columns(assignments: list[str], roster: list[dict], given: dict[str, str],
+                   roster_header: list[str] | None = None) -> list[Column]:
+    """Each assignment's Moodle column, headed as Moodle's export heads a grade item (`Assignment: 01_square
+    (Real)`), which Moodle 4.1+ maps to that item by itself: `--column`'s item (its `(Real)` added), else the
+    roster's item named like the assignment, else `Assignment: <assignment> (Real)`."""
+    header = roster_header if roster_header is not None else (list(roster[0]) if roster else [])
+    items = {h: m for h in header if (m := _MOODLE_ITEM.fullmatch(h))}
+    out = []
+    for assignment in assignments:
+        value = given.get(assignment)
+        if value is None:
+            found = [h for h, m in items.items() if m["name"] == assignment]
+            out.append(Column(assignment, found[0] if len(found) == 1 else f"Assignment: {assignment} (Real)", "header"))
+            continue
+        if _MOODLE_ITEM.fullmatch(value):
+            out.append(Column(assignment, value, "header"))
+            continue
+        found = [h for h, m in items.items() if value in (m["item"], m["name"])]
+        out.append(Column(assignment, found[0] if len(found) == 1 else f"{value} (Real)", "header"))
     return out
 
 
@@ -151,11 +294,13 @@ def squashed(name: str) -> str:
     return re.sub(r"[^0-9a-z]", "", classroom.name_id(name))
 
 
-def canvas_rows(scores: dict, possible: dict, ids: dict, roster: list[dict]) -> tuple[list[list[str]], list[str]]:
-    assignments = sorted(possible)
+def canvas_rows(scores: dict, possible: dict, ids: dict, roster: list[dict],
+                columns: list[Column] | None = None) -> tuple[list[list[str]], list[str]]:
+    columns = columns if columns is not None else canvas_columns(sorted(possible), roster, {})
+    assignments = [c.assignment for c in columns]
     by_id = {r.get("ID", ""): r for r in roster if r.get("ID", "").isdigit()}
     by_name = {squashed(r.get("Student", "")): r for r in by_id.values()}
-    rows = [CANVAS_COLUMNS + _headers(assignments, roster, r"(?P<name>.+) \(\d+\)"),
+    rows = [CANVAS_COLUMNS + [c.header for c in columns],
             ["Points Possible", "", "", "", ""] + [_number(possible[a]) for a in assignments]]
     skipped = []
     for student in sorted(scores):
@@ -177,13 +322,15 @@ def _split(name: str) -> tuple[str, str]:
     return first, last
 
 
-def moodle_rows(scores: dict, possible: dict, ids: dict, roster: list[dict]) -> tuple[list[list[str]], list[str]]:
-    assignments = sorted(possible)
+def moodle_rows(scores: dict, possible: dict, ids: dict, roster: list[dict],
+                columns: list[Column] | None = None) -> tuple[list[list[str]], list[str]]:
+    columns = columns if columns is not None else moodle_columns(sorted(possible), roster, {})
+    assignments = [c.assignment for c in columns]
     by_name: dict[str, list[dict]] = {}
     for r in roster:
         full = r.get("Full name") or f"{r.get('First name', '')} {r.get('Last name', '')}"
         by_name.setdefault(classroom.name_id(full), []).append(r)
-    rows = [MOODLE_COLUMNS + _headers(assignments, roster, r"[^:]+: (?P<name>.+) \((?:Real|Percentage|Letter)\)")]
+    rows = [MOODLE_COLUMNS + [c.header for c in columns]]
     skipped = []
     for student in sorted(scores):
         entry = ids.get(student, {})
@@ -200,19 +347,58 @@ def moodle_rows(scores: dict, possible: dict, ids: dict, roster: list[dict]) -> 
     return rows, skipped
 
 
-def export(fmt: str, path: Path | None = None, db_url: str | None = None,
-           roster: Path | None = None) -> tuple[Path, int, list[str]]:
-    """Write the gradebook import CSV of `fmt` (canvas or moodle). Returns the path, how many students it
-    holds, and the students left out because the LMS could not match them (no Canvas user id; no email or
-    ID number for Moodle)."""
+def _roster_header(path: Path | None) -> list[str]:
+    if path is None:
+        return []
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        return [(h or "").strip() for h in next(csv.reader(f), [])]
+
+
+def export(fmt: str, path: Path | None = None, db_url: str | None = None, roster: Path | None = None,
+           columns: dict[str, str] | None = None, assignments: list[str] | None = None) -> Export:
+    """Write the gradebook import CSV of `fmt` (canvas or moodle) for `assignments` (default: every
+    assignment with grades), each in the LMS column `columns` names or the roster has (canvas_columns,
+    moodle_columns). Returns what was written, with the students left out because the LMS could not match
+    them (no Canvas user id; no email or ID number for Moodle). ExportError, and nothing written, for an
+    unknown or ungraded assignment, a roster of the wrong kind, Moodle without a roster, or an export
+    that would match nobody."""
     if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}: one of {', '.join(FORMATS)}")
+        raise ExportError(f"unknown format {fmt!r}: one of {', '.join(FORMATS)}")
+    columns = dict(columns or {})
+    sources = notebooks.sources()
+    for assignment in list(assignments or []) + list(columns):
+        classroom.check_assignment(assignment, sources)
+    if fmt == "moodle" and roster is None:
+        raise ExportError("Moodle's import matches students by email address or ID number, and a Moodle download "
+                          f"holds neither: pass --roster with {ROSTER_HELP['moodle']}")
+    people = read_roster(roster, fmt)
     scores, possible = gradebook_scores(db_url)
-    make = canvas_rows if fmt == "canvas" else moodle_rows
-    rows, skipped = make(scores, possible, identities(), read_roster(roster))
+    if not possible:
+        raise ExportError("the gradebook holds no grades yet: collect the submissions and run autograde first")
+    chosen = sorted(dict.fromkeys(assignments)) if assignments else sorted(possible)
+    for assignment in chosen + [a for a in columns if a not in chosen]:
+        if assignment not in possible:
+            raise ExportError(f"the gradebook holds no grades of {assignment} (graded: {', '.join(sorted(possible))})"
+                              f": run autograde --assignment {assignment} first"
+                              + ("" if assignment in chosen else ", or leave out its --column"))
+    scores = {s: {a: v for a, v in by.items() if a in chosen} for s, by in scores.items()}
+    scores = {s: by for s, by in scores.items() if by}
+    header = _roster_header(roster)
+    make_columns, make_rows = (canvas_columns, canvas_rows) if fmt == "canvas" else (moodle_columns, moodle_rows)
+    cols = make_columns(chosen, people, columns, header)
+    rows, skipped = make_rows(scores, possible, identities(), people, cols)
+    students = len(rows) - (2 if fmt == "canvas" else 1)
+    if students == 0:
+        if fmt == "canvas":
+            why = ("none has a Canvas user id: collect the Canvas download (its file names carry the ids), or pass "
+                   f"--roster with {ROSTER_HELP['canvas']}")
+        else:
+            why = (f"the roster {roster} names none of them with an email address or ID number (students are "
+                   "matched by their full name, as the Moodle download writes it)")
+        raise ExportError(f"no student could be matched for {fmt.capitalize()}'s import, nothing written: of "
+                          f"{len(skipped)} graded ({', '.join(skipped[:10])}{', ...' if len(skipped) > 10 else ''}), {why}")
     path = Path(path or classroom.home() / f"grades-{fmt}.csv")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as f:
+    with open(path, "w", newline="", encoding="utf-8") as f:  # no BOM: both LMSs' own exports have none
         csv.writer(f).writerows(rows)
-    students = len(rows) - (2 if fmt == "canvas" else 1)
-    return path, students, skipped
+    return Export(path, students, skipped, cols)

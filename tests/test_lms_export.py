@@ -14,6 +14,7 @@ import pytest
 from autograder import classroom, lms, samples
 
 from helpers import run_cli
+from lms_readers import read_as_canvas, read_as_moodle
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("lms-export")]
 
@@ -108,7 +109,8 @@ def test_moodle_export_round_trips(graded):
     out = work / "moodle.csv"
     env = {"AUTOGRADER_HOME": str(home)}
     alone = run_cli("export", "--format", "moodle", "--output", str(out), env=env)
-    assert alone.returncode == 0 and "left out" in alone.stdout and "--roster" in alone.stdout
+    assert alone.returncode == 2 and "--roster" in alone.stderr, "Moodle cannot match anyone without a roster"
+    assert not out.exists()
     roster = work / "moodle-roster.csv"
     roster.write_text(MOODLE_ROSTER, encoding="utf-8")
     done = run_cli("export", "--format", "moodle", "--output", str(out), "--roster", str(roster), env=env)
@@ -119,6 +121,31 @@ def test_moodle_export_round_trips(graded):
     assert got == {email: score for _, email, score in MOODLE.values()}
     assert ["José", "Núñez", "S002", "jnunez@example.edu", "1"] in table
     assert "doejane" in done.stdout  # a Canvas student Moodle cannot match
+    read = read_as_moodle(out.read_bytes(), ["Assignment: 01_square"])
+    assert read == {"mapped": {"Assignment: 01_square": {"jroe@example.edu": "3", "jnunez@example.edu": "1"}},
+                    "unmapped": []}
+
+
+def test_canvas_import_updates_the_named_assignment(graded):
+    """The graded class, exported with --column, read back as Canvas's import reads it."""
+    work, home = graded
+    out = work / "canvas-column.csv"
+    done = run_cli("export", "--format", "canvas", "--output", str(out), "--column",
+                   f"{A}=Notebook 01 - The skeleton (998877)", env={"AUTOGRADER_HOME": str(home)})
+    assert done.returncode == 0, done.stderr
+    read = read_as_canvas(out.read_bytes(), {"998877": "Notebook 01 - The skeleton"}, {"12345", "67890"})
+    assert read == {"updated": {"998877": {key: str(score) for _, key, score in CANVAS.values()}}, "created": {},
+                    "unknown students": []}
+
+
+def test_unknown_assignments_are_refused(graded):
+    work, home = graded
+    env = {"AUTOGRADER_HOME": str(home)}
+    for args in (["autograde", "--assignment", "99_nope"], ["export", "--assignment", "99_nope"],
+                 ["export", "--format", "canvas", "--assignment", "99_nope"]):
+        done = run_cli(*args, env=env)
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert "'99_nope' is not an assignment of this course" in done.stderr and A in done.stderr
 
 
 def test_default_export_is_still_nbgraders(graded):
