@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import gc
 import re
 import types
 import warnings
@@ -24,6 +25,7 @@ import warnings
 import torch
 from torch.autograd.function import FunctionCtx
 
+from autograder import shared
 from autograder.checks import common as c
 
 
@@ -123,8 +125,10 @@ _OPAQUE = (type, types.ModuleType, types.BuiltinFunctionType, str, bytes, int, f
 
 def _tensors_in(value, where: str, found: list, seen: dict, depth: int = 0) -> None:
     """(where, tensor) for every tensor in `value`: containers, object attributes and closures looked into.
-    `seen` holds what was looked at (by id, and the object itself, so that no id is reused meanwhile)."""
-    if depth > 8 or id(value) in seen or isinstance(value, _OPAQUE):
+    `seen` holds what was looked at (by id, and the object itself, so that no id is reused meanwhile). A proxy of
+    the learner's objects (in the judge) is never opened: what it holds is the learner's, read there by the
+    probes below (`real_node`), not the judge's own link."""
+    if depth > 8 or id(value) in seen or isinstance(value, _OPAQUE) or shared.handle_id(value) is not None:
         return
     seen[id(value)] = value
     if isinstance(value, torch.Tensor):
@@ -240,3 +244,140 @@ def on_ctx(ctx) -> list:
         if name not in CTX_OWN:
             found += tensors_in(value, f"ctx.{name}")
     return found
+
+
+# ------------------------------------------------------------------------- the real node, in the learner's process
+# A stand-in ctx is an object an answer can recognise (its type, module, MRO, the node attributes it lacks), so no
+# point rests on it alone: each check that reads a direct call with a stand-in ctx reads the same property of the
+# node autograd itself made, here, and needs both to agree. Everything below is read with accessors bound when this
+# module was imported, before any answer ran (the integrity checkpoint keeps this module's names as they were).
+
+_GRAD_FN = torch._C.TensorBase.__dict__["grad_fn"].__get__
+_NODE_SAVED = torch._C._FunctionBase.__dict__["saved_tensors"].__get__
+_TYPE, _ISSUBCLASS, _ID, _VARS = type, issubclass, id, vars
+_GC_FREEZE, _GC_UNFREEZE, _GC_OBJECTS, _GC_COLLECT = gc.freeze, gc.unfreeze, gc.get_objects, gc.collect
+_NO_GRAD = torch.no_grad
+
+
+def _is_tensor(obj) -> bool:
+    """A tensor by its C-level type (an object whose `__class__` claims Tensor is not one)."""
+    return _ISSUBCLASS(_TYPE(obj), torch.Tensor)
+
+
+def alive_after(call):
+    """(call(), the tensors made during the call that are still alive after it): found by what the garbage
+    collector tracks (every tensor object is tracked), not by a walk of containers, so a list nested at any depth,
+    a deque, a global dict keyed by id(ctx) or a closure hide nothing. Objects alive before the call are frozen
+    out of the collector's lists while it runs; cycles left as garbage are collected first."""
+    _GC_FREEZE()
+    try:
+        result = call()
+        _GC_COLLECT()
+        made = [obj for obj in _GC_OBJECTS() if _is_tensor(obj)]
+    finally:
+        _GC_UNFREEZE()
+    return result, made
+
+
+def _storage_key(t):
+    try:
+        return t.untyped_storage().data_ptr()
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None
+
+
+def _same_view(a, b) -> bool:
+    return (_storage_key(a) == _storage_key(b) and tuple(a.shape) == tuple(b.shape)
+            and tuple(a.stride()) == tuple(b.stride()) and a.storage_offset() == b.storage_offset())
+
+
+def _kind(t, node, inputs: tuple, out) -> str:
+    """What a tensor kept for backward is: "output" (the node's own saved output), "input <k>" (the input itself),
+    "alias of the output" / "alias of input <k>" (same storage, another tensor object), "copy of the output" /
+    "copy of input <k>" (equal values, its own storage), or "other"."""
+    if isinstance(out, torch.Tensor):
+        if _GRAD_FN(t) is node and _same_view(t, out):
+            return "output"
+    for k, x in enumerate(inputs):
+        if t is x:
+            return f"input {k}"
+    if isinstance(out, torch.Tensor) and _storage_key(t) == _storage_key(out):
+        return "alias of the output"
+    for k, x in enumerate(inputs):
+        if isinstance(x, torch.Tensor) and _storage_key(t) is not None and _storage_key(t) == _storage_key(x):
+            return f"alias of input {k}"
+    with _NO_GRAD():
+        if isinstance(out, torch.Tensor) and t.shape == out.shape and t.dtype == out.dtype \
+                and bool(torch.equal(t.detach(), out.detach())):
+            return "copy of the output"
+        for k, x in enumerate(inputs):
+            if isinstance(x, torch.Tensor) and t.shape == x.shape and t.dtype == x.dtype \
+                    and bool(torch.equal(t.detach(), x.detach())):
+                return f"copy of input {k}"
+    return "other"
+
+
+def _labels(node) -> dict:
+    """storage key -> "ctx.<name>..." for the tensors among the ctx's attributes (names only, for the feedback)."""
+    labels: dict = {}
+    try:
+        attributes = list(_VARS(node).items())
+    except TypeError:
+        return labels
+    for name, value in attributes:
+        for where, t in tensors_in(value, f"ctx.{name}"):
+            labels.setdefault(_storage_key(t), where)
+    return labels
+
+
+@c.probe
+def real_node(Fn, inputs: tuple, grad_output=None) -> dict:
+    """In the learner's process: out = Fn.apply(*inputs) as autograd runs it (apply as torch.autograd.Function
+    defines it), then what its real node keeps for backward.
+
+    Facts: "output" (the tensor returned; None when it is not one, "node" False when it has no node of a Function);
+    "saved": one {"kind", "tensor"} per tensor the node saved (its saved_tensors, read through the C accessor), kind
+    as `_kind` says; "kept": every other tensor made during the call and still alive after it, wherever it is kept
+    (on ctx, in any container, in a global), as {"kind", "where", "nbytes", "tensor"}; "unreadable": where a kept
+    tensor's storage could not be read (the check fails closed on it). With `grad_output`: "after" holds the
+    output and the saved tensors as they are after one real backward of out with that grad_output ("grad" the
+    gradient of the first input), "backward_error" what that backward raised."""
+    inputs = tuple(inputs)
+    out, made = alive_after(lambda: function_apply(Fn, *inputs))
+    facts: dict = {"output": out if isinstance(out, torch.Tensor) else None, "node": False, "saved": [], "kept": [],
+                   "unreadable": []}
+    if not isinstance(out, torch.Tensor):
+        return facts
+    node = _GRAD_FN(out)
+    if node is None or not isinstance(node, torch._C._FunctionBase):
+        return facts
+    facts["node"] = True
+    saved = tuple(_NODE_SAVED(node))
+    facts["saved"] = [{"kind": _kind(t, node, inputs, out), "tensor": t.detach().clone()} for t in saved]
+    known = {_storage_key(t) for t in saved} | {_storage_key(out)}
+    labels = _labels(node)
+    for t in made:
+        if t is out or any(t is s for s in saved):
+            continue
+        key = _storage_key(t)
+        where = labels.get(key, "a container or a global name outside the graph")
+        if key is None:
+            facts["unreadable"].append(where)
+            continue
+        if key in known:
+            continue
+        known.add(key)
+        kind = _kind(t, node, inputs, out)
+        if kind.startswith(("input", "alias of input")):
+            continue  # the inputs are alive anyway: a view of one keeps nothing new
+        facts["kept"].append({"kind": kind, "where": where, "nbytes": int(t.untyped_storage().nbytes()),
+                              "tensor": t.detach().clone()})
+    if grad_output is not None:
+        first = inputs[0]
+        try:
+            (grad,) = torch.autograd.grad(out, [first], grad_output, retain_graph=True, allow_unused=True)
+            facts["after"] = {"output": out.detach().clone(), "grad": grad,
+                              "saved": [t.detach().clone() for t in _NODE_SAVED(node)]}
+        except (RuntimeError, TypeError, ValueError, NotImplementedError) as error:
+            facts["backward_error"] = f"{type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}"
+    return facts

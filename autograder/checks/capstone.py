@@ -664,19 +664,24 @@ def kept_for_backward(LSE, x, dim, keepdim) -> dict:
         return tensor
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
-        out = LSE.apply(x, dim, keepdim)
+        out, made = behaviour.alive_after(lambda: LSE.apply(x, dim, keepdim))
     if not isinstance(out, torch.Tensor):
         return {"output": out}
     x_key, out_key = _storage(x).data_ptr(), _storage(out).data_ptr()
-    kept = {}
-    # What the hooks saw, then the graph itself (what it packed, and the ctx's attributes, containers included).
-    for where, t in [("saved", t) for t in saved] + behaviour.kept_by_graph([out]):
+    kept, unreadable = {}, []
+    # What the hooks saw, then the graph itself (what it packed, and the ctx's attributes, containers included),
+    # then every other tensor the call made that is still alive (in a container at any depth, a deque, a global).
+    alive = [("alive", t) for t in made if t is not out]
+    for where, t in [("saved", t) for t in saved] + behaviour.kept_by_graph([out]) + alive:
+        if where == "alive" and behaviour.storage_of(t) == (id(t), 0):
+            unreadable.append(tuple(t.shape))
+            continue
         key, nbytes = behaviour.storage_of(t)
         if key not in kept:
             kept[key] = {"nbytes": nbytes, "is_x": key == x_key, "is_output": key == out_key,
                          "tensor": t.detach().clone(), "where": where if where.startswith("ctx.") else ""}
     return {"output": out, "output_nbytes": _storage(out).nbytes(), "x_nbytes": _storage(x).nbytes(),
-            "kept": list(kept.values())}
+            "kept": list(kept.values()), "unreadable": unreadable}
 
 
 def _describe(kept: dict, x, dim: int):
@@ -708,6 +713,11 @@ def saved_memory(LSE, cases=MEMORY_EXAMPLE) -> None:
         facts = _run(functools.partial(kept_for_backward, LSE), x, dim, keepdim,
                      what=f"LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {shape}")
         c.require_own_node(facts["output"], LSE, NAME)
+        if facts.get("unreadable"):
+            c.fail("kept-unreadable",
+                   f"LogSumExp.apply(x, {dim}, {keepdim}) keeps a tensor of shape {facts['unreadable'][0]} alive for "
+                   "backward whose memory the grader cannot read (a tensor without storage of its own). Save x and "
+                   "the output with ctx.save_for_backward(x, output) and recompute exp(x - output) in backward.")
         limit = facts["output_nbytes"]
         too_big = [kept for kept in facts["kept"] if not kept["is_x"] and kept["nbytes"] > limit]
         if too_big:

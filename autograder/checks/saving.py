@@ -114,41 +114,70 @@ def saves_output(Exp, cases=SAVES_CASES[:1]) -> None:
 
 
 def _saves_output(Exp, shape, seed: int) -> None:
+    """What forward saved, twice: called directly with a stand-in ctx, and in the node autograd made for
+    Exp.apply(x) (read in the learner's process, `behaviour.real_node`). Both must be the output alone: an answer
+    that recognises the stand-in and saves something else under autograd gets no point for it."""
     x = c.randn(*shape, seed=seed)
     ctx, y = forward_with_fake_ctx(Exp, x, name=NAME, ctx=behaviour.stand_in_ctx(NAME, (True,)))
     c.require_close(y, _exp(x), "Exp.forward(ctx, x)", "wrong-forward", "forward should return torch.exp(x).")
     saved = tuple(ctx.saved_tensors)
     if ctx._save_calls == 0 or not saved:
+        _saved_verdict([], "")
+    _saved_verdict([_stand_in_kind(s, x, y) for s in saved], "")
+    facts = c.call(behaviour.real_node, Exp, (c.randn(*shape, seed=seed),), what="Exp.apply(x)", names=INPUTS)
+    c.require_own_node(facts["output"], Exp, NAME)
+    _saved_verdict([s["kind"] for s in facts["saved"]],
+                   "Called directly, your forward saved the output; but in the node autograd made for Exp.apply(x), ")
+
+
+def _stand_in_kind(s, x, y) -> str:
+    """The stand-in's saved tensor in `behaviour.real_node`'s words."""
+    if s is y:
+        return "output"
+    if s is x:
+        return "input 0"
+    if isinstance(s, torch.Tensor) and c.same_storage(s, y):
+        return "alias of the output"
+    if isinstance(s, torch.Tensor) and tuple(s.shape) == tuple(y.shape) and bool(torch.allclose(s, y)):
+        return "copy of the output"
+    return "other"
+
+
+def _saved_verdict(kinds: list, under: str) -> None:
+    """Fails unless `kinds` (what forward saved) is the output alone. `under` starts the feedback when it is the
+    real node's account that differs from the direct call's."""
+    lead = (under + "it ") if under else "forward "
+    if not kinds:
         c.fail("not-saved-for-backward",
-               "forward never called ctx.save_for_backward: a tensor kept as a plain attribute (ctx.y = y, "
+               f"{lead}never called ctx.save_for_backward: a tensor kept as a plain attribute (ctx.y = y, "
                "ctx.x = x) escapes the version counter, and for an output it even creates a reference cycle. "
                "Write ctx.save_for_backward(y) with the output y.")
-    if any(t is y for t in saved) and len(saved) > 1:
-        extra = "the input x" if any(t is x for t in saved) else "another tensor"
+    if "output" in kinds and len(kinds) > 1:
+        extra = "the input x" if "input 0" in kinds else "another tensor"
         c.fail("saves-extra",
-               f"forward saved the output and also {extra}. The derivative of exp is its output alone: "
+               f"{lead}saved the output and also {extra}. The derivative of exp is its output alone: "
                "save only y, so that x can be freed (or changed in place) after forward.")
-    if len(saved) > 1:
-        c.fail("saves-extra", f"forward saved {len(saved)} tensors: save only the output y = exp(x).")
-    (s,) = saved
-    if s is x:
+    if len(kinds) > 1:
+        c.fail("saves-extra", f"{lead}saved {len(kinds)} tensors: save only the output y = exp(x).")
+    (kind,) = kinds
+    if kind == "output":
+        return
+    if kind == "input 0":
         c.fail("saves-input",
-               "forward saved the input x, so backward has to recompute exp(x) and keeps x alive. "
+               f"{lead}saved the input x, so backward has to recompute exp(x) and keeps x alive. "
                "The derivative of exp is its own output: save the output y with ctx.save_for_backward(y) "
                "and return grad_output * y.")
-    if s is y:
-        return
-    if isinstance(s, torch.Tensor) and c.same_storage(s, y):
+    if kind == "alias of the output":
         c.fail("saves-alias",
-               "forward saved a detached alias of the output (y.detach() or a view), not the output itself. "
+               f"{lead}saved a detached alias of the output (y.detach() or a view), not the output itself. "
                "Save the very tensor you return: ctx.save_for_backward(y); autograd then knows it is an "
                "output (that is what keeps a second derivative correct).")
-    if isinstance(s, torch.Tensor) and tuple(s.shape) == tuple(y.shape) and bool(torch.allclose(s, y)):
+    if kind == "copy of the output":
         c.fail("saves-copy",
-               "forward saved a copy (a clone) of the output, not the output itself: an in-place change of "
+               f"{lead}saved a copy (a clone) of the output, not the output itself: an in-place change of "
                "the output then goes unnoticed. Save the tensor you return: ctx.save_for_backward(y).")
     c.fail("saves-wrong-tensor",
-           "the tensor forward saved is not the output it returns: save the output y = exp(x) "
+           f"the tensor {lead.strip()} saved is not the output it returns: save the output y = exp(x) "
            "with ctx.save_for_backward(y).")
 
 
