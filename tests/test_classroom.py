@@ -185,3 +185,16 @@ def test_feedback_export_and_report(grading_home):
     html = report.read_text()
     assert "Score distribution" in html and "not-saved-for-backward" in html and "data:image/png" in html
     assert escape(mistakes.meaning("not-saved-for-backward")) in html, "each mistake code comes with its meaning"
+
+
+@pytest.mark.parametrize("command", [["autograde", "--quiet"], ["collect", "."], ["export"]])
+def test_an_unknown_assignment_is_refused_not_graded_as_nothing(grading_home, command):
+    """`autograde --assignment 99_nope` graded nothing and exited 0: a typo looked like an empty class."""
+    make_class(grading_home, {"ada": None})
+    done = run_cli(*command, "--assignment", "99_nope", cwd=grading_home / "submitted",
+                   env={"AUTOGRADER_HOME": str(grading_home)})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "'99_nope' is not an assignment of this course" in done.stderr and A in done.stderr
+    assert not (grading_home / "autograded").exists()
+    near = run_cli("autograde", "--quiet", "--assignment", "01_squar", env={"AUTOGRADER_HOME": str(grading_home)})
+    assert near.returncode == 2 and "did you mean 01_square?" in near.stderr

@@ -180,3 +180,97 @@ def test_names_become_ids(name, expected):
     from autograder.classroom import name_id
 
     assert name_id(name) == expected
+
+
+# ------------------------------------------------------------------------------------ zip member names
+#
+# Whether a zip member's name is UTF-8 is said by flag bit 11; without it the zip spec says cp437. Info-ZIP
+# on Linux writes the UTF-8 bytes without the flag (with the UTF-8 name again in a "Unicode Path" extra
+# field, 0x7075, where it was built to), older Windows tools write cp437 without the flag. Each zip below
+# is written byte by byte, as those tools write it, and must give the student the id its unpacked folder
+# gives.
+
+def raw_zip(members: list[tuple[bytes, bytes, int, bytes]]) -> bytes:
+    """A stored (uncompressed) zip of (name bytes, data, flag bits, extra field) members."""
+    import struct
+    import zlib
+
+    local, central = b"", b""
+    for name, data, flags, extra in members:
+        crc = zlib.crc32(data)
+        header = struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, flags, 0, 0, 0x21, crc, len(data), len(data),
+                             len(name), len(extra))
+        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0x031E, 20, flags, 0, 0, 0x21, crc, len(data),
+                               len(data), len(name), len(extra), 0, 0, 0, 0o100644 << 16, len(local)) + name + extra
+        local += header + name + extra + data
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(central), len(local), 0)
+    return local + central + end
+
+
+def unicode_path(name: str, raw: bytes) -> bytes:
+    """Info-ZIP's Unicode Path extra field: version 1, the CRC-32 of the header's name, the UTF-8 name."""
+    import struct
+    import zlib
+
+    body = b"\x01" + struct.pack("<I", zlib.crc32(raw)) + name.encode("utf-8")
+    return struct.pack("<HH", 0x7075, len(body)) + body
+
+
+FOLDER = "Jürgen Müller_4242_assignsubmission_file"
+ZIPS = [  # name bytes of the notebook, flag bits, extra field
+    pytest.param(f"{FOLDER}/01_square.ipynb".encode("utf-8"), 0x800, b"", id="utf8-flagged"),
+    pytest.param(f"{FOLDER}/01_square.ipynb".encode("utf-8"), 0, b"", id="info-zip-linux-utf8-unflagged"),
+    pytest.param(f"{FOLDER}/01_square.ipynb".encode("utf-8"), 0,
+                 unicode_path(f"{FOLDER}/01_square.ipynb", f"{FOLDER}/01_square.ipynb".encode("utf-8")),
+                 id="info-zip-with-unicode-path-field"),
+    pytest.param(f"{FOLDER}/01_square.ipynb".encode("cp437"), 0, b"", id="windows-cp437"),
+    pytest.param(f"{FOLDER}/01_square.ipynb".encode("latin-1"), 0,
+                 unicode_path(f"{FOLDER}/01_square.ipynb", f"{FOLDER}/01_square.ipynb".encode("latin-1")),
+                 id="latin1-local-name-with-unicode-path-field"),
+    pytest.param(f"{FOLDER}\\01_square.ipynb".encode("cp437"), 0, b"", id="windows-backslashes"),
+]
+
+
+@pytest.mark.parametrize("name, flags, extra", ZIPS)
+def test_zip_names_give_the_unpacked_folders_id(grading_home, tmp_path, name, flags, extra):
+    import json
+
+    from autograder import classroom, lms
+
+    folder = tmp_path / "unpacked"
+    notebook = write_student(folder / FOLDER / "01_square.ipynb", A)
+    from_folder = sorted(s.student for s in classroom.collect(folder))
+    assert from_folder == ["jurgen-muller"]
+
+    archive = tmp_path / "download.zip"
+    archive.write_bytes(raw_zip([(name, notebook.read_bytes(), flags, extra)]))
+    with zipfile.ZipFile(archive) as z:  # the zip is well formed: Python reads it (under some name)
+        assert z.testzip() is None and len(z.infolist()) == 1
+    collected = lms.collect(archive)
+    assert [s.student for s in collected] == from_folder, "the zip and its folder give one id"
+    ids = json.loads((grading_home / lms.IDENTITIES).read_text(encoding="utf-8"))
+    assert ids["jurgen-muller"]["name"] == "Jürgen Müller"
+    assert sorted(p.name for p in (grading_home / "submitted").iterdir()) == ["jurgen-muller"]
+
+
+def test_a_name_that_is_not_utf8_is_read_as_cp437():
+    from autograder.classroom import zip_member_name
+
+    info = zipfile.ZipInfo("x")
+    info.orig_filename = b"J\x81rgen".decode("cp437")  # as zipfile decodes an unflagged name
+    info.flag_bits = 0
+    assert zip_member_name(info) == "Jürgen"
+    info.extra = unicode_path("Jörgen", b"something else")  # a field for another name (CRC differs): ignored
+    assert zip_member_name(info) == "Jürgen"
+
+
+def test_a_zip_cannot_write_outside_its_folder(grading_home, tmp_path):
+    from autograder import classroom
+    from autograder.notebooks import NotebookError
+
+    for evil in ("../escape.ipynb", "/etc/escape.ipynb", "a\\..\\..\\escape.ipynb"):
+        archive = tmp_path / "evil.zip"
+        archive.write_bytes(raw_zip([(evil.encode(), b"{}", 0, b"")]))
+        with pytest.raises(NotebookError, match="unsafe path"):
+            classroom.collect(archive)
+    assert not (tmp_path / "escape.ipynb").exists()
