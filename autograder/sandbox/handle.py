@@ -35,10 +35,18 @@ def _ask_root_for_judge(channel_end: socket.socket) -> int:
         raise RuntimeError("the grading root process cannot be started")
 
 
+# What of the grader's environment the root process (and so every judge and learner) may see: where programs
+# and libraries are, the locale, the time zone, the temporary folder.
+ROOT_ENVIRONMENT = ("PATH", "LD_LIBRARY_PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ")
+
+
 def _start_root() -> None:
     package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     python_path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)
-    env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OMP_THREAD_LIMIT="1", MPLBACKEND="Agg",
+    # Every process below the root is a fork of it and its environment block is readable there
+    # (/proc/self/environ, its own memory): it gets an allow-list, never the grader's secrets.
+    env = {k: os.environ[k] for k in ROOT_ENVIRONMENT if k in os.environ}
+    env.update(PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OMP_THREAD_LIMIT="1", MPLBACKEND="Agg",
                PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=python_path)
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     main = f"from autograder.sandbox.root import root_main; root_main({theirs.fileno()})"
@@ -90,9 +98,9 @@ class Sandbox:
         channel = Channel(ours)
         try:
             if "tests" in job:
-                tests = job["tests"]
-                channel.send({k: v for k, v in job.items() if k != "tests"}, [])
-                channel.send({"tests": tests}, [])
+                secret = ("tests", "seed")
+                channel.send({k: v for k, v in job.items() if k not in secret}, [])
+                channel.send({"tests": job["tests"], "seed": int(job.get("seed", 0))}, [])
             else:
                 channel.send(job, [])
             reply = channel.recv()[0]

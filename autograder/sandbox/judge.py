@@ -27,7 +27,7 @@ import tempfile
 import time
 
 from autograder import shared
-from autograder.sandbox import cells, codec, confine, learner, protocol, proxy
+from autograder.sandbox import cells, codec, confine, learner, protocol, proxy, seccomp
 from autograder.sandbox.cells import Outcome
 from autograder.sandbox.channel import Channel, ChannelClosed, ChannelTimeout, CodecError, recv_fd, send_fd
 
@@ -40,8 +40,9 @@ TEST_TIMEOUT = ("time limit exceeded while running the test on your code: is the
 def grade_notebook(job: dict, read_roots: list, read_tests=None) -> dict:
     """{"outcomes": [Outcome as dict per test], "notes": [...], "output": answers' output}.
 
-    `read_tests()` gives the test cells; it is called only once the learner's starter is forked, so no
-    learner process is ever a copy of a process that held the hidden tests (without it, `job["tests"]`)."""
+    `read_tests()` gives the test cells and the seed; it is called only once the learner's starter is forked,
+    so no learner process is ever a copy of a process that held the hidden tests or the course's base seed
+    (without it, `job["tests"]` and `job["seed"]`)."""
     workdir = tempfile.mkdtemp(prefix="grading-")
     judge = None
     try:
@@ -50,7 +51,7 @@ def grade_notebook(job: dict, read_roots: list, read_tests=None) -> dict:
         judge = Judge(job, workdir, read_roots)
         judge.start_starter()
         if read_tests is not None:
-            job["tests"] = read_tests()
+            job["tests"], job["seed"] = read_tests()
         return judge.run()
     finally:
         if judge is not None:
@@ -236,10 +237,10 @@ class Judge:
             if self.listener is not None and self.listener in ready:
                 ready.remove(self.listener)
                 while select.select([self.listener], [], [], 0)[0]:
-                    request = confine.next_notification(self.listener)
+                    request = seccomp.next_notification(self.listener)
                     if request is None:
                         break
-                    confine.answer_notification(self.listener, request[0], self.fork_leave > 0)
+                    seccomp.answer_notification(self.listener, request[0], self.fork_leave > 0)
                     self.fork_leave -= self.fork_leave > 0
             if ready:
                 return ready
@@ -394,8 +395,10 @@ class Judge:
 
 
 def strong(isolation: dict) -> bool:
-    """The layers a class is graded with by default: namespaces, Landlock and seccomp all in force."""
-    return bool(isolation.get("namespaces") and isolation.get("landlock") and isolation.get("seccomp"))
+    """The layers a class is graded with by default: namespaces with the read-only root, Landlock and seccomp
+    all in force."""
+    return bool(isolation.get("namespaces") and isolation.get("read_only_root") and isolation.get("landlock")
+                and isolation.get("seccomp"))
 
 
 def _kill(pid: int, group: bool = False, reap: bool = True):

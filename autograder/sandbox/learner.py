@@ -24,7 +24,7 @@ import warnings
 
 import torch
 
-from autograder.sandbox import cells, codec, confine, integrity, mirror, protocol
+from autograder.sandbox import cells, codec, confine, integrity, mirror, protocol, seccomp, world
 from autograder.sandbox import channel as _channel
 from autograder.sandbox.channel import Channel, ChannelClosed, recv_fd, send_fd
 
@@ -387,16 +387,16 @@ def spawn_sandbox(job: dict, workdir: str, read_roots: list, sibling: bool, clos
 
 def learner_main(fds: socket.socket, control: socket.socket, job: dict, workdir: str, read_roots: list) -> None:
     """The learner's outermost process (a fork of the judge; it runs no learner code): a session of its own,
-    the namespaces, a reaper as PID 1 of the new PID namespace, and the template as PID 2 (not 1: the
-    namespace's init ignores the signals it sends itself, and `os.kill(os.getpid(), 9)` must end it). It
-    waits for the template and ends as it ended, so the judge, whose own fork this is, reads the template's
-    fate from its own child."""
+    an identity that owns nothing (where the grader is root), the namespaces, a reaper as PID 1 of the new
+    PID namespace, and the template as PID 2 (not 1: the namespace's init ignores the signals it sends
+    itself, and `os.kill(os.getpid(), 9)` must end it). It waits for the template and ends as it ended, so
+    the judge, whose own fork this is, reads the template's fate from its own child."""
     os.setsid()  # a process group the judge kills as one; seccomp keeps every descendant in it
     confine.die_with_parent()  # (the starter's path checked its parent already; a plain fork's is the judge)
     limits = job["limits"]
-    facts: dict = {"namespaces": False}
+    facts: dict = {"namespaces": False, "why": "not asked for"}
     if limits["isolation"] == "full":
-        facts = confine.enter_namespaces(workdir, limits["folder_bytes"])
+        facts = world.enter_namespaces()
     supervisor = os.getpid()
     reaper = os.fork() if facts.get("namespaces") else None
     if reaper == 0:
@@ -457,26 +457,40 @@ def template_main(fds: socket.socket, control: socket.socket, job: dict, workdir
                   facts: dict) -> None:
     """Confine this process, say so (the only message sent before learner code runs), run the cells,
     report what they defined, then fork a copy per test."""
-    os.chdir(workdir)
-    os.environ.update(TMPDIR=workdir, HOME=workdir)
-    tempfile.tempdir = workdir
     limits = job["limits"]
+    uid = world.learner_ids(os.getpid())  # None unless the grader is root
     isolation = {"level": limits["isolation"], "namespaces": bool(facts.get("namespaces")),
-                 "folder_quota": bool(facts.get("quota"))}
+                 "identity": "unallocated" if uid is not None else "grader's", "read_only_root": False,
+                 "folder_quota": False}
     if facts.get("why"):
         isolation["namespaces_refused"] = str(facts["why"])[:200]
-    roots = list(read_roots)
+    roots, folder = list(read_roots), workdir
     if isolation["namespaces"]:
-        isolation["own_proc"] = confine.mount_own_proc()
+        links = world.symlinks_on_the_way(world.unresolved_paths())
+        built = world.enter_fresh_root(workdir, [*read_roots, *world.DEVICES], links, limits["folder_bytes"], uid)
+        isolation.update(read_only_root=built["read_only_root"], own_proc=bool(built.get("own_proc")),
+                         folder_quota=bool(built.get("folder_quota")))
+        if built.get("why"):
+            isolation["root_refused"] = built["why"]
+        if built["read_only_root"]:
+            folder = world.FOLDER
         if isolation["own_proc"]:
             roots.append("/proc")  # only this sandbox's processes are in it
-        isolation["capabilities"] = not confine.drop_capabilities()
-    confine.limit_resources(limits["memory_mb"], limits["file_bytes"])
+    if uid is not None:
+        if folder == workdir:
+            os.chown(workdir, uid, uid)  # its folder, where no namespace gave it one of its own
+        world.become(uid)
+    elif isolation["namespaces"]:
+        isolation["capabilities"] = not world.drop_capabilities()  # those its user namespace granted
+    os.chdir(folder)
+    clean_environment(folder)
+    tempfile.tempdir = folder
+    confine.limit_resources(limits["memory_mb"], limits["file_bytes"], confine.LEARNER_FILES)
     _quiet(keep=(fds.fileno(), control.fileno()))
     listener = None
     if limits["isolation"] != "none":
-        isolation["landlock"] = confine.install_landlock(roots, [workdir], [os.devnull])
-        listener = confine.install_seccomp("notify")
+        isolation["landlock"] = confine.install_landlock(roots, [folder], [os.devnull])
+        listener = seccomp.install("notify")
     else:
         isolation["landlock"] = 0
     isolation["seccomp"] = listener is not None
@@ -485,9 +499,6 @@ def template_main(fds: socket.socket, control: socket.socket, job: dict, workdir
         os.close(listener)
     out = CappedText(limits["output_bytes"])
     sys.stdout = sys.stderr = out
-    from autograder import shared
-
-    shared.set_base_seed(job["seed"])
     integrity.record()  # after root.prepare() imported every check module: the probes are registered
     start = time.perf_counter()
     reports = Channel(control, protocol.MAX_CONTROL_FRAME)
@@ -495,6 +506,20 @@ def template_main(fds: socket.socket, control: socket.socket, job: dict, workdir
     _send_control(reports, {"op": "ready", "failures": failures, "output": out.value()[-4000:],
                             "names": _name_entries(names), "seconds": round(time.perf_counter() - start, 4)})
     fork_per_test(fds, reports)
+
+
+# The learner's whole environment (the C one too: os.environ writes through putenv/unsetenv). Nothing of the
+# grader's: no token, password or seed; locale and time zone only, which a library may read.
+LEARNER_ENVIRONMENT = {"PATH": "/usr/local/bin:/usr/bin:/bin", "USER": "learner", "LOGNAME": "learner",
+                       "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "OMP_THREAD_LIMIT": "1",
+                       "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+_KEPT = ("LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ")
+
+
+def clean_environment(folder: str) -> None:
+    kept = {k: os.environ[k] for k in _KEPT if k in os.environ}
+    os.environ.clear()
+    os.environ.update(LEARNER_ENVIRONMENT, **kept, HOME=folder, TMPDIR=folder, MPLCONFIGDIR=folder)
 
 
 def _send_control(reports: Channel, message: dict) -> None:
@@ -566,7 +591,7 @@ def fork_per_test(fds: socket.socket, reports: Channel) -> None:
             confine.die_with_parent()  # the template
             fds.close()
             reports.close()
-            confine.install_seccomp("deny")
+            seccomp.install("deny")
             serve(Channel(socket.socket(fileno=fd)))
             os._exit(0)
         os.close(fd)

@@ -9,6 +9,7 @@ import os
 import select
 import signal
 import socket
+import site
 import sys
 import sysconfig
 from dataclasses import asdict
@@ -106,11 +107,13 @@ def judge_main(channel: Channel) -> None:
         if job.get("hello"):  # the grader's check that a judge can start
             _send(channel, {"ready": True, "root": os.getppid()})
             return
-        def read_tests() -> list:  # the second frame: the test cells, read once the learner's starter exists
+        def read_tests() -> tuple:  # the second frame, read once the learner's starter exists: tests, seed
             message = _recv(channel)
             if type(message) is not dict or type(message.get("tests")) is not list:
                 raise TypeError("the tests are not a list")
-            return message["tests"]
+            if type(message.get("seed")) is not int:
+                raise TypeError("the seed is not an integer")
+            return message["tests"], message["seed"]
 
         result = judge.grade_notebook(job, learner_read_roots(list(job.get("protected", []))),
                                       None if "tests" in job else read_tests)
@@ -137,7 +140,29 @@ def learner_read_roots(protected: list) -> list[str]:
     from autograder.sandbox import confine
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    checkout = os.path.dirname(package)
-    libraries = {sys.prefix, sys.exec_prefix, sys.base_prefix, *sysconfig.get_paths().values()}
-    libraries |= {p for p in sys.path if p and os.path.isdir(p) and os.path.realpath(p) != os.path.realpath(checkout)}
-    return confine.allowed_roots([*libraries, package, *_SYSTEM_READABLE], protected)
+    libraries = {sys.prefix, sys.exec_prefix, sys.base_prefix, *sysconfig.get_paths().values(),
+                 *site.getsitepackages(), site.getusersitepackages()}
+    return confine.allowed_roots([*libraries, *imported_elsewhere(libraries), package, *_SYSTEM_READABLE],
+                                 protected)
+
+
+def imported_elsewhere(libraries: set) -> set:
+    """The packages this process imported from a folder outside the installation (a PYTHONPATH entry, an
+    editable install): each package's own folder, never the folder that holds it, so nothing else that lies
+    beside it is readable."""
+    inside = [os.path.realpath(p) + os.sep for p in libraries if p]
+    found = set()
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if type(path) is not str or not os.path.isabs(path):
+            continue
+        real = os.path.realpath(path)
+        if any(real.startswith(p) for p in inside):
+            continue
+        top = module.__name__.partition(".")[0]
+        top_module = sys.modules.get(top)
+        top_file = getattr(top_module, "__file__", None) if top_module is not None else None
+        if type(top_file) is str:
+            found.add(os.path.dirname(os.path.realpath(top_file)) if top_file.endswith("__init__.py")
+                      else os.path.realpath(top_file))
+    return found
