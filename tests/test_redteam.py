@@ -70,7 +70,9 @@ LAYERS = {
     "limits": "judge memory and tensor-size caps, disk quota, time, memory",
 }
 
-ATTACKS = sorted((HERE / "attacks").rglob("*.py"))
+# Attacks on another exercise than Square (a `# exercise:` header) are graded in their own notebook, against the
+# same mistake without the disguise: tests/test_redteam_paths.py.
+ATTACKS = sorted(p for p in (HERE / "attacks").rglob("*.py") if "exercise" not in header(p.read_text()))
 HONEST = sorted((HERE / "honest").glob("*.py"))
 
 

@@ -351,7 +351,7 @@ def real_node(Fn, inputs: tuple, grad_output=None) -> dict:
     node = _GRAD_FN(out)
     if node is None or not isinstance(node, torch._C._FunctionBase):
         return facts
-    facts["node"] = True
+    facts["node"], facts["values"] = True, out.detach().clone()  # the output's values before any backward
     saved = tuple(_NODE_SAVED(node))
     facts["saved"] = [{"kind": _kind(t, node, inputs, out), "tensor": t.detach().clone()} for t in saved]
     known = {_storage_key(t) for t in saved} | {_storage_key(out)}
@@ -360,7 +360,7 @@ def real_node(Fn, inputs: tuple, grad_output=None) -> dict:
         if t is out or any(t is s for s in saved):
             continue
         key = _storage_key(t)
-        where = labels.get(key, "a container or a global name outside the graph")
+        where = labels.get(key, "in a container or a global name, off the graph")
         if key is None:
             facts["unreadable"].append(where)
             continue
@@ -376,8 +376,17 @@ def real_node(Fn, inputs: tuple, grad_output=None) -> dict:
         first = inputs[0]
         try:
             (grad,) = torch.autograd.grad(out, [first], grad_output, retain_graph=True, allow_unused=True)
-            facts["after"] = {"output": out.detach().clone(), "grad": grad,
-                              "saved": [t.detach().clone() for t in _NODE_SAVED(node)]}
         except (RuntimeError, TypeError, ValueError, NotImplementedError) as error:
-            facts["backward_error"] = f"{type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}"
+            facts["backward_error"] = _first_line(error)
+            return facts
+        facts["after"] = {"output": out.detach().clone(), "grad": grad, "saved": None}
+        try:  # a saved tensor changed in place since forward makes its own node refuse to unpack it
+            facts["after"]["saved"] = [t.detach().clone() for t in _NODE_SAVED(node)]
+        except RuntimeError as error:
+            facts["after"]["saved_error"] = _first_line(error)
     return facts
+
+
+def _first_line(error) -> str:
+    text = str(error)
+    return f"{type(error).__name__}: {text.splitlines()[0][:200] if text else ''}"

@@ -271,8 +271,8 @@ def _silu_real_node(RecomputeSiLU, shape, seed) -> None:
     if facts["kept"]:
         kept = facts["kept"][0]
         c.fail("ctx-attribute",
-               f"{lead}it keeps {_real_name(kept['kind'], kept['tensor'], x)} alive until backward, as "
-               f"{kept['where']} ({sum(k['nbytes'] for k in facts['kept'])} bytes in all): that tensor costs as "
+               f"{lead}it keeps {_real_name(kept['kind'], kept['tensor'], x)} alive until backward "
+               f"({kept['where']}, {sum(k['nbytes'] for k in facts['kept'])} bytes in all): that tensor costs as "
                "much memory as a saved one, and autograd cannot check it. Save only x with "
                "ctx.save_for_backward(x) and recompute sigmoid(x) in backward.")
 

@@ -283,6 +283,35 @@ def _check_saved_unchanged(SN, x, g, label):
                f"SafeNorm.backward ({label}) changed saved tensor {changed[0] + 1} in place: what forward saved "
                "belongs to the caller (x is the caller's input). Build new tensors in backward instead of changing "
                "the saved ones.")
+    _check_saved_unchanged_for_real(SN, x, g, label)
+
+
+def _check_saved_unchanged_for_real(SN, x, g, label):
+    """The same property through the node autograd made (`behaviour.real_node`, in the learner's process): after one
+    real backward, the output and every tensor the node saved hold the values they had after forward. A stand-in
+    ctx can be recognised; the real node cannot be told from real use."""
+    what = f"SafeNorm.apply(x) and one backward through it ({label})"
+    with c.explained(what, SHAPE_RULES):
+        facts = c.call(behaviour.real_node, SN, (x.detach().clone().requires_grad_(True),), g, what=what)
+    if not facts["node"] or "after" not in facts:
+        return  # no node of its own, or backward raised: the other tests of SafeNorm say so
+    y, after = facts["values"], facts["after"]
+    lead = f"Called directly, your backward left what forward saved alone; but under autograd ({what}), "
+    if not _same(after["output"], y.detach()):
+        c.fail("modifies-output",
+               f"{lead}the output changed from {y.detach().tolist()[:4]} to {after['output'].tolist()[:4]}: your "
+               "backward changed the saved norm in place (as norm[norm == 0] = 1 does), and that tensor is the "
+               "output your caller holds. Build a new tensor instead: torch.where(norm > 0, norm, 1.0).")
+    if after.get("saved_error"):
+        c.fail("modifies-output",
+               f"{lead}its node could no longer read what forward saved ({after['saved_error']}): your backward "
+               "changed a saved tensor in place, and what forward saved belongs to the caller. Build new tensors in "
+               "backward instead of changing the saved ones.")
+    for k, (before, now) in enumerate(zip(facts["saved"], after["saved"] or ())):
+        if not _same(before["tensor"], now):
+            c.fail("modifies-output",
+                   f"{lead}saved tensor {k + 1} changed in place: what forward saved belongs to the caller. Build "
+                   "new tensors in backward instead of changing the saved ones.")
 
 
 def _same(a, b) -> bool:

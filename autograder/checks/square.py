@@ -17,6 +17,15 @@ GRADCHECK_CASES = tuple((shape, seed) for seed in (0, 1, 2) for shape in SHAPES)
 GRAPH_CASES = (((4,), 0), ((4,), 3), ((4,), 13), ((2, 3), 23))
 SAVED_CASES = (((5,), 0), ((5,), 4), ((5,), 14), ((2, 3), 24))
 
+# autograd's in-place error although nothing was changed in place (a Function that raises it for any non-leaf).
+UNPROVOKED_RULES = (
+    c.Rule("error-without-change", c.INPLACE,
+           "backward raised autograd's in-place error ({line}) although nothing was changed in place, for an x that "
+           "is the result of another operation (a non-leaf). The version counter of a tensor saved with "
+           "ctx.save_for_backward(x) raises only when it has changed: save x itself and let autograd check it.",
+           types=(RuntimeError,)),
+) + c.engine_rules(INPUTS)
+
 
 def values(Square, cases=VALUES_CASES) -> None:
     """Forward values, the gradient on small examples."""
@@ -74,3 +83,11 @@ def _saves_input(Square, shape, seed: int) -> None:
                "changing x in place after forward went unnoticed, so backward used a stale or changed value: "
                "save x with ctx.save_for_backward(x) (not ctx.x = x, not a copy) so autograd's version "
                "counter catches the change.")
+    # The other direction, on the same kind of input: a non-leaf left alone must give the right gradient. A Function
+    # that raises autograd's in-place error for every non-leaf input would otherwise pass the test above.
+    leaf = c.randn(*shape, seed=seed + 50)
+    y = c.call(Square.apply, leaf * 1.0, what="Square.forward", names=INPUTS)
+    with c.explained("Square.backward", UNPROVOKED_RULES):
+        (grad,) = torch.autograd.grad(y.sum(), [leaf])
+    c.require_close(grad, 2 * leaf.detach(), "the gradient for a non-leaf x left unchanged", "wrong-derivative",
+                    "d(x*x)/dx = 2x, times grad_output.")

@@ -264,6 +264,24 @@ def require_own_methods(Fn, name: str, x, ref, args: tuple = (), seed: int = 0, 
         again = torch.zeros_like(x)
     c.require_close(again.detach(), second, f"the derivative of {name}.backward's result with respect to x",
                     "not-twice-differentiable", TWICE_HINT, rtol=1e-6, atol=1e-9)
+    # The same second derivative through the node autograd made for Fn.apply (the judge's double backward asks
+    # the learner's process for it): a stand-in ctx can be recognised, the real node cannot.
+    leaf = x.detach().clone().requires_grad_(True)
+    real = _direct(Fn.apply, leaf, *args, what=f"{name}.apply({sig})")
+    (real_first,) = _direct(lambda: torch.autograd.grad(real, [leaf], g, create_graph=True),
+                            what=f"{name}.backward under autograd")
+    c.require_close(real_first, first, f"the gradient of {name}.apply({sig}) under autograd", "wrong-derivative",
+                    rtol=rtol, atol=atol)
+    if not real_first.requires_grad:
+        c.fail("not-twice-differentiable",
+               f"Called directly, {name}.backward returned a gradient autograd can differentiate again; but under "
+               f"autograd ({name}.apply) it has no history: your backward takes another path when autograd calls "
+               "it. " + TWICE_HINT)
+    (real_again,) = _direct(lambda: torch.autograd.grad(real_first, [leaf], v, allow_unused=True),
+                            what=f"{name}.backward's gradient under autograd, differentiated again")
+    real_again = torch.zeros_like(leaf) if real_again is None else real_again
+    c.require_close(real_again.detach(), second, f"the second derivative of {name}.apply({sig}) under autograd",
+                    "not-twice-differentiable", TWICE_HINT, rtol=1e-6, atol=1e-9)
     if jvp:
         t = c.randn(*x.shape, seed=seed + 3, requires_grad=False, dtype=x.dtype)
         _, reference = torch.func.jvp(lambda u: ref(u, *args), (x.detach(),), (t,))
