@@ -106,6 +106,16 @@ def test_forged_ready_report_scores_nothing(box, assignment):
     assert report.score == 0, summary(report)
 
 
+def test_a_second_ready_report_is_a_broken_protocol_and_its_note_is_not_shown(box):
+    """A correct answer that sends a well-formed report of its own: the judge sees two reports, believes
+    neither (no score from it) and says so in its own words; the answer's note text never reaches the learner."""
+    report = grade(box, {"Square": attack("forged-second-ready", cell="answer_Square")})
+    text = feedback_of(report)
+    assert "ATTACKER-CHOSEN-NOTE" not in text, summary(report)
+    assert report.score == 0, summary(report)
+    assert any("reported them twice" in note for note in report.notes), summary(report)
+
+
 # --------------------------------------------------------------------------------------- 2. forged pid
 
 def test_forged_pid_kills_nobody(box):
@@ -316,13 +326,20 @@ def test_a_hostile_notebook_does_not_change_the_next_ones_grade(own_box):
 
 # -------------------------------------------------------------------------- 12. hidden tests in memory
 
-def test_hidden_tests_are_not_in_the_learners_memory(box):
-    """No learner process is a copy of a process that held the hidden test cells: neither its objects nor its
-    raw memory hold them (the learner's starter is forked before the judge reads them)."""
-    report = grade(box, {"Square": attack("hidden-tests-in-memory")})
+def test_hidden_tests_and_the_seed_are_not_in_the_learners_memory(box):
+    """No learner process is a copy of a process that held the hidden test cells or the course's base seed:
+    neither its objects nor its raw memory hold them (the learner's starter is forked before the judge reads
+    them)."""
+    seed = 8675309
+    digits = str(seed)
+    source = attack("hidden-tests-in-memory", seed="the seed", seed_less_one=seed - 1, seed_head=digits[:5],
+                    seed_tail=digits[5:])
+    _, nb = samples.student_notebook("01_square", {"Square": source}, fill=False)
+    report, _ = grading.grade_text(nbformat.writes(nb), "01_square.ipynb", box, seed=seed, limits=LIMITS)
     text = " ".join(report.notes) + feedback_of(report)
     assert "SCANNED" in text, text  # the attack ran
     scanned = int(text.split("SCANNED ")[1].split()[0])
     assert scanned > 50, text  # it read the heap (and not nothing)
     found = text.split("FOUND ")[1]
     assert "job dict" not in found and "test list" not in found and "memory:" not in found, found
+    assert "seed dict" not in found, found

@@ -153,6 +153,14 @@ def test_correct_answer_with_harmless_code_keeps_full_marks(path, redteam_sandbo
     assert report.score == report.max_score == 3, [(c.grade_id, c.feedback) for c in report.cells]
 
 
+@pytest.mark.parametrize("magic", ["%%bash", "%%writefile square.py", "%%html"])
+def test_a_cell_magic_whose_body_is_not_python_is_named(magic, redteam_sandbox):
+    """Its body does not run (it is not Python): the feedback names the magic instead of "not defined"."""
+    report = grade(redteam_sandbox, f"{magic}\necho hello\n")
+    assert report.score == 0
+    assert all(magic.split()[0] in c.feedback for c in report.cells), [(c.grade_id, c.feedback) for c in report.cells]
+
+
 def test_raw_memory_forgery_really_ran(redteam_sandbox):
     """The raw-memory attack is real: in the learner's process it does neuter `fail` (a probe run there
     sees it return None instead of raising)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import types
 from dataclasses import dataclass, field
 
@@ -22,19 +23,51 @@ STATUSES = ("passed", "failed", "error", "timeout")
 
 
 class NoIPython:
-    """`get_ipython()` while grading: magics do nothing, anything else says it is unavailable."""
+    """`get_ipython()` while grading: `%time`/`%timeit`/`%prun` run their statement, other magics do
+    nothing, anything else says it is unavailable."""
 
-    def run_line_magic(self, *args, **kwargs):
+    def run_line_magic(self, name=None, line="", *args, **kwargs):
+        if name in RUN_THE_BODY and isinstance(line, str) and line.strip():
+            caller = sys._getframe(1)
+            code = compile(line, caller.f_code.co_filename, "exec")  # tracebacks still name the answer cell
+            exec(code, caller.f_globals, caller.f_locals)
         return None
 
-    run_cell_magic = system = run_line_magic
+    def run_cell_magic(self, *args, **kwargs):
+        return None
+
+    system = run_cell_magic
 
     def __getattr__(self, name):
         raise AttributeError(f"get_ipython().{name} is not available while grading")
 
 
+# Cell magics whose body is the learner's Python, run as written (timing and capturing are the notebook's
+# business, not the grade's). Any other cell magic's body is not Python: the cell raises, naming it.
+RUN_THE_BODY = frozenset({"time", "timeit", "capture", "prun"})
+
+
+def cell_magic(source: str) -> tuple[str | None, str]:
+    """(the cell magic's name, the cell with its magic line blanked) or (None, source)."""
+    lines = source.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or not lines[first].lstrip().startswith("%%"):
+        return None, source
+    name = lines[first].lstrip()[2:].split(maxsplit=1)[0] if lines[first].strip() != "%%" else ""
+    lines[first] = ""  # the body keeps its line numbers
+    return name, "\n".join(lines)
+
+
 def transform(source: str) -> str:
-    """IPython syntax (magics, `!cmd`) to plain Python, so a stray `%matplotlib inline` is harmless."""
+    """IPython syntax (magics, `!cmd`) to plain Python, so a stray `%matplotlib inline` is harmless; a cell
+    magic that runs its body (`%%time`, `%%capture`, ...) runs it, any other names itself when the cell runs."""
+    name, body = cell_magic(source)
+    if name in RUN_THE_BODY:
+        return transform(body)
+    if name is not None:
+        message = (f"the cell magic %%{name} does not run while grading (its body is not Python): write "
+                   "this cell in plain Python")
+        return "\n" * body.count("\n") + f"raise RuntimeError({message!r})\n"
     try:
         from IPython.core.inputtransformer2 import TransformerManager
 

@@ -72,6 +72,8 @@ def died(status) -> Outcome:
 
 
 STALLED = "the process running your answers stopped responding to the grader."
+FORGED_READY = ("the process running your answers reported them twice, so one report was forged: no report of "
+                "your answers was believed, and the tests it reached were not graded.")
 BROKE = ("the process running your answers sent the grader something it never sends ({why}): does an answer "
          "cell write to file descriptors it did not open?")
 
@@ -100,6 +102,7 @@ class Judge:
         self.failures: list = []
         self.answers_seconds = 0.0
         self.output = ""
+        self.forged_ready = False
 
     # ------------------------------------------------------------------------------ the learner's sandbox
     def start_starter(self) -> None:
@@ -268,6 +271,13 @@ class Judge:
             except protocol.ProtocolError as error:
                 self.stop_learner()
                 raise LearnerLost(Outcome("error", BROKE.format(why=error), "protocol"))
+            if kind == "ready" and op != "ready":
+                # The answers are reported once: a second report means one of the two was forged, and
+                # neither is believed (its failures and output are dropped; the judge's own note says why).
+                self.forged_ready = True
+                self.failures, self.output = [], ""
+                self.stop_learner()
+                raise LearnerLost(Outcome("error", BROKE.format(why="a second report of the answers"), "protocol"))
             if kind == op:
                 return message
         return None
@@ -295,6 +305,8 @@ class Judge:
             outcomes.append(self._with_isolation(outcome))
         notes = [f"your answer cell `{f['cell']}` raised an error after defining its names: {f['outcome'].feedback}"
                  for f in self.failures if not f["setup"]]
+        if self.forged_ready:
+            notes = [FORGED_READY]
         return {"outcomes": outcomes, "notes": notes, "output": self.output,
                 "answers_seconds": round(self.answers_seconds, 4)}
 

@@ -65,6 +65,7 @@ def become(uid: int) -> None:
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
     LIBC.prctl(1, signal.SIGKILL, 0, 0, 0)    # PR_SET_PDEATHSIG
+    LIBC.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE: its own /proc/self (fd, maps) stays its own, as libraries expect
 
 
 # ---------------------------------------------------------------------------------------- namespaces
