@@ -19,6 +19,7 @@ name, ID number and Email address, matched to students by name.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 import tempfile
@@ -160,38 +161,46 @@ def roster_kind(header: list[str]) -> str | None:
     names = {h.strip() for h in header}
     if all(c in names for c in CANVAS_ROSTER_COLUMNS):
         return "canvas"
-    if any(all(c in names for c in group) for group in MOODLE_NAME_COLUMNS) and any(c in names for c in MOODLE_ID_COLUMNS):
+    named = any(all(c in names for c in group) for group in MOODLE_NAME_COLUMNS)
+    if named and any(c in names for c in MOODLE_ID_COLUMNS):
         return "moodle"
     return None
 
 
-def read_roster(path: Path | None, fmt: str | None = None) -> list[dict]:
-    """The rows of an LMS's own grades export; with `fmt`, ExportError unless it is that LMS's."""
+def load_roster(path: Path | None, fmt: str | None = None) -> tuple[list[str], list[dict]]:
+    """(header, rows) of an LMS's own grades export (comma, semicolon or tab separated, as either LMS may
+    write it); with `fmt`, ExportError unless it is that LMS's."""
     if path is None:
-        return []
+        return [], []
     try:
-        with open(path, newline="", encoding="utf-8-sig") as f:
-            reader = csv.DictReader(f)
-            header = [(h or "").strip() for h in reader.fieldnames or []]
-            rows = [{(k or "").strip(): (v or "").strip() for k, v in row.items() if isinstance(v, str) or v is None}
-                    for row in reader]
+        text = Path(path).read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
-        raise ExportError(f"--roster {path}: not a UTF-8 CSV file (is it the LMS's grades export, saved as CSV?)") \
-            from None
+        raise ExportError(f"--roster {path}: not a UTF-8 CSV file (is it the LMS's grades export, saved as "
+                          "CSV?)") from None
+    first = text.splitlines()[0] if text.strip() else ""
+    try:
+        delimiter = max(",;\t", key=lambda d: len(next(csv.reader([first], delimiter=d), [])))
+        reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
+        header = [(h or "").strip() for h in reader.fieldnames or []]
+        rows = [{(k or "").strip(): (v or "").strip() for k, v in row.items() if isinstance(v, str) or v is None}
+                for row in reader]
     except csv.Error as error:
         raise ExportError(f"--roster {path}: not a readable CSV file ({error})") from None
-    if fmt is None:
-        return rows
     kind = roster_kind(header)
-    if kind == fmt:
-        return rows
-    shown = ", ".join(header[:8]) + (", ..." if len(header) > 8 else "") if header else "none (the file is empty)"
+    if fmt is None or kind == fmt:
+        return header, rows
     if kind is not None:
         raise ExportError(f"--roster {path} is {ROSTER_HELP[kind].split(' (')[0]}, not {fmt.capitalize()}'s: "
                           f"pass it to export --format {kind}, or give export --format {fmt} "
                           f"{ROSTER_HELP[fmt]}")
+    shown = ", ".join(header[:8]) + (", ..." if len(header) > 8 else "") if header else "none (the file is empty)"
     raise ExportError(f"--roster {path} is not {ROSTER_HELP[fmt]}: it has none of those columns (its columns: "
                       f"{shown})")
+
+
+def read_roster(path: Path | None, fmt: str | None = None) -> list[dict]:
+    """The rows of an LMS's own grades export (load_roster)."""
+    return load_roster(path, fmt)[1]
 
 
 def parse_columns(specs: list[str] | None) -> dict[str, str]:
@@ -279,7 +288,8 @@ def moodle_columns(assignments: list[str], roster: list[dict], given: dict[str, 
         value = given.get(assignment)
         if value is None:
             found = [h for h, m in items.items() if m["name"] == assignment]
-            out.append(Column(assignment, found[0] if len(found) == 1 else f"Assignment: {assignment} (Real)", "header"))
+            default = f"Assignment: {assignment} (Real)"
+            out.append(Column(assignment, found[0] if len(found) == 1 else default, "header"))
             continue
         if _MOODLE_ITEM.fullmatch(value):
             out.append(Column(assignment, value, "header"))
@@ -347,13 +357,6 @@ def moodle_rows(scores: dict, possible: dict, ids: dict, roster: list[dict],
     return rows, skipped
 
 
-def _roster_header(path: Path | None) -> list[str]:
-    if path is None:
-        return []
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        return [(h or "").strip() for h in next(csv.reader(f), [])]
-
-
 def export(fmt: str, path: Path | None = None, db_url: str | None = None, roster: Path | None = None,
            columns: dict[str, str] | None = None, assignments: list[str] | None = None) -> Export:
     """Write the gradebook import CSV of `fmt` (canvas or moodle) for `assignments` (default: every
@@ -371,7 +374,7 @@ def export(fmt: str, path: Path | None = None, db_url: str | None = None, roster
     if fmt == "moodle" and roster is None:
         raise ExportError("Moodle's import matches students by email address or ID number, and a Moodle download "
                           f"holds neither: pass --roster with {ROSTER_HELP['moodle']}")
-    people = read_roster(roster, fmt)
+    header, people = load_roster(roster, fmt)
     scores, possible = gradebook_scores(db_url)
     if not possible:
         raise ExportError("the gradebook holds no grades yet: collect the submissions and run autograde first")
@@ -383,7 +386,6 @@ def export(fmt: str, path: Path | None = None, db_url: str | None = None, roster
                               + ("" if assignment in chosen else ", or leave out its --column"))
     scores = {s: {a: v for a, v in by.items() if a in chosen} for s, by in scores.items()}
     scores = {s: by for s, by in scores.items() if by}
-    header = _roster_header(roster)
     make_columns, make_rows = (canvas_columns, canvas_rows) if fmt == "canvas" else (moodle_columns, moodle_rows)
     cols = make_columns(chosen, people, columns, header)
     rows, skipped = make_rows(scores, possible, identities(), people, cols)
@@ -395,8 +397,9 @@ def export(fmt: str, path: Path | None = None, db_url: str | None = None, roster
         else:
             why = (f"the roster {roster} names none of them with an email address or ID number (students are "
                    "matched by their full name, as the Moodle download writes it)")
+        names = ", ".join(skipped[:10]) + (", ..." if len(skipped) > 10 else "")
         raise ExportError(f"no student could be matched for {fmt.capitalize()}'s import, nothing written: of "
-                          f"{len(skipped)} graded ({', '.join(skipped[:10])}{', ...' if len(skipped) > 10 else ''}), {why}")
+                          f"{len(skipped)} graded ({names}), {why}")
     path = Path(path or classroom.home() / f"grades-{fmt}.csv")
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:  # no BOM: both LMSs' own exports have none

@@ -108,6 +108,18 @@ def test_a_column_the_roster_does_not_have_is_refused(course, capsys, value, say
     assert not csv_path.exists()
 
 
+def test_a_semicolon_roster_with_a_bom_is_read(course, capsys):
+    """Canvas writes `;` where the user asked for it (a comma-decimal locale), and a byte-order mark where
+    the user asked for that (for Excel)."""
+    roster = "\ufeff" + CANVAS_ROSTER.replace(",", ";").replace('"Doe; Jane"', '"Doe, Jane"').replace(
+        '"Smith; John"', '"Smith, John"')
+    code, _, err, csv_path = course(capsys, "--format", "canvas", "--assignment", A, "--column",
+                                    f"{A}=Notebook 01 - The skeleton", roster=roster)
+    assert code == 0, err
+    assert canvas(csv_path.read_bytes())["updated"] == {"998877": {"12345": "3", "67890": "1"}}
+    assert '"Doe, Jane",12345,U1,jdoe,Section A,3' in csv_path.read_text(encoding="utf-8")
+
+
 def test_canvas_csv_is_utf8_without_bom_and_keeps_names(course, capsys):
     roster = CANVAS_ROSTER.replace('"Doe, Jane"', '"Müller, Jürgen"')
     code, _, err, csv_path = course(capsys, "--format", "canvas", "--column", f"{A}=998877", roster=roster)
@@ -143,9 +155,12 @@ def test_moodle_reads_the_columns_it_maps_by_itself(course, capsys):
 
 @pytest.mark.parametrize("args, roster, says", [
     (["--format", "moodle"], None, "pass --roster with Moodle's grade export"),
-    (["--format", "moodle"], CANVAS_ROSTER, "is Canvas's gradebook export, not Moodle's: pass it to export --format canvas"),
-    (["--format", "canvas"], MOODLE_ROSTER, "is Moodle's grade export, not Canvas's: pass it to export --format moodle"),
-    (["--format", "canvas"], "name,email,grade\nJane,j@x.edu,3\n", "it has none of those columns (its columns: name, email, grade)"),
+    (["--format", "moodle"], CANVAS_ROSTER,
+     "is Canvas's gradebook export, not Moodle's: pass it to export --format canvas"),
+    (["--format", "canvas"], MOODLE_ROSTER,
+     "is Moodle's grade export, not Canvas's: pass it to export --format moodle"),
+    (["--format", "canvas"], "name,email,grade\nJane,j@x.edu,3\n",
+     "it has none of those columns (its columns: name, email, grade)"),
     (["--format", "moodle"], "", "none (the file is empty)"),
     (["--format", "moodle"], MOODLE_ROSTER.replace("Jane,Roe", "Ann,Other").replace("José,Núñez", "Bob,Other"),
      "no student could be matched for Moodle's import, nothing written"),
