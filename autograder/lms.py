@@ -388,6 +388,13 @@ def export(fmt: str, path: Path | None = None, db_url: str | None = None, roster
     scores = {s: by for s, by in scores.items() if by}
     make_columns, make_rows = (canvas_columns, canvas_rows) if fmt == "canvas" else (moodle_columns, moodle_rows)
     cols = make_columns(chosen, people, columns, header)
+    seen: dict[str, str] = {}
+    for column in cols:
+        key = column_id(column.header) if fmt == "canvas" and column_id(column.header) else column.header
+        if key in seen:  # the LMS would read one column for both (Canvas: the first with that id)
+            raise ExportError(f"{seen[key]} and {column.assignment} would both go to the column {column.header!r}: "
+                              "give each its own --column")
+        seen[key] = column.assignment
     rows, skipped = make_rows(scores, possible, identities(), people, cols)
     students = len(rows) - (2 if fmt == "canvas" else 1)
     if students == 0:

@@ -170,6 +170,8 @@ def test_moodle_reads_the_columns_it_maps_by_itself(course, capsys):
     (["--format", "canvas", "--assignment", "03_shapes"], None, "the gradebook holds no grades of 03_shapes"),
     (["--assignment", "99_nope"], None, "'99_nope' is not an assignment of this course"),
     (["--column", f"{A}=998877"], None, "--column need --format canvas or --format moodle"),
+    (["--format", "canvas", "--column", f"{A}=998877", "--column", f"{B}=Other title (998877)"], None,
+     f"{B} and {A} would both go to the column"),
 ])
 def test_bad_exports_exit_non_zero_with_a_sentence(course, capsys, args, roster, says):
     code, out, err, csv_path = course(capsys, *args, roster=roster)

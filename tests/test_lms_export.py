@@ -123,8 +123,8 @@ def test_moodle_export_round_trips(graded):
     assert "doejane" in done.stdout  # a Canvas student Moodle cannot match
     read = read_as_moodle(out.read_bytes(), ["Assignment: 01_square"])
     graded = {r["student"]: f"{r['score']:g}" for r in classroom.reports()}
-    assert read == {"mapped": {"Assignment: 01_square": {email: graded[student] for student, email, _ in MOODLE.values()}},
-                    "unmapped": []}
+    expected = {email: graded[student] for student, email, _ in MOODLE.values()}
+    assert read == {"mapped": {"Assignment: 01_square": expected}, "unmapped": []}
 
 
 def test_canvas_import_updates_the_named_assignment(graded):
