@@ -83,11 +83,10 @@ def _saves_input(Square, shape, seed: int) -> None:
                "changing x in place after forward went unnoticed, so backward used a stale or changed value: "
                "save x with ctx.save_for_backward(x) (not ctx.x = x, not a copy) so autograd's version "
                "counter catches the change.")
-    # The other direction, on the same kind of input: a non-leaf left alone must give the right gradient. A Function
-    # that raises autograd's in-place error for every non-leaf input would otherwise pass the test above.
+    # The other direction, on the same kind of input: backward through a non-leaf left alone must run. A Function
+    # that raises autograd's in-place error for every non-leaf input would otherwise pass the test above. (Whether
+    # its gradient is right is the other tests' point: one mistake, one point.)
     leaf = c.randn(*shape, seed=seed + 50)
     y = c.call(Square.apply, leaf * 1.0, what="Square.forward", names=INPUTS)
     with c.explained("Square.backward", UNPROVOKED_RULES):
-        (grad,) = torch.autograd.grad(y.sum(), [leaf])
-    c.require_close(grad, 2 * leaf.detach(), "the gradient for a non-leaf x left unchanged", "wrong-derivative",
-                    "d(x*x)/dx = 2x, times grad_output.")
+        torch.autograd.grad(y.sum(), [leaf])
