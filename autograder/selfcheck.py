@@ -4,6 +4,12 @@
     grade_this_notebook("01_square.ipynb")
 
 It grades the SAVED file (save first: Ctrl+S) in a separate process and prints a table of results.
+
+The name is a hint, not the last word: in a renamed copy or a JupyterLab "Duplicate" ("01_square-Copy1.ipynb")
+the cell still says "01_square.ipynb", so the notebook to grade is found as `grade` finds its course notebook,
+by content. First the notebook this kernel was started for (Jupyter tells the kernel its path), when its cells
+come from the same course notebook; then, among the notebooks beside the named one whose cells come from that
+course notebook, the named file if it is the only one, else the one saved last.
 """
 
 from __future__ import annotations
@@ -20,9 +26,10 @@ def grade_this_notebook(path: str, show: bool = True, timeout: float = 900) -> d
     if os.environ.get("NBGRADER_EXECUTION"):  # nbgrader is grading or validating this notebook itself
         print("(self-check skipped: nbgrader is running this notebook)")
         return None
-    path = Path(path).resolve()
-    if not path.exists():
-        raise FileNotFoundError(f"{path} not found: pass this notebook's file name, e.g. '01_square.ipynb'")
+    named = Path(path)
+    path = find_notebook(named)
+    if path.name != named.name:
+        print(f"(grading {path.name}, this notebook's saved file: its cells come from {named.stem})")
     try:
         run = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--json"],
                              capture_output=True, text=True, timeout=timeout)
@@ -36,6 +43,64 @@ def grade_this_notebook(path: str, show: bool = True, timeout: float = 900) -> d
         _display(report)
         return None  # the table says it all; a returned dict would be echoed below it
     return report
+
+
+def find_notebook(path: str | Path, session: str | None = None) -> Path:
+    """The saved notebook to grade for a self-check cell that names `path` (see the module's docstring).
+    `session` is the path of the notebook this kernel runs, when known (by default, what Jupyter told it)."""
+    from autograder import notebooks
+
+    named = Path(path).resolve()
+    sources = notebooks.sources()
+    wanted = next((s for s in sources if s.name == named.stem), None)
+    if wanted is None:                       # not a course notebook's name: grade what was named, as named
+        if not named.exists():
+            raise FileNotFoundError(f"{named} not found: pass this notebook's file name, e.g. '01_square.ipynb'")
+        return named
+
+    def comes_from_wanted(candidate: Path) -> bool:
+        try:
+            return notebooks.match_source(notebooks.read(candidate), candidate.name, sources).path == wanted.path
+        except notebooks.NotebookError:
+            return False
+
+    running = _existing_notebook(session if session is not None else _session_path())
+    if running is not None and comes_from_wanted(running):
+        return running
+    beside = sorted(p.resolve() for p in named.parent.glob("*.ipynb") if comes_from_wanted(p))
+    if named.exists() and beside in ([], [named]):
+        return named
+    if not beside:
+        raise FileNotFoundError(f"{named} not found, and no notebook in {named.parent} comes from {wanted.name}: "
+                                f"save this notebook (Ctrl+S) and pass its file name, e.g. '{wanted.name}.ipynb'")
+    return max(beside, key=lambda p: p.stat().st_mtime)
+
+
+def _session_path() -> str | None:
+    """The path of the notebook this kernel was started for: Jupyter's session name (ipykernel puts it in
+    `__session__`, jupyter_server in JPY_SESSION_NAME), or VS Code's `__vsc_ipynb_file__`."""
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    except ImportError:
+        shell = None
+    names = shell.user_ns if shell is not None else {}
+    for value in (names.get("__session__"), names.get("__vsc_ipynb_file__"), os.environ.get("JPY_SESSION_NAME")):
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _existing_notebook(path: str | None) -> Path | None:
+    """`path` as a saved notebook file, or None (no path, a session id rather than a path, a renamed file)."""
+    if not path:
+        return None
+    candidate = Path(path)
+    for where in (candidate, Path.cwd() / candidate.name):
+        if where.suffix == ".ipynb" and where.is_file():
+            return where.resolve()
+    return None
 
 
 def _display(report: dict) -> None:

@@ -1,10 +1,15 @@
-"""The open upstream PyTorch bugs the course's asserts encode, each with a standalone reproducer.
+"""The open upstream PyTorch bugs the course's asserts encode, and the version-dependent behaviours they rest on,
+each with a standalone reproducer.
 
 A notebook that asserts a bug (``assert torch.equal(fwd_fwd, torch.zeros(3, 3))  # pytorch/pytorch#197867``)
 breaks the day PyTorch fixes it; the registry says, for each bug, which notebooks and cells then need
 rewriting. tests/test_upstream_bugs.py runs every reproducer on the installed torch and fails with, for
 example, "pytorch#197867 no longer reproduces on torch 2.15.0: update 10 (md-fwd-5, demo-fwd-5, md-43) and
 14 (md-15-lse-jvp)". It also checks that every issue number a notebook's code cites is registered here.
+
+A behaviour (kind "behaviour") is no bug: it is documented, or set by a formula no documented rule fixes, and the
+notebooks state it for the pinned release (cdist's 25-point threshold, what clamp_min sends back at its bound).
+It has no issue; `reference` says where upstream sets it, and its sentinel fails when a release changes it.
 
     python -m autograder.upstream_bugs      # which bugs reproduce on the installed torch
 """
@@ -19,6 +24,9 @@ from typing import Callable
 import torch
 
 
+KINDS = ("bug", "behaviour")
+
+
 @dataclass(frozen=True)
 class Bug:
     key: str                                    # "pytorch#197867", or a name when upstream has no issue
@@ -27,6 +35,14 @@ class Bug:
     cells: dict[str, tuple[str, ...]]           # notebook folder -> ids of the cells that rely on the bug
     reproduces: Callable[[], bool]              # True while the bug is still there
     matrix: tuple[tuple[str, str], ...] = field(default=())   # (row, column) cells of the compatibility matrix
+    kind: str = "bug"                           # "bug" (an upstream defect) or "behaviour" (by design, see above)
+    reference: str | None = None                # where upstream sets a behaviour (source or documentation)
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.key}: kind must be one of {KINDS}, not {self.kind!r}")
+        if self.kind == "behaviour" and (self.issues or not self.reference):
+            raise ValueError(f"{self.key}: a behaviour has no issue and names its reference")
 
     @property
     def url(self) -> str | None:
@@ -37,8 +53,8 @@ class Bug:
         parts = [f"{folder[:2]} ({', '.join(ids)})" for folder, ids in self.cells.items()]
         where = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
         also = "".join(f", #{n}" for n in self.issues[1:])
-        return (f"{self.key}{also} no longer reproduces on torch {torch.__version__} ({self.summary}): "
-                f"update {where}")
+        verb = "no longer reproduces" if self.kind == "bug" else "no longer holds"
+        return f"{self.key}{also} {verb} on torch {torch.__version__} ({self.summary}): update {where}"
 
 
 # ---- reproducers: each small, standalone, on the CPU, returning True while the bug is there ----
@@ -72,36 +88,6 @@ def _forward_over_forward_is_zero() -> bool:
     x = torch.tensor([1.0, 2.0, 3.0])
     hessian = jacfwd(jacfwd(lambda u: Cube.apply(u).sum()))(x)
     return torch.equal(hessian, torch.zeros(3, 3)) and not torch.allclose(hessian, torch.diag(6 * x))
-
-
-def _batched_gradcheck_skips_the_vmap_rule() -> bool:
-    """gradcheck with check_batched_grad and check_batched_forward_grad passes a Function that has no vmap rule
-    (jacfwd refuses it): the batched checks never run its backward or jvp on batched tensors."""
-
-    class SineNoRule(torch.autograd.Function):
-        @staticmethod
-        def forward(x):
-            return torch.sin(x)
-
-        @staticmethod
-        def setup_context(ctx, inputs, output):
-            (x,) = inputs
-            ctx.save_for_backward(x)
-            ctx.save_for_forward(x)
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            (x,) = ctx.saved_tensors
-            return grad_output * torch.cos(x)
-
-        @staticmethod
-        def jvp(ctx, x_t):
-            (x,) = ctx.saved_tensors
-            return torch.cos(x) * x_t
-
-    x = torch.randn(3, dtype=torch.float64, requires_grad=True)
-    return bool(torch.autograd.gradcheck(SineNoRule.apply, (x,), check_forward_ad=True, check_batched_grad=True,
-                                         check_batched_forward_grad=True, raise_exception=False))
 
 
 _OP_NUMBER = itertools.count()
@@ -192,12 +178,22 @@ def _where_gradient_is_nan() -> bool:
 
 
 def _cdist_puts_a_point_away_from_itself() -> bool:
-    """torch.cdist's default compute_mode takes the matrix-product (Gram) formula above 25 points, and a point
-    comes out away from itself there: 30 float32 points of scale 10, exact with donot_use_mm_for_euclid_dist."""
+    """torch.cdist's default compute_mode takes the matrix-product (Gram) formula above 25 points (documented, and
+    set in Distance.cpp), and a point comes out away from itself there: 30 float32 points of scale 10, exact with
+    donot_use_mm_for_euclid_dist."""
     cloud = torch.randn(30, 3, generator=torch.Generator().manual_seed(0)) * 10
     default = torch.cdist(cloud, cloud).diagonal().max().item()
     exact = torch.cdist(cloud, cloud, compute_mode="donot_use_mm_for_euclid_dist").diagonal().max().item()
     return default > 0 and exact == 0 and torch.cdist(cloud[:25], cloud[:25]).diagonal().max().item() == 0
+
+
+def _clamp_min_passes_the_gradient_at_its_bound() -> bool:
+    """clamp_min(u, 0) at u == 0 exactly sends the incoming gradient on (its formula: where(self >= min, grad, 0)),
+    so sqrt(u.clamp_min(0)) gets sqrt's infinite derivative at 0."""
+    bound = torch.zeros(1, dtype=torch.float64, requires_grad=True)
+    (at_bound,) = torch.autograd.grad(bound.clamp_min(0).sum(), bound)
+    (through_sqrt,) = torch.autograd.grad(bound.clamp_min(0).sqrt().sum(), bound)
+    return at_bound.item() == 1 and bool(torch.isinf(through_sqrt).all())
 
 
 def _logsumexp_masked_row_gradient_is_nan() -> bool:
@@ -214,10 +210,6 @@ BUGS: tuple[Bug, ...] = (
          "14_capstone": ("md-15-lse-jvp", "demo-19-forward")},
         _forward_over_forward_is_zero,
         matrix=(("split + jvp", "jacfwd(jacfwd)"),)),
-    Bug("batched-gradcheck-skips-vmap-rule", (),
-        "gradcheck's check_batched_grad and check_batched_forward_grad pass a Function without a vmap rule",
-        {"10_torch_func": ("md-verify", "demo-verify")},
-        _batched_gradcheck_skips_the_vmap_rule),
     Bug("pytorch#170834", (170834, 179652, 168393),
         "grad and jacrev through a custom operator with register_autograd ask for setup_context",
         {"11_compile_and_export": ("md-38", "demo-39", "md-40", "md-43")},
@@ -242,10 +234,17 @@ BUGS: tuple[Bug, ...] = (
         "torch.where on the output does not stop a NaN gradient from the branch it did not pick",
         {"13_safe_gradients": ("md-10", "demo-11", "md-12", "md-11-figure", "demo-11-figure")},
         _where_gradient_is_nan),
-    Bug("pytorch#57690", (57690,),
+    Bug("cdist-mm-above-25", (),
         "torch.cdist's default compute_mode puts a point away from itself above 25 points (the Gram formula)",
         {"13_safe_gradients": ("md-0", "md-8", "demo-9-cdist", "md-22")},
-        _cdist_puts_a_point_away_from_itself),
+        _cdist_puts_a_point_away_from_itself, kind="behaviour",
+        reference="https://pytorch.org/docs/stable/generated/torch.cdist.html (compute_mode: 'if P > 25 or R > 25'); "
+                  "aten/src/ATen/native/Distance.cpp, cdist_impl: p == 2 && mode == 0 && (r1 > 25 || r2 > 25)"),
+    Bug("clamp-min-gradient-at-bound", (),
+        "clamp_min sends the gradient on at its bound, so the Gram trick with clamp_min(0) has a NaN gradient",
+        {"13_safe_gradients": ("md-8", "demo-9-gram", "md-22")},
+        _clamp_min_passes_the_gradient_at_its_bound, kind="behaviour",
+        reference="tools/autograd/derivatives.yaml, clamp_min: where(self >= min, grad, 0)"),
     Bug("pytorch#49724", (49724, 31829),
         "the gradient of torch.logsumexp over a fully masked row (all -inf) is NaN",
         {"14_capstone": ("md-5-masked", "demo-5-masked")},
@@ -273,7 +272,7 @@ def main() -> int:
     print(f"torch {torch.__version__}")
     for bug, result in status():
         if result is True:
-            print(f"  reproduces        {bug.key}: {bug.summary}")
+            print(f"  {'reproduces' if bug.kind == 'bug' else 'holds':17} {bug.key}: {bug.summary}")
         else:
             fixed += 1
             detail = "" if result is False else f" (the reproducer raised {result})"
