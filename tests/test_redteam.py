@@ -68,6 +68,9 @@ LAYERS = {
     "landlock": "no files outside the allow-list, no writes outside its folder",
     "namespaces": "no other processes' /proc, no IPC that outlives a grading, not the judge's pid",
     "limits": "judge memory and tensor-size caps, disk quota, time, memory",
+    "identity": "an unallocated uid and gid under a root grader: it owns no file on the host",
+    "root": "a fresh read-only root of the allow-list: EROFS everywhere but its own tmpfs /tmp",
+    "environment": "an allow-listed environment from the root process down, and no seed in the learner",
 }
 
 # Attacks on another exercise than Square (a `# exercise:` header) are graded in their own notebook, against the
