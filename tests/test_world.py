@@ -14,6 +14,7 @@ what the report shows. A correct answer is the carrier, so the attacks cost it n
     the i386 system-call entry                    seccomp         test_the_i386_entry_ends_the_process
     host memory outside the address-space limit   limits          test_memory_outside_the_address_space_is_bounded
     an unprivileged grader                        root            test_an_unprivileged_grader_gets_the_same_root
+    host memory held in its own tmpfs folder      limits          test_the_memory_cgroup_bounds_the_whole_sandbox
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import nbformat
 import pytest
 
 from autograder import grading, notebooks, paths, samples
-from autograder.sandbox import Limits, confine, seccomp
+from autograder.sandbox import Limits, cgroup, confine, seccomp
 
 pytestmark = [pytest.mark.xdist_group("world"),
               pytest.mark.skipif(not confine.linux(), reason="the kernel layers are Linux's")]
@@ -228,3 +229,17 @@ def test_an_unprivileged_grader_gets_the_same_root(outside):
     assert report["score"] == 3, run.stdout
     isolation = report["isolation"]
     assert isolation["identity"] == "grader's" and isolation["read_only_root"] and isolation["strong"], isolation
+
+
+@pytest.mark.skipif(not cgroup.available(), reason="no memory cgroup can be made here")
+def test_the_memory_cgroup_bounds_the_whole_sandbox(box):
+    """Files in its folder are host memory no address-space limit sees: with the folder allowed 600 MB and the
+    sandbox 300 MB in all, writing 1000 MB ends the sandbox at the group's limit, and the group is gone after."""
+    before = set(os.listdir(cgroup._own_group()[1]))
+    limits = Limits(seconds_per_test=30, folder_bytes=600 << 20, file_bytes=64 << 20, group_memory_mb=300)
+    report = grade(box, attack("memory-in-its-own-folder"), limits)
+    text = " ".join(list(report.notes) + [c.feedback for c in report.cells])
+    assert report.to_json()["isolation"]["memory_cgroup"], report.to_json()["isolation"]
+    assert "REPORT WROTE" not in text, text  # it never got to report
+    assert "killed by signal 9" in text, text
+    assert set(os.listdir(cgroup._own_group()[1])) == before  # no group left behind

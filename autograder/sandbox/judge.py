@@ -27,7 +27,7 @@ import tempfile
 import time
 
 from autograder import shared
-from autograder.sandbox import cells, codec, confine, learner, protocol, proxy, seccomp
+from autograder.sandbox import cells, cgroup, codec, confine, learner, protocol, proxy, seccomp
 from autograder.sandbox.cells import Outcome
 from autograder.sandbox.channel import Channel, ChannelClosed, ChannelTimeout, CodecError, recv_fd, send_fd
 
@@ -44,10 +44,13 @@ def grade_notebook(job: dict, read_roots: list, read_tests=None) -> dict:
     so no learner process is ever a copy of a process that held the hidden tests or the course's base seed
     (without it, `job["tests"]` and `job["seed"]`)."""
     workdir = tempfile.mkdtemp(prefix="grading-")
-    judge = None
+    judge = group = None
     try:
         os.chmod(workdir, 0o700)
         confine.limit_address_space(job["limits"]["judge_memory_mb"])
+        if job["limits"]["isolation"] != "none":
+            group = cgroup.memory_group(job["limits"]["group_memory_mb"] << 20)
+        job["memory_group"] = group.folder if group is not None else None
         judge = Judge(job, workdir, read_roots)
         judge.start_starter()
         if read_tests is not None:
@@ -57,6 +60,8 @@ def grade_notebook(job: dict, read_roots: list, read_tests=None) -> dict:
         if judge is not None:
             judge.stop_learner()
             judge.stop_starter()
+        if group is not None:
+            group.remove()
         shutil.rmtree(workdir, ignore_errors=True)
 
 

@@ -24,7 +24,7 @@ import warnings
 
 import torch
 
-from autograder.sandbox import cells, codec, confine, integrity, mirror, protocol, seccomp, world
+from autograder.sandbox import cells, cgroup, codec, confine, integrity, mirror, protocol, seccomp, world
 from autograder.sandbox import channel as _channel
 from autograder.sandbox.channel import Channel, ChannelClosed, recv_fd, send_fd
 
@@ -394,9 +394,12 @@ def learner_main(fds: socket.socket, control: socket.socket, job: dict, workdir:
     os.setsid()  # a process group the judge kills as one; seccomp keeps every descendant in it
     confine.die_with_parent()  # (the starter's path checked its parent already; a plain fork's is the judge)
     limits = job["limits"]
+    group = job.get("memory_group")
+    joined = bool(group) and cgroup.MemoryGroup("", group).join(os.getpid())  # all it forks is counted there
     facts: dict = {"namespaces": False, "why": "not asked for"}
     if limits["isolation"] == "full":
         facts = world.enter_namespaces()
+    facts["memory_cgroup"] = joined
     supervisor = os.getpid()
     reaper = os.fork() if facts.get("namespaces") else None
     if reaper == 0:
@@ -461,7 +464,7 @@ def template_main(fds: socket.socket, control: socket.socket, job: dict, workdir
     uid = world.learner_ids(os.getpid())  # None unless the grader is root
     isolation = {"level": limits["isolation"], "namespaces": bool(facts.get("namespaces")),
                  "identity": "unallocated" if uid is not None else "grader's", "read_only_root": False,
-                 "folder_quota": False}
+                 "folder_quota": False, "memory_cgroup": bool(facts.get("memory_cgroup"))}
     if facts.get("why"):
         isolation["namespaces_refused"] = str(facts["why"])[:200]
     roots, folder = list(read_roots), workdir

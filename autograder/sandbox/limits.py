@@ -17,6 +17,8 @@ class Limits:
     file_bytes: int = 32_000_000     # largest file the learner's code may write (in its own folder)
     folder_bytes: int = 128_000_000  # all the learner's files together (its folder is a tmpfs of this size)
     judge_memory_mb: int = 2048      # the judge's own address space on top of the root process's
+    group_memory_mb: int = 2048      # all a notebook's learner sandbox holds at once (pages, tmpfs, pipes), where a
+                                     # memory cgroup can be made (cgroup.py)
     fork_seconds: float = 10.0       # the learner's process forks a test's copy within this
     end_seconds: float = 2.0         # a test's copy is reported ended within this after its test
     restarts: int = 3                # fresh learner processes a notebook may need (after a timeout or a stall)
