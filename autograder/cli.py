@@ -202,17 +202,7 @@ def cmd_collect(args) -> int:
 def cmd_gradescope(args) -> int:
     from autograder import gradescope
 
-    limits = {"seconds_per_test": args.timeout, "memory_mb": args.memory_mb}
-    try:
-        visibility = gradescope.parse_visibility(args.visibility)
-        path = gradescope.build(Path(args.output) if args.output else None, None if args.all else [args.assignment],
-                                visibility, {k: v for k, v in limits.items() if v}, args.seed, args.isolation)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    shown = ", ".join(f"{kind} {value}" for kind, value in visibility.items())
-    print(f"wrote {path} (upload it as the Gradescope assignment's autograder; visibility: {shown})")
-    return 0
+    return gradescope.command(args)  # build the zip, or --test: try one on a submission
 
 
 def cmd_demo(args) -> int:
@@ -298,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_collect)
 
     p = sub.add_parser("gradescope", help="write a Gradescope autograder zip (setup.sh, run_autograder, sources)")
-    which = p.add_mutually_exclusive_group(required=True)
+    which = p.add_mutually_exclusive_group()
     which.add_argument("--assignment", help="the notebook's assignment, e.g. 01_square")
     which.add_argument("--all", action="store_true", help="every notebook of the course in one autograder")
     p.add_argument("--output", help="zip path (default: <grading folder>/gradescope-<assignment>.zip)")
@@ -306,6 +296,18 @@ def main(argv: list[str] | None = None) -> int:
                    help="who sees what when: KIND visible (checks without hidden tests), hidden (cells with "
                         "hidden tests) or stdout; VALUE visible, after_published, after_due_date or hidden "
                         "(default: visible=visible hidden=after_published stdout=hidden); repeatable")
+    p.add_argument("--weakest-isolation", choices=("full", "no-namespaces"),
+                   help="the weakest isolation Gradescope may grade at (default: no-namespaces, Landlock and "
+                        "seccomp without namespaces); below it a submission says grading is unavailable")
+    p.add_argument("--budget", type=float, metavar="SECONDS",
+                   help="total grading time, below Gradescope's timeout (default: 480, for its 10 minutes)")
+    p.add_argument("--max-submission-mb", type=float, metavar="MB",
+                   help="largest notebook read (default: 20); a larger one scores 0 with a sentence")
+    p.add_argument("--test", metavar="SUBMISSION",
+                   help="try the autograder on SUBMISSION (a notebook or a folder) as Gradescope runs it, in a "
+                        "temporary /autograder, and print the results and what a student sees")
+    p.add_argument("--zip", help="with --test: the autograder zip to try (default: build one from --assignment)")
+    p.add_argument("--json", action="store_true", help="with --test: print results.json itself")
     limits(p)
     p.set_defaults(func=cmd_gradescope)
 

@@ -69,7 +69,7 @@ if cd "$SOURCE"; then
 fi
 if [ "$status" -ne 0 ] || [ ! -s "$RESULTS/results.json" ]; then
   cat > "$RESULTS/results.json" <<'JSON'
-{"score": 0.0, "output": "The grader could not run on this submission, so it scores 0 for now. This is not your mistake: tell your instructor, who can see why in the autograder's log.", "visibility": "visible", "stdout_visibility": "hidden", "tests": []}
+{"score": 0.0, "output": "The grader could not run on this submission, so it scores 0 for now. This is not your mistake: tell your instructor, who can see why in the autograder's log.", "output_format": "text", "test_output_format": "text", "test_name_format": "text", "visibility": "visible", "stdout_visibility": "hidden", "tests": []}
 JSON
 fi
 exit 0

@@ -201,8 +201,8 @@ def describe_isolation(isolation: dict) -> str:
 
 def grade_path(path: str | Path, sandbox: Sandbox, seed: int = 0, limits: Limits | None = None):
     path = Path(path)
-    notebooks.read(path)  # the clear errors: missing file, folder, unreadable
-    return grade_text(path.read_text(encoding="utf-8"), str(path), sandbox, seed, limits)
+    notebooks.read(path)  # the clear errors: missing file, folder, unreadable, too large
+    return grade_text(notebooks.read_text(path), str(path), sandbox, seed, limits)
 
 
 def protected_paths() -> list[Path]:

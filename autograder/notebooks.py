@@ -53,14 +53,45 @@ def without_hidden_tests(source: str) -> str:
     return HIDDEN.sub("", source)
 
 
-def read(path: str | Path) -> nbformat.NotebookNode:
+# The largest submission read: a bigger file is refused before it is read (AUTOGRADER_MAX_SUBMISSION_MB
+# changes it). A course notebook without outputs is well under 1 MB.
+MAX_SUBMISSION_MB = 20.0
+
+
+def max_submission_bytes() -> int:
+    import os
+
+    value = os.environ.get("AUTOGRADER_MAX_SUBMISSION_MB", "").strip()
+    return int(float(value or MAX_SUBMISSION_MB) * 1_000_000)
+
+
+def read_text(path: str | Path, limit: int | None = None) -> str:
+    """The file as text, never more than `limit` bytes of it read (default: max_submission_bytes()):
+    NotebookError for a larger file, UnicodeDecodeError or OSError as reading raises them."""
+    limit = max_submission_bytes() if limit is None else int(limit)
+    chunks, size = [], 0
+    with open(path, "rb") as file:
+        while size <= limit:
+            chunk = file.read(min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    data = b"".join(chunks)
+    if size > limit:
+        raise NotebookError(f"{path}: is larger than {limit / 1e6:g} MB, the most a submitted notebook may be "
+                            "(a course notebook is well under 1 MB: clear its outputs and save it again)")
+    return data.decode("utf-8")
+
+
+def read(path: str | Path, limit: int | None = None) -> nbformat.NotebookNode:
     path = Path(path)
     if not path.exists():
         raise NotebookError(f"{path}: no such file")
     if path.is_dir():
         raise NotebookError(f"{path}: is a folder, not a notebook")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path, limit)
     except (UnicodeDecodeError, OSError) as error:
         raise NotebookError(f"{path}: cannot be read as text ({error})") from None
     return parse(text, str(path))
@@ -104,7 +135,8 @@ class Source:
 
 def sources(root: Path | None = None) -> list[Source]:
     root = root or paths.SOLUTIONS
-    return [Source(p, read(p)) for p in sorted(root.glob("*/*.ipynb")) if ".ipynb_checkpoints" not in p.parts]
+    return [Source(p, read(p, limit=1 << 40)) for p in sorted(root.glob("*/*.ipynb"))  # the instructor's: no cap
+            if ".ipynb_checkpoints" not in p.parts]
 
 
 def ids_in(nb) -> set[str]:

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 import zipfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import jsonschema
@@ -31,7 +34,7 @@ VISIBILITY = {"enum": ["hidden", "after_due_date", "after_published", "visible"]
 # `number`, `output`, `visibility`, `status` ("passed" or "failed"), `tags`, `extra_data`.
 RESULTS_SCHEMA = {
     "type": "object",
-    "required": ["score", "output", "tests"],
+    "required": ["score", "output", "tests", "output_format", "test_output_format", "test_name_format"],
     "properties": {
         "score": {"type": "number", "minimum": 0},
         "execution_time": {"type": "number", "minimum": 0},
@@ -47,7 +50,10 @@ RESULTS_SCHEMA = {
             "type": "array",
             "items": {
                 "type": "object",
-                "required": ["name", "score", "max_score", "status", "output", "visibility"],
+                # a test without score/max_score is an informational check (Gradescope's docs); ours always
+                # name their format
+                "required": ["name", "status", "output", "visibility", "output_format", "name_format"],
+                "dependentRequired": {"score": ["max_score"], "max_score": ["score"]},
                 "properties": {
                     "score": {"type": "number", "minimum": 0},
                     "max_score": {"type": "number", "minimum": 0},
@@ -73,11 +79,19 @@ WRONG = {e.name: e.source for e in samples.zoo() if e.exercise == "Square"}["wro
 
 def valid(results: dict) -> dict:
     jsonschema.validate(results, RESULTS_SCHEMA)
-    assert results["score"] == sum(t["score"] for t in results["tests"]) or not results["tests"]
-    assert all(t["score"] <= t["max_score"] for t in results["tests"])
+    assert results["score"] == sum(t.get("score", 0) for t in results["tests"]) or not results["tests"]
+    assert all(t["score"] <= t["max_score"] for t in results["tests"] if "score" in t)
+    formats = {results[k] for k in ("output_format", "test_output_format", "test_name_format")}
+    formats |= {t[k] for t in results["tests"] for k in ("output_format", "name_format")}
+    assert formats == {"text"}, formats  # never Gradescope's default simple_format, which renders HTML
     text = json.dumps(results)
     assert not [s for s in SECRETS if s in text], text[:3000]
     return results
+
+
+def graded(results: dict) -> list[dict]:
+    """The scored tests (not the informational entries)."""
+    return [t for t in results["tests"] if "score" in t]
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +109,9 @@ def installed(tmp_path_factory):
         names = archive.namelist()
         assert {"setup.sh", "run_autograder", "requirements.txt", "pyproject.toml", "gradescope.json",
                 "autograder/__init__.py", "autograder/sandbox/judge.py", "autograder/checks/square.py",
-                "solutions/01_square/01_square.ipynb"} <= set(names)
-        assert not [n for n in names if n.startswith(("solutions/", "tests/")) and "01_square" not in n]
+                "grading/01_square/01_square.ipynb", "grading/course.json"} <= set(names)
+        assert not [n for n in names if n.startswith(("solutions/", "tests/"))]  # no reference answer travels
+        assert not [n for n in names if n.startswith("grading/") and n.endswith(".ipynb") and "01_square" not in n]
         archive.extractall(source)
         for info in archive.infolist():  # zipfile drops the modes Gradescope's unzip keeps
             os.chmod(source / info.filename, (info.external_attr >> 16) & 0o777 or 0o644)
@@ -142,20 +157,26 @@ def notebook(answer: str | None = None, fill: bool = True) -> str:
 
 
 def test_correct_submission_full_marks_whatever_its_name(installed):
+    """The reference answers score full marks from the zip's grading copy (which holds none of them)."""
     results = submit(installed, {"homework/My Work (1).ipynb": notebook()})
-    assert results["score"] == 3 and [t["status"] for t in results["tests"]] == ["passed"] * 3
-    assert [t["name"] for t in results["tests"]] == ["test_Square_values", "test_Square_graph", "test_Square_saved"]
+    assert results["score"] == 3 and [t["status"] for t in graded(results)] == ["passed"] * 3
+    assert [t["name"] for t in graded(results)] == ["test_Square_values", "test_Square_graph", "test_Square_saved"]
     assert {t["visibility"] for t in results["tests"]} == {"after_published"}  # cells with hidden tests
-    assert "Isolation:" in results["output"] and "My Work (1).ipynb" in results["output"]
+    assert "Isolation: full" in results["output"] and "My Work (1).ipynb" in results["output"]
+    (summary,) = [t for t in results["tests"] if "score" not in t]
+    assert "3 / 3" in summary["output"] and "3 / 3" not in results["output"]
 
 
-def test_wrong_submission_where_namespaces_are_refused(installed):
-    """Gradescope's containers usually refuse user namespaces: the grade is the same, and results.json
-    says with which isolation it was computed."""
+def test_wrong_submission_where_namespaces_are_refused(installed, tmp_path):
+    """Gradescope's containers usually refuse user namespaces: the grade is the one `grade` gives, and
+    results.json says with which isolation it was computed."""
     results = submit(installed, {"01_square.ipynb": notebook(WRONG)}, AUTOGRADER_ISOLATION="no-namespaces")
-    assert results["score"] == 1
-    failed = [t for t in results["tests"] if t["status"] == "failed"]
-    assert len(failed) == 2 and all(t["output"] and t["score"] == 0 for t in failed)
+    (tmp_path / "01_square.ipynb").write_text(notebook(WRONG))
+    local = json.loads(run_cli("grade", str(tmp_path / "01_square.ipynb"), "--json").stdout)
+    assert [(t["name"], t["score"]) for t in graded(results)] == [(c["grade_id"], c["points"]) for c in local["cells"]]
+    assert results["score"] == local["score"] < 3
+    failed = [t for t in graded(results) if t["status"] == "failed"]
+    assert failed and all(t["output"] and t["score"] == 0 for t in failed)
     assert "no namespaces" in results["output"] and "isolation it can have" in results["output"]
 
 
@@ -222,29 +243,6 @@ def test_visibility_is_the_instructors_choice(tmp_path):
     assert run_cli("gradescope", "--output", str(out)).returncode == 2  # --assignment or --all
 
 
-def test_a_level_whose_sandbox_fails_gives_way_to_a_weaker_one(monkeypatch):
-    from contextlib import nullcontext
-
-    from autograder import grading, notebooks
-
-    tried = []
-
-    def fake_grade(text, name, sandbox, seed, limits, candidates):
-        tried.append(limits.isolation)
-        if limits.isolation != "none":
-            raise RuntimeError("the grading sandbox failed to start")
-        return grading.Report(name, "01_square", 3, 3, [], isolation={"strong": False}), None
-
-    monkeypatch.setattr(grading, "new_sandbox", lambda: nullcontext())
-    monkeypatch.setattr(grading, "grade_text", fake_grade)
-    monkeypatch.delenv("AUTOGRADER_ISOLATION", raising=False)
-    source = next(s for s in notebooks.sources() if s.assignment == "01_square")
-    report, level, failures = gradescope.grade_with_fallback("{}", "01_square.ipynb", source, {"seed": 0})
-    assert tried == ["full", "no-namespaces", "none"] and level == "none" and len(failures) == 2
-    sentence = gradescope.isolation_sentence(report.isolation, level, failures)
-    assert "isolation it can have" in sentence and "failed to start" in sentence
-
-
 def test_an_autograder_for_every_notebook_names_tests_by_notebook(tmp_path, monkeypatch):
     """`--all`: the submission is graded as the notebook it is; here one without answer cells (so no
     sandbox runs), which scores 0 on that notebook's tests, each named after it."""
@@ -260,3 +258,234 @@ def test_an_autograder_for_every_notebook_names_tests_by_notebook(tmp_path, monk
     assert results["score"] == 0 and "no answer cells" in results["output"]
     assert [t["name"] for t in results["tests"]] == [f"01_square: {n}" for n in
                                                      ("test_Square_values", "test_Square_graph", "test_Square_saved")]
+
+
+# ------------------------------------------------------------------- what grades count on (issues 23, 27)
+
+@contextmanager
+def configured(root: Path, **changes):
+    """The installed autograder with gradescope.json changed, as if built with other options."""
+    config = root / "autograder" / "source" / "gradescope.json"
+    saved = config.read_text()
+    data = json.loads(saved)
+    for key, value in changes.items():
+        data[key] = {**data.get(key, {}), **value} if isinstance(value, dict) else value
+    config.write_text(json.dumps(data))
+    try:
+        yield
+    finally:
+        config.write_text(saved)
+
+
+def test_the_zip_holds_no_reference_answer_and_grades_from_its_test_cells(tmp_path):
+    """Every notebook's zip: no solution marker, no answer cell's reference source, and the grading copies
+    hold the released answer cells with the instructor's test cells (hidden tests included)."""
+    from autograder import notebooks, paths
+
+    out = tmp_path / "all.zip"
+    assert run_cli("gradescope", "--all", "--output", str(out)).returncode == 0
+    with zipfile.ZipFile(out) as archive:
+        texts = {n: archive.read(n).decode("utf-8", "replace") for n in archive.namelist()}
+    assert not [n for n, t in texts.items() if "BEGIN SOLUTION" in t or "END SOLUTION" in t]
+    assert not [n for n in texts if n.startswith("solutions/") and n != "solutions/decisions_key.json"]
+    flat = {n: re.sub(r"\s+", "", t.replace("\\n", "\n")) for n, t in texts.items()}
+    released_text = "".join(re.sub(r"\s+", "", p.read_text().replace("\\n", "\n"))
+                            for p in paths.COURSE.glob("*/*.ipynb"))
+    checked = 0
+    for source in notebooks.sources():
+        copy = nbformat.reads(texts[f"grading/{source.assignment}/{source.path.name}"], as_version=4)
+        released = nbformat.read(paths.COURSE / source.assignment / source.path.name, as_version=4)
+        public = {c.metadata.nbgrader["grade_id"]: c.source for c in released.cells
+                  if c.metadata.get("nbgrader", {}).get("solution")}
+        for cell in copy.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("solution"):
+                assert cell.source == public[meta["grade_id"]]
+        tests = {c.metadata.nbgrader["grade_id"]: c.source for c in copy.cells if c.metadata.get("nbgrader", {}).get("grade")}
+        assert tests == {c.metadata.nbgrader["grade_id"]: c.source for c in source.cells("test")}
+        for cell in source.cells("answer"):  # the package is public (students install it): not its files
+            whole = re.sub(r"\s+", "", notebooks.strip_markers(cell.source))
+            assert not [n for n, t in flat.items() if whole in t], source.assignment
+            for answer in re.findall(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", cell.source, re.S):
+                body = re.sub(r"\s+", "", answer)
+                if body in released_text:
+                    continue  # a line the lessons show anyway (`return torch.round(x)`)
+                assert not [n for n, t in flat.items() if body in t and not n.startswith("autograder/")], answer
+                checked += 1
+    assert checked >= 20  # the answers' own code, not only lines the lessons show
+    refused = run_cli("gradescope", "--assignment", "01_square", "--isolation", "none", "--output", str(out))
+    assert refused.returncode == 2 and "Gradescope grades at full or no-namespaces only" in refused.stderr
+
+
+def test_the_answered_copy_is_graded_not_the_blank_duplicate(installed):
+    """JupyterLab's Duplicate leaves a blank `-Copy1` beside the answered notebook: the answered one is graded,
+    whichever name it has, and the output names both files and why."""
+    answered, blank = notebook(), notebook(fill=False)
+    for files in ({"01_square.ipynb": answered, "01_square-Copy1.ipynb": blank},
+                  {"01_square.ipynb": blank, "01_square-Copy1.ipynb": answered}):
+        results = submit(installed, files)
+        assert results["score"] == 3, results["output"]
+        chosen = next(name for name, text in files.items() if text is answered)
+        other = next(name for name in files if name != chosen)
+        lines = results["output"].splitlines()
+        assert [line for line in lines if line.startswith(f"- {chosen} ") and "1 of 1 answer cells filled in" in line
+                and ": chosen (the copy with the most answer cells filled in)" in line], results["output"]
+        assert [line for line in lines if line.startswith(f"- {other} ") and "0 of 1 answer cells filled in" in line
+                and f"not chosen (fewer answers than {chosen})" in line], results["output"]
+
+
+def test_another_assignments_notebook_is_named_as_such(installed):
+    _, nb = samples.student_notebook("02_inputs_and_gradients")
+    results = submit(installed, {"homework.ipynb": nbformat.writes(nb)})
+    assert results["score"] == 0 and len(results["tests"]) == 3
+    assert ("homework.ipynb is the notebook 02_inputs_and_gradients.ipynb (assignment 02_inputs_and_gradients), "
+            "not one this autograder grades (01_square.ipynb): upload it to that assignment") in results["output"]
+    assert "not a notebook of this course" not in results["output"]
+
+
+def test_an_oversized_upload_is_refused_before_it_is_read(installed):
+    """A 21 MB notebook (its JSON padded): a sentence and score 0, not a crash; a smaller cap is the
+    instructor's choice; the other, normal file of the upload is still graded."""
+    padded = notebook().rstrip()[:-1] + ', "padding": "' + "x" * 21_000_000 + '"}'
+    results = submit(installed, {"01_square.ipynb": padded})
+    assert results["score"] == 0 and "is larger than 20 MB, the most a submitted notebook may be" in results["output"]
+    both = submit(installed, {"big.ipynb": padded, "01_square.ipynb": notebook()})
+    assert both["score"] == 3 and "big.ipynb: is larger than 20 MB" in both["output"]
+    with configured(installed, max_submission_mb=0.01):
+        small = submit(installed, {"01_square.ipynb": notebook()})
+    assert small["score"] == 0 and "is larger than 0.01 MB" in small["output"]
+
+
+def test_a_level_that_cannot_start_means_grading_unavailable_never_none(installed):
+    """Where no level the instructor allows can start (here: the learner's sandbox never gets to start in
+    time), nothing is graded at a weaker level: every test says grading is unavailable, and why."""
+    for change, why in (({"limits": {"fork_seconds": 0.0001}}, "the sandbox did not start"),
+                        ({"isolation": "none"}, "Gradescope grades only at full or no-namespaces"),
+                        ({"weakest_isolation": "none"}, "Gradescope grades only at full or no-namespaces")):
+        with configured(installed, **change):
+            results = submit(installed, {"01_square.ipynb": notebook()})
+        assert results["score"] == 0 and len(graded(results)) == 3, results
+        assert all(t["status"] == "failed" and t["output"].startswith("Grading is unavailable on this autograder")
+                   and why in t["output"] for t in results["tests"]), results["tests"]
+        assert "Grading is unavailable" in results["output"] and "level 'none'" not in results["output"]
+    refused = submit(installed, {"01_square.ipynb": notebook()}, AUTOGRADER_ISOLATION="none")
+    assert refused["score"] == 0 and "Grading is unavailable" in refused["output"]
+
+
+LOOPS = """
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        while True:
+            pass
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        while True:
+            pass
+"""
+
+
+def test_a_notebook_that_loops_everywhere_ends_within_the_budget(installed):
+    """A 40 s budget: each test's limit is cut so the worst case fits, every test names the loop, and the
+    run ends in time with a final results.json."""
+    with configured(installed, budget_seconds=40):
+        started = time.monotonic()
+        results = submit(installed, {"01_square.ipynb": notebook(LOOPS)})
+        took = time.monotonic() - started
+    assert took < 40 + 15 and results["execution_time"] < 40 + 5, took
+    assert results["score"] == 0 and len(graded(results)) == 3
+    for test in graded(results):
+        assert "time limit exceeded" in test["output"] or ("ran out of time" in test["output"] and "loop" in
+                                                           test["output"]), test
+
+
+def test_hidden_tests_hide_their_summary_and_text_is_text(installed):
+    """Hidden tests `after_due_date`: the always-visible output says nothing of their score or feedback; the
+    notebook's score and notes are shown with its tests; names and messages are plain text, never HTML."""
+    with configured(installed, visibility={"hidden": "after_due_date"}):
+        results = submit(installed, {"<b>mine</b>.ipynb": notebook(WRONG)})
+    assert {t["visibility"] for t in results["tests"]} == {"after_due_date"}
+    assert "/ 3" not in results["output"] and "gradient" not in results["output"]
+    assert "<b>mine</b>.ipynb" in results["output"] and "shown after the due date" in results["output"]
+    (summary,) = [t for t in results["tests"] if "score" not in t]
+    assert summary["visibility"] == "after_due_date" and f"{results['score']:g} / 3" in summary["output"]
+
+
+DAEMON = """
+import os, time
+
+
+def _daemon():
+    try:
+        os.setsid()
+    except OSError:
+        pass
+    try:
+        if os.fork() == 0:
+            time.sleep(4)
+            open({results!r}, "w").write('{{"score": 999, "tests": []}}')
+    finally:
+        os._exit(0)
+
+
+try:
+    if os.fork() == 0:
+        _daemon()
+except OSError as error:
+    print("no fork:", error)
+"""
+
+
+def daemon_answer(results: Path) -> str:
+    from autograder import notebooks
+
+    source = next(s for s in notebooks.sources() if s.assignment == "01_square")
+    return DAEMON.format(results=str(results)) + samples.reference_answers(source)["answer_Square"]
+
+
+def survivors(root: Path) -> list[int]:
+    """Processes whose environment names this test's /autograder (every process of its gradings)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes()
+        except OSError:
+            continue
+        if f"AUTOGRADER_ROOT={root}".encode() in environ.split(b"\0") and int(entry) != os.getpid():
+            found.append(int(entry))
+    return found
+
+
+def test_a_daemon_of_the_learner_leaves_nothing_behind(installed):
+    """At the weakest level Gradescope may grade at, an answer that double-forks a daemon to rewrite
+    results.json later: nothing of the grading is alive after run_autograder, and results.json stays."""
+    results_path = installed / "autograder" / "results" / "results.json"
+    results = submit(installed, {"01_square.ipynb": notebook(daemon_answer(results_path))},
+                     AUTOGRADER_ISOLATION="no-namespaces")
+    assert results["score"] == 3
+    assert survivors(installed) == []
+    time.sleep(5)
+    assert json.loads(results_path.read_text()) == results
+
+
+def test_try_a_zip_locally_as_gradescope_runs_it(tmp_path):
+    from autograder import paths
+
+    answer = paths.SOLUTIONS / "01_square" / "01_square.ipynb"
+    tried = run_cli("gradescope", "--assignment", "01_square", "--test", str(answer))
+    assert tried.returncode == 0, tried.stderr
+    assert "results.json: score 3 / 3" in tried.stdout and "What a student sees now:" in tried.stdout
+    now = tried.stdout.split("What a student sees now:")[1].split("What a student sees after")[0]
+    assert "score: not shown" in now and "PASSED" not in now  # hidden tests: after_published by default
+    published = tried.stdout.split("once the grades are published:")[1]
+    assert "score: 3 / 3" in published and "PASSED  test_Square_saved" in published
+    out = tmp_path / "gs.zip"
+    assert run_cli("gradescope", "--assignment", "01_square", "--output", str(out)).returncode == 0
+    as_json = run_cli("gradescope", "--zip", str(out), "--test", str(answer), "--json")
+    assert as_json.returncode == 0 and valid(json.loads(as_json.stdout))["score"] == 3
+    (tmp_path / "junk.zip").write_bytes(b"not a zip")
+    for bad in (["--zip", str(tmp_path / "junk.zip"), "--test", str(answer)],
+                ["--zip", str(out), "--test", str(tmp_path / "missing.ipynb")], ["--zip", str(out)]):
+        refused = run_cli("gradescope", *bad)
+        assert refused.returncode == 2 and refused.stderr.startswith("error:"), (bad, refused.stderr)
