@@ -32,6 +32,7 @@ import functools
 import torch
 import torch._dynamo  # noqa: F401 - see below
 import torch.export  # noqa: F401
+from torch._library import custom_ops as _custom_ops
 
 from autograder.checks import common as c
 from autograder.checks.explain import Rule, causes, explained, literal
@@ -110,20 +111,66 @@ def _require_tensor(result, call: str, op: str, qualname: str) -> None:
                f"@torch.library.custom_op(\"{qualname}\", mutates_args=()) returns, called like a function.")
 
 
+# What an operator is comes from the registries, by name, and from the C-level type of the learner's object, never
+# from the object's own attributes: an object may say it is a CustomOpDef (a `__class__` property) and carry any
+# `_qualname`, `_opoverload` or `_abstract_fn`, and a real CustomOpDef's `_opoverload` can be pointed at another
+# operator. So the operator the tests run (opcheck, compile, export, and the values of a real custom operator) is
+# the one the dispatcher knows by its name, built here from the C registry; the object only has to be the
+# CustomOpDef that torch.library registered under that name. Everything is bound when this module is imported,
+# before any answer ran.
+_CUSTOM_OP_DEF = torch.library.CustomOpDef
+_OPDEFS = _custom_ops.OPDEFS                      # qualname -> the CustomOpDef torch.library.custom_op registered
+_OP_OVERLOAD, _OP_PACKET = torch._ops.OpOverload, torch._ops.OpOverloadPacket
+_JIT_OPERATION, _OPERATION_OVERLOAD = torch._C._jit_get_operation, torch._C._get_operation_overload
+_SCHEMA_OF = torch._C._get_schema
+_TYPE, _ISSUBCLASS, _FUNCTION = type, issubclass, torch.autograd.Function
+_INSTANCE_DICT = object.__getattribute__
+
+
+def _dispatcher_op(qualname: str):
+    """The default overload of the operator the dispatcher knows as `qualname`, as a fresh OpOverload made from
+    the C registry (not torch.ops' cache, which is an attribute anyone can set), or None when there is none."""
+    try:
+        packet_op, overload_names = _JIT_OPERATION(qualname)
+        found = _OPERATION_OVERLOAD(qualname, "")
+        schema = _SCHEMA_OF(qualname, "")
+    except RuntimeError:
+        return None
+    if packet_op is None or found is None:
+        return None
+    op_, op_dk, tags = found
+    packet = _OP_PACKET(qualname, qualname.partition("::")[2], packet_op, overload_names)
+    return _OP_OVERLOAD(packet, op_, op_dk, schema, tags)
+
+
 @c.probe
-def op_facts(op) -> dict:
-    """What kind of object `op` is (probe: type checks happen where op lives)."""
-    is_op = isinstance(op, torch.library.CustomOpDef)
-    return {"type": type(op).__name__, "is_custom_op": is_op,
-            "is_function": isinstance(op, type) and issubclass(op, torch.autograd.Function),
-            "qualname": str(getattr(op, "_qualname", "")) if is_op else None}
+def op_facts(op, qualname: str) -> dict:
+    """What kind of object `op` is, read where it lives: "type" its C-level type's name; "is_custom_op" whether
+    that type is CustomOpDef itself; "is_function" whether it is an autograd.Function class; "names" the names
+    under which torch.library registered this very object; "operator" the dispatcher's operator of that name
+    (`qualname` when it is one of them), None when there is none; "fake" the fake kernel that operator's
+    registration runs (None when none was registered)."""
+    kind = _TYPE(op)
+    facts = {"type": kind.__name__, "is_custom_op": kind is _CUSTOM_OP_DEF,
+             "is_function": _ISSUBCLASS(kind, type) and _ISSUBCLASS(op, _FUNCTION),
+             "names": [], "operator": None, "fake": None}
+    if not facts["is_custom_op"]:
+        return facts
+    facts["names"] = sorted(name for name, registered in list(_OPDEFS.items()) if registered is op)
+    named = qualname if qualname in facts["names"] else next(iter(facts["names"]), None)
+    if named is not None:
+        facts["operator"] = _dispatcher_op(named)
+        facts["fake"] = _INSTANCE_DICT(op, "__dict__").get("_abstract_fn")
+    return facts
 
 
-def require_op(op, name: str, qualname: str) -> None:
-    """`op` must be the custom operator `qualname` made with torch.library.custom_op."""
+def require_op(op, name: str, qualname: str) -> dict:
+    """`op` must be the custom operator `qualname` made with torch.library.custom_op: a CustomOpDef (by its
+    C-level type) that torch.library registered under that name, which the dispatcher knows. Returns its facts
+    (`op_facts`): the tests then run facts["operator"], the operator found by name."""
     if op is None:
         c.fail("not-defined", f"`{name}` is not defined: run (or write) its answer cell.")
-    facts = op_facts(op)
+    facts = op_facts(op, qualname)
     if facts["is_function"]:
         c.fail("not-a-custom-op",
                f"`{name}` is an autograd.Function, but this exercise asks for a custom operator: decorate the "
@@ -132,8 +179,33 @@ def require_op(op, name: str, qualname: str) -> None:
         c.fail("not-a-custom-op",
                f"`{name}` should be the object that @torch.library.custom_op(\"{qualname}\", mutates_args=()) "
                f"returns, got {facts['type']}.")
-    if facts["qualname"] != qualname:
-        c.fail("wrong-op-name", f"the custom operator is named {facts['qualname']!r}; name it {qualname!r}.")
+    if qualname not in facts["names"]:
+        if facts["names"]:
+            c.fail("wrong-op-name", f"the custom operator is named {facts['names'][0]!r}; name it {qualname!r}.")
+        c.fail("not-a-custom-op",
+               f"`{name}` is a CustomOpDef that torch.library does not know under any name (another definition "
+               f"replaced it, or it was not made by @torch.library.custom_op): run its answer cell again.")
+    if facts["operator"] is None:
+        c.fail("not-a-custom-op", f"PyTorch's dispatcher has no operator {qualname!r}: define it with "
+                                  f"@torch.library.custom_op(\"{qualname}\", mutates_args=()).")
+    return facts
+
+
+def _runnable(op, qualname: str):
+    """What the values and gradient tests call: for a CustomOpDef (by its C-level type) registered as
+    a name, the dispatcher's operator of that name (never the object's own `_opoverload`); for any other
+    callable, the object itself (its values are still its values); a CustomOpDef registered under no name
+    fails here."""
+    if op is None:
+        return op
+    facts = op_facts(op, qualname)
+    if not facts["is_custom_op"]:
+        return op
+    if facts["operator"] is None:
+        c.fail("not-a-custom-op",
+               "the object is a CustomOpDef that torch.library does not know under any name (another definition "
+               "replaced it, or it was not made by @torch.library.custom_op): run its answer cell again.")
+    return facts["operator"]
 
 
 def _surface(error: Exception):
@@ -185,6 +257,7 @@ SIN_EXPORT_CASES = (((2, 5), torch.float32, 81),)
 def sin_values(op, cases=SIN_VALUES_DEFAULT) -> None:
     """Values (dtype and shape kept), x left unchanged, and the gradient with grad_output = 2, for each case:
     computed by calling numpy_sin here and compared with torch.sin and 2 cos(x)."""
+    op = _runnable(op, QUALNAME)
     for shape, dtype, scale, seed in cases:
         x = c.randn(*shape, seed=seed, requires_grad=False, dtype=dtype, scale=scale)
         original = x.clone()
@@ -207,6 +280,7 @@ def sin_values(op, cases=SIN_VALUES_DEFAULT) -> None:
 
 def sin_gradcheck(op, cases=SIN_GRADCHECK_DEFAULT) -> None:
     """float64 gradcheck of numpy_sin on each (shape, seed)."""
+    op = _runnable(op, QUALNAME)
     for shape, seed in cases:
         x = c.randn(*shape, seed=seed)
         what = f"numpy_sin on shape {shape}"
@@ -218,7 +292,7 @@ def sin_gradcheck(op, cases=SIN_GRADCHECK_DEFAULT) -> None:
 
 def sin_opcheck(op, cases=SIN_OPCHECK_DEFAULT) -> None:
     """torch.library.opcheck (schema, fake kernel, autograd registration, AOT dispatch) passes on each input."""
-    require_op(op, OP, QUALNAME)
+    op = require_op(op, OP, QUALNAME)["operator"]
     for shape, dtype, requires_grad, seed in cases:
         x = c.randn(*shape, seed=seed, requires_grad=requires_grad, dtype=dtype)
         what = f"torch.library.opcheck(numpy_sin, (x,)) for x of shape {tuple(x.shape)}, {x.dtype}"
@@ -242,7 +316,7 @@ def sin_compile(op, cases=SIN_COMPILE_DEFAULT) -> None:
     """torch.compile(fullgraph=True, backend="aot_eager") of a function using the op: values and gradients match
     eager, for each input (one compile each: a compile costs a fraction of a second, the first in a process
     seconds)."""
-    require_op(op, OP, QUALNAME)
+    op = require_op(op, OP, QUALNAME)["operator"]
     what = 'torch.compile(fn, fullgraph=True, backend="aot_eager") with fn(t) = numpy_sin(t) * 2 + 1'
     for shape, dtype, seed in cases:
         fn = compiled(op)
@@ -291,7 +365,7 @@ def export_facts(op, x, extra: tuple = ()) -> dict:
 def sin_export(op, cases=SIN_EXPORT_DEFAULT) -> None:
     """torch.export.export of a module using the op: the graph keeps course::numpy_sin as one node, the shape and
     dtype recorded for it are the real ones, and the exported program computes the right values."""
-    require_op(op, OP, QUALNAME)
+    op = require_op(op, OP, QUALNAME)["operator"]
     what = "torch.export.export of a module returning numpy_sin(x) * 2"
     for shape, dtype, seed in cases:
         x = c.randn(*shape, seed=seed, requires_grad=False, dtype=dtype)
@@ -370,6 +444,7 @@ def _topk_outputs(op, x, k, what):
 def topk_values(op, cases=TOPK_VALUES_DEFAULT) -> None:
     """The k largest values along the last dim, largest first, in x's dtype; int64 indices pointing at them; x left
     unchanged. Computed by calling numpy_topk here and compared with torch.topk."""
+    op = _runnable(op, TOPK_QUALNAME)
     for shape, k, dtype, seed in cases:
         x = _topk_input(shape, dtype, seed)
         original = x.clone()
@@ -399,6 +474,7 @@ def topk_values(op, cases=TOPK_VALUES_DEFAULT) -> None:
 def topk_gradient(op, cases=TOPK_GRADIENT_DEFAULT) -> None:
     """The gradient through the values (weighted by a random grad_values) lands at the picked places of x, and
     a float64 gradcheck of the values passes. Computed here, through the operator."""
+    op = _runnable(op, TOPK_QUALNAME)
     for shape, k, dtype, seed in cases:
         x = _topk_input(shape, dtype, seed, requires_grad=True)
         what = f"numpy_topk(x, {k}) for x of shape {shape}"
@@ -416,8 +492,9 @@ def topk_gradient(op, cases=TOPK_GRADIENT_DEFAULT) -> None:
 
 
 def _fake_kernel(op):
-    """The fake kernel registered on the operator (register_fake keeps it on the operator object)."""
-    fake = _op_call(getattr, op, "_abstract_fn", None, what=f"reading {TOPK}'s fake kernel")
+    """The fake kernel torch.library registered for numpy_topk (read from the registered CustomOpDef, not from
+    whatever object claims to be one)."""
+    fake = require_op(op, TOPK, TOPK_QUALNAME)["fake"]
     if fake is None:
         c.fail("no-fake-kernel", f"{TOPK} has no fake kernel: torch.compile, torch.export and opcheck run it on fake "
                                  "tensors (shape and dtype, no data), where NumPy cannot run. Register one with "
@@ -428,11 +505,15 @@ def _fake_kernel(op):
 def topk_fake_kernel(op, cases=TOPK_FAKE_DEFAULT) -> None:
     """The registered fake kernel, called here on real inputs (it never reads their data), describes both of the
     real kernel's outputs: the same number, shapes, dtypes (int64 indices) and devices."""
+    named, fake_kernel = op, None
+    op = _runnable(op, TOPK_QUALNAME)
     for shape, k, dtype, seed in cases:
         x = _topk_input(shape, dtype, seed)
         what = f"numpy_topk(x, {k}) for a {dtype} x of shape {shape}"
         real = _topk_outputs(op, x, k, what)
-        fake = _op_call(_fake_kernel(op), x, k, what=f"the fake kernel of {what}")
+        if fake_kernel is None:
+            fake_kernel = _fake_kernel(named)
+        fake = _op_call(fake_kernel, x, k, what=f"the fake kernel of {what}")
         fake = (fake,) if isinstance(fake, torch.Tensor) else tuple(fake) if isinstance(fake, (tuple, list)) else ()
         if len(fake) != 2 or not all(isinstance(t, torch.Tensor) for t in fake):
             c.fail("fake-kernel-mismatch", f"the fake kernel of {what} returned {len(fake)} tensor(s); it describes "
@@ -448,7 +529,7 @@ def topk_fake_kernel(op, cases=TOPK_FAKE_DEFAULT) -> None:
 def topk_opcheck(op, cases=TOPK_OPCHECK_DEFAULT) -> None:
     """torch.library.opcheck(numpy_topk, (x, k)) passes (schema, fake kernel, autograd registration, AOT
     dispatch), in the learner's process."""
-    require_op(op, TOPK, TOPK_QUALNAME)
+    op = require_op(op, TOPK, TOPK_QUALNAME)["operator"]
     for shape, k, dtype, requires_grad, seed in cases:
         x = _topk_input(shape, dtype, seed, requires_grad=requires_grad)
         what = f"torch.library.opcheck(numpy_topk, (x, {k})) for x of shape {shape}, {dtype}"
