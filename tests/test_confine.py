@@ -89,6 +89,10 @@ CALLS = [
     ("a thread", lambda parent, path: call(56, 0x00010000 | 0x00000100 | 0x00000800, 0, 0, 0, 0), errno.EPERM),
     ("kill its parent", lambda parent, path: call(62, parent, 0), errno.EPERM),
     ("kill its own process group (itself)", lambda parent, path: call(62, 0, 0), 0),
+    ("kill itself by pid", lambda parent, path: call(62, os.getpid(), 0), 0),
+    ("kill every process it may (-1)", lambda parent, path: call(62, -1, 0), errno.EPERM),
+    ("kill a process group by number", lambda parent, path: call(62, -parent, 0), errno.EPERM),
+    ("kill pid 1", lambda parent, path: call(62, 1, 0), errno.EPERM),
     ("pidfd_open on its parent", lambda parent, path: call(434, parent, 0), errno.EPERM),
     ("execve", lambda parent, path: call(59, b"/bin/true", None, None), errno.EPERM),
 ]

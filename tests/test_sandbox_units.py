@@ -201,3 +201,16 @@ def test_every_refused_call_is_one_libseccomp_knows(forks):
         assert f.skipped == []
     finally:
         f.release()
+
+
+@pytest.mark.parametrize("low, high", [(1, 1), (1, 2), (1, 3), (5, 77), (1, 4_194_303), (2, 0)])
+def test_prefix_blocks_cover_exactly_the_interval(low, high):
+    """kill's rule is "above pid, or in [1, pid - 1]" as masked comparisons: every value of the interval, and no
+    other near it, falls in one block."""
+    blocks = seccomp.prefix_blocks(low, high)
+    probe = range(0, min(high, 5000) + 64)
+    assert [x for x in probe if any(x & mask == value for mask, value in blocks)] == \
+        [x for x in probe if low <= x <= high]
+    if high >= low:
+        assert any(high & mask == value for mask, value in blocks)
+    assert len(blocks) <= 2 * max(high, 1).bit_length()

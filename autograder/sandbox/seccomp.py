@@ -29,7 +29,7 @@ def _errno(code: int) -> int:
 
 
 _EPERM, _ENOSYS = _errno(1), _errno(38)
-_NE, _EQ, _MASKED_EQ = 1, 4, 7                 # enum scmp_compare
+_NE, _EQ, _GT, _MASKED_EQ = 1, 4, 6, 7           # enum scmp_compare
 _ATTR_BADARCH, _ATTR_NNP = 2, 3                # enum scmp_filter_attr
 
 # By name: libseccomp knows each one's number (a name it does not know is skipped, and listed by `refused`).
@@ -136,6 +136,19 @@ class _Filter:
         self.lib.seccomp_release(self.ctx)
 
 
+def prefix_blocks(low: int, high: int) -> list[tuple[int, int]]:
+    """[low, high] as (mask, value) pairs, x & mask == value, each an aligned power-of-two block (at most two
+    per bit of `high`)."""
+    blocks, full = [], (1 << 64) - 1
+    while low <= high:
+        size = low & -low if low else 1 << 63
+        while size > high - low + 1:
+            size >>= 1
+        blocks.append((full & ~(size - 1), low))
+        low += size
+    return blocks
+
+
 def build(lib, pid: int, forks: str) -> _Filter:
     """The filter for process `pid`. forks: "notify" (the judge allows each fork) or "deny"."""
     f = _Filter(lib)
@@ -147,7 +160,11 @@ def build(lib, pid: int, forks: str) -> _Filter:
         f.rule(_EPERM, name, (1, _NE, 0, 0))
     for name in SIGNAL_OWN_PID:
         f.rule(_EPERM, name, (0, _NE, pid, 0))
-    f.rule(_EPERM, "kill", (0, _NE, 0, 0))                         # its own process group only
+    # kill: its own process group (0) or itself only. One comparison per rule, so "neither 0 nor pid" is
+    # "above pid" (negative pids too: groups, -1) or in [1, pid - 1], written as prefix blocks.
+    f.rule(_EPERM, "kill", (0, _GT, pid, 0))
+    for mask, value in prefix_blocks(1, pid - 1):
+        f.rule(_EPERM, "kill", (0, _MASKED_EQ, mask, value))
     f.rule(_EPERM, "rt_sigaction", (1, _NE, 0, 0))                 # read a handler, never install one
     f.rule(_EPERM, "sendto", (4, _NE, 0, 0))                       # no address: only the sockets it was given
     f.rule(_ENOSYS, "clone3")                                      # libc falls back to clone, whose flags we see
