@@ -208,9 +208,7 @@ def grade_path(path: str | Path, sandbox: Sandbox, seed: int = 0, limits: Limits
 def protected_paths() -> list[Path]:
     """What student code may not read while graded: the answers, the hidden tests, the zoo, the gradebook, and
     the answer key of notebook 00's decisions."""
-    from autograder.checks import decisions
-
-    return [paths.SOLUTIONS, paths.ZOO, paths.grading_home(), paths.ROOT / ".git", decisions.KEY_PATH]
+    return [paths.SOLUTIONS, paths.ZOO, paths.grading_home(), paths.ROOT / ".git", paths.DECISIONS_KEY]
 
 
 SEED_VARIABLE = "AUTOGRADER_SEED"

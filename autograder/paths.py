@@ -7,6 +7,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"      # instructor sources (nbgrader's "source" folder)
 COURSE = ROOT / "course"            # student release (nbgrader's "release" folder), generated
 ZOO = ROOT / "tests" / "zoo"        # realistic wrong answers, one file per mistake
+# Answer keys kept with the instructor's sources, never in the package (students' installs leave them behind).
+DECISIONS_KEY = SOLUTIONS / "decisions_key.json"
 
 # Grading state (gradebook, submissions, autograded copies, feedback, exports): one git-ignored folder.
 # AUTOGRADER_HOME moves it, e.g. for tests or for a class of one's own.

@@ -75,7 +75,7 @@ GROUPS = {
 }
 
 # With the instructor's sources, not in the package: students' installs and nbgrader's releases leave it behind.
-KEY_PATH = paths.SOLUTIONS / "decisions_key.json"
+KEY_PATH = paths.DECISIONS_KEY
 
 
 def answer_key() -> dict:
