@@ -49,6 +49,12 @@ def prepare() -> None:
     import importlib
 
     import autograder.sandbox.judge  # noqa: F401  (and the learner's side: the forks do not import them again)
+    from autograder import kernels
+
+    try:  # the course's C++ kernel (notebook 16), built here if needed: the forks inherit it, never compile
+        kernels.load()
+    except kernels.KernelsUnavailable:
+        pass  # notebook 16's setup cell then fails, naming what is missing; the other notebooks grade as usual
 
     checks = Path(__file__).resolve().parent.parent / "checks"  # every check module, by listing the folder
     for module in sorted(p.stem for p in checks.glob("*.py")):

@@ -1,0 +1,3 @@
+from autograder.kernels import main
+
+raise SystemExit(main())
