@@ -249,6 +249,12 @@ CHECKS: dict[str, str] = {
     "function-needed": "plain PyTorch was chosen where a custom Function is needed",
     "checkpoint-first": "a memory-saving Function was chosen where checkpointing is the first tool",
     "wrong-decision": "a scenario got another wrong label",
+    # --- debugging a broken Function (naming the cause, and the fix)
+    "no-cause": "the cause of a broken Function is not named yet (None)",
+    "unknown-cause": "the named cause is not one of the keys of the table of causes",
+    "wrong-cause": "the named cause is not what breaks the broken Function",
+    "broadcast-gradient": "a broadcast input's gradient is wrong (right only when no input broadcasts)",
+    "reference-cycle": "the output is not freed when its caller drops it (a cycle through ctx keeps it alive)",
 }
 
 MISTAKES: dict[str, str] = {**CHECKS, **ENGINE}
