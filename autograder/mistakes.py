@@ -239,6 +239,12 @@ CHECKS: dict[str, str] = {
     "smallest-k": "top-k returned the k smallest values instead of the k largest",
     "gradient-for-k": "backward returned a gradient for an int input (one per output instead of one per input)",
     "gradient-not-scattered": "backward did not put each value's gradient back at the place of x its index names",
+    # --- a compiled kernel as a custom operator (notebook 16)
+    "fake-kernel-strides": "the fake kernel describes other strides than the compiled kernel returns (it copied x's layout)",
+    "gradient-for-eps": "backward returned a gradient for a float input (eps) instead of None",
+    "kernel-input": "the compiled kernel refused its inputs (wrong dtype, shape or device)",
+    "backward-not-traceable": "backward calls a compiled kernel with no fake kernel, so compile, export and opcheck cannot trace it",
+    "silent-aux-gradient": "an output kept for the backward is differentiable, but its gradient is silently wrong",
     # --- design decisions (which tool fits which scenario)
     "not-a-dict": "the decisions answer is not a dict",
     "missing-key": "the decisions answer is missing scenario keys",

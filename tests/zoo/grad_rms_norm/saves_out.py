@@ -1,0 +1,25 @@
+# mistake: saves out and hands it to the backward kernel in place of x
+# feedback: x is the operator's input
+# code: wrong-derivative
+@torch.library.custom_op("course::rms_norm_grad", mutates_args=())
+def rms_norm_grad(grad_out: torch.Tensor, x: torch.Tensor, rstd: torch.Tensor) -> torch.Tensor:
+    return torch.ops.course_kernels.rms_norm_backward(grad_out, x, rstd)
+
+
+@rms_norm_grad.register_fake
+def _(grad_out, x, rstd):
+    return x.new_empty(x.shape)
+
+
+def rms_norm_setup_context(ctx, inputs, output):
+    out, rstd = output
+    ctx.save_for_backward(out, rstd)
+    ctx.mark_non_differentiable(rstd)
+
+
+def rms_norm_backward(ctx, grad_out, grad_rstd):
+    out, rstd = ctx.saved_tensors
+    return rms_norm_grad(grad_out, out, rstd), None
+
+
+rms_norm.register_autograd(rms_norm_backward, setup_context=rms_norm_setup_context)

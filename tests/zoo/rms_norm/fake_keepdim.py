@@ -1,0 +1,11 @@
+# mistake: the fake kernel describes rstd with the reduced dim kept (shape x.shape[:-1] + (1,))
+# feedback: rstd of shape x.shape[:-1]
+# code: fake-kernel-mismatch
+@torch.library.custom_op("course::rms_norm", mutates_args=())
+def rms_norm(x: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+    return torch.ops.course_kernels.rms_norm(x, eps)
+
+
+@rms_norm.register_fake
+def _(x, eps):
+    return x.new_empty(x.shape), x.new_empty((*x.shape[:-1], 1))
