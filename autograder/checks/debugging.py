@@ -191,8 +191,8 @@ def _tolerance(dtype):
 
 
 def sinc_zero(Sinc, cases=(((5,), torch.float64, 200, 2),)) -> None:
-    """Inputs with exact zeros: value 1 there, gradient exactly 0 there (never NaN or inf), right elsewhere, with a
-    random grad_output. Visible: float64; ZERO_CASES: float32 too, other shapes, every entry zero."""
+    """Inputs with exact zeros: value 1 there, gradient exactly 0 there (never NaN or inf), and about right elsewhere
+    (to 1e-3: exactness away from 0 is `sinc_away`'s rule), with a random grad_output. Visible: float64; ZERO_CASES: float32 too, other shapes, every entry zero."""
     c.require_function(Sinc, SINC)
     c.require_self_contained(Sinc, SINC)
     for shape, dtype, seed, zeros in cases:
@@ -214,8 +214,10 @@ def sinc_zero(Sinc, cases=(((5,), torch.float64, 200, 2),)) -> None:
         if not bool((grad[at] == 0).all()):
             c.fail("nonzero-at-zero", f"the gradient of {what} is {grad[at].tolist()[:3]} where x is exactly 0, but "
                                       "the derivative of sinc there is exactly 0 (sinc is even). " + ZERO_HINT)
-        c.require_close(grad, g * slope, f"the gradient of {what}", "wrong-derivative", SINC_HINT,
-                        rtol=rtol, atol=atol)
+        # Elsewhere only coarsely: the exact derivative away from 0 is the other test's rule (one mistake, one test).
+        c.require_close(torch.where(at, 0.0, grad), torch.where(at, 0.0, g * slope),
+                        f"the gradient of {what}, where x is not 0", "wrong-derivative", SINC_HINT,
+                        rtol=1e-3, atol=1e-6)
 
 
 def sinc_away(Sinc, cases=AWAY_CASES[:1]) -> None:

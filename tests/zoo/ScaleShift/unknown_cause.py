@@ -1,0 +1,19 @@
+# mistake: the fix is right, but the cause is written in the learner's own words, not as a key of CAUSES
+# feedback: which is not a key of CAUSES
+# code: unknown-cause
+# score: 3/4
+CAUSE_ScaleShift = "the gradient of w is summed too early"
+
+
+class ScaleShift(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w, b):
+        ctx.save_for_backward(x, w)
+        ctx.b_shape = b.shape
+        return x * w + b
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, w = ctx.saved_tensors
+        return ((grad_output * w).sum_to_size(x.shape), (grad_output * x).sum_to_size(w.shape),
+                grad_output.sum_to_size(ctx.b_shape))

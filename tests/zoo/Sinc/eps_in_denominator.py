@@ -1,0 +1,17 @@
+# mistake: backward divides by x ** 2 + 1e-6: no NaN at 0, and close for most inputs, but the gradient of every small input is shrunk
+# feedback: does not match the finite-difference gradient
+# code: wrong-derivative
+# score: 3/4
+CAUSE_Sinc = "zero-over-zero"
+
+
+class Sinc(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.where(x == 0, 1.0, torch.sin(x) / x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * (x * torch.cos(x) - torch.sin(x)) / (x ** 2 + 1e-6)
