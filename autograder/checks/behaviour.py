@@ -390,3 +390,77 @@ def real_node(Fn, inputs: tuple, grad_output=None) -> dict:
 def _first_line(error) -> str:
     text = str(error)
     return f"{type(error).__name__}: {text.splitlines()[0][:200] if text else ''}"
+
+
+_BACKWARD_APPLY = torch.autograd.function.BackwardCFunction.__dict__["apply"]
+
+
+_FUNCTION_BASE = torch._C._FunctionBase
+
+
+def _raw(value):
+    """A value backward returned, as it crosses: a tensor detached and copied, None as None, anything else as
+    {"not_a_tensor": the name of its type}."""
+    if value is None:
+        return None
+    if _is_tensor(value):
+        return value.detach().clone()
+    return {"not_a_tensor": _TYPE(value).__name__}
+
+
+@c.probe
+def real_backward(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bool = False) -> dict:
+    """In the learner's process: out = Fn.apply(*inputs) as autograd runs it, then the learner's backward called
+    with the node autograd made as its ctx, as the engine calls it (BackwardCFunction.apply), before the engine
+    checks or repairs what it returns (a gradient summed to its input's shape, a missing None added). Nothing the
+    answer can inspect tells this ctx from real use: it is autograd's own node.
+
+    Facts: "node" (False when out has no node of Fn's own: then nothing else), "outputs" (the tensors forward
+    returned, a tuple), "raw": one entry per value backward returned (a tensor copy, None, or {"not_a_tensor":
+    the name of its type}), "returned": "tuple" or the type name of what backward returned when it is not a tuple."""
+    inputs = tuple(inputs)
+    out = function_apply(Fn, *inputs)
+    outputs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    facts: dict = {"node": False, "outputs": tuple(o.detach().clone() if _is_tensor(o) else o for o in outputs)}
+    nodes = [_GRAD_FN(o) for o in outputs if _is_tensor(o) and _GRAD_FN(o) is not None]
+    if not nodes or not isinstance(nodes[0], _FUNCTION_BASE) \
+            or getattr(_TYPE(nodes[0]), "_forward_cls", None) is not Fn:
+        return facts
+    facts["node"] = True
+    with torch.set_grad_enabled(bool(create_graph)):
+        returned = _BACKWARD_APPLY(nodes[0], *grad_outputs)
+    facts["returned"] = "tuple" if isinstance(returned, tuple) else _TYPE(returned).__name__
+    returned = returned if isinstance(returned, tuple) else (returned,)
+    facts["raw"] = tuple(_raw(v) for v in returned)
+    return facts
+
+
+class Returned:
+    """Judge side: what backward returned where a gradient goes when it was not a tensor (nor None)."""
+
+    def __init__(self, type_name: str):
+        self.type_name = type_name
+
+
+def type_name(value) -> str:
+    """The type name of something backward returned, whichever side read it."""
+    return value.type_name if isinstance(value, Returned) else type(value).__name__
+
+
+def backward_by_its_node(Fn, inputs: tuple, grad_outputs, what: str, rules=None, names=()):
+    """What the learner's backward returns when autograd's own node is its ctx (`real_backward`, in the learner's
+    process), as a tuple (a value that is neither a tensor nor None as a `Returned`), or None when Fn.apply made no
+    node of Fn's own (the tests that run autograd say so). Errors become feedback through `rules`, by default the
+    engine's."""
+    grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else (grad_outputs,)
+    with c.explained(what, c.engine_rules(names) if rules is None else rules):
+        facts = real_backward(Fn, tuple(inputs), grad_outputs)
+    if not facts["node"]:
+        return None
+    return tuple(Returned(v["not_a_tensor"]) if isinstance(v, dict) else v for v in facts["raw"])
+
+
+def fresh(inputs: tuple) -> tuple:
+    """The same inputs as new leaves (tensors copied, requires_grad kept), for a second run of the same call."""
+    return tuple(t.detach().clone().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t
+                 for t in inputs)

@@ -6,7 +6,9 @@
 
 The autograd engine sums a gradient that has the broadcast shape down to the input's shape by itself,
 so a missing un-broadcast passes every check that goes through the engine (and gradcheck). The `shapes`
-checks therefore call forward and backward directly, with a `FakeCtx`, and look at what backward returns.
+checks therefore call forward and backward directly, with a `FakeCtx`, and look at what backward returns; and,
+since a stand-in ctx can be recognised, they also call backward with the node autograd made for `.apply` as its
+ctx (`behaviour.backward_by_its_node`, before the engine's repair), and need both to pass.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 
 import torch
 
+from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.common import Rule
 
@@ -281,6 +284,33 @@ def broadcastmul_shapes(BroadcastMul, cases=MUL_ALL[:1]) -> None:
             c.require_close(got, reference_unbroadcast(full, x.shape),
                             f"the gradient of {name} returned by backward (shapes {_fmt(sa)} and {_fmt(sb)})",
                             "wrong-derivative", _MUL_HINT)
+        _mul_shapes_by_its_node(BroadcastMul, a, b, g)
+
+
+def _mul_shapes_by_its_node(BroadcastMul, a, b, g) -> None:
+    """broadcastmul_shapes' rule once more, with the node autograd made for BroadcastMul.apply(a, b) as backward's
+    ctx (`behaviour.backward_by_its_node`): a stand-in ctx can be recognised, autograd's own node cannot."""
+    grads = behaviour.backward_by_its_node(BroadcastMul, behaviour.fresh((a, b)), g, names=INPUTS_MUL,
+                                           what="BroadcastMul.backward with autograd's own node as its ctx")
+    if grads is None:
+        return  # no node of its own: broadcastmul_values says so
+    lead = ("Called directly, your backward returned the right gradients; but with the node autograd made for "
+            "BroadcastMul.apply as its ctx, ")
+    if len(grads) != 2:
+        c.fail("wrong-arity", f"{lead}BroadcastMul.backward returned {len(grads)} value(s) but forward takes 2 "
+                              "inputs (a, b): return one gradient for each, in order.")
+    for name, x, got, full in (("a", a, grads[0], g * b.detach()), ("b", b, grads[1], g * a.detach())):
+        if not isinstance(got, torch.Tensor):
+            c.fail("missing-gradient", f"{lead}it returned {behaviour.type_name(got)} for {name}, which requires "
+                                       "grad: return its gradient (a tensor).")
+        if tuple(got.shape) != tuple(x.shape):
+            c.fail("missing-unbroadcast",
+                   f"{lead}the gradient of {name} has shape {_fmt(got.shape)} but {name} has shape "
+                   f"{_fmt(x.shape)}: sum over the broadcast dimensions (unbroadcast(grad, {name}.shape)) whatever "
+                   "the ctx. (autograd's engine quietly does this sum for you, but anyone calling backward "
+                   "directly gets the wrong shape.)")
+        c.require_close(got, reference_unbroadcast(full, x.shape),
+                        f"{lead}the gradient of {name} returned by backward", "wrong-derivative", _MUL_HINT)
 
 
 # ------------------------------------------------------------------------------------------------ SumDim
@@ -378,6 +408,27 @@ def sumdim_shape(SumDim, cases=(((4, 4), 1, False), ((2, 3, 4), -2, True))) -> N
                    "expand grad_output back to x's shape (unsqueeze(dim) first when keepdim is False).")
         c.require_close(grad, _expected_sum_grad(shape, dim, keepdim, g), f"the gradient of x for {what}",
                         "wrong-derivative", _SUM_HINT)
+        _sum_shape_by_its_node(SumDim, x, dim, keepdim, g, what)
+
+
+def _sum_shape_by_its_node(SumDim, x, dim, keepdim, g, what: str) -> None:
+    """sumdim_shape's rule once more, with the node autograd made for SumDim.apply as backward's ctx
+    (`behaviour.backward_by_its_node`): a stand-in ctx can be recognised, autograd's own node cannot."""
+    with c.explained(what, SUM_RULES):
+        grads = behaviour.backward_by_its_node(SumDim, behaviour.fresh((x, dim, keepdim)), g, what=what,
+                                               rules=SUM_RULES)
+    if grads is None:
+        return  # no node of its own: sumdim_values says so
+    grad = grads[0] if grads else None
+    lead = (f"{what}: called directly, backward returned a gradient of x's shape; but with the node autograd made "
+            "as its ctx,")
+    if not isinstance(grad, torch.Tensor):
+        c.fail("missing-gradient", f"{lead} it returned {behaviour.type_name(grad)} as the gradient of x: return a "
+                                   "tensor of x's shape whatever the ctx.")
+    if tuple(grad.shape) != tuple(x.shape):
+        c.fail("wrong-grad-shape",
+               f"{lead} the gradient of x has shape {_fmt(grad.shape)} but x has shape {_fmt(x.shape)}: expand "
+               "grad_output back to x's shape (unsqueeze(dim) first when keepdim is False) whatever the ctx.")
 
 
 def sumdim_none(SumDim, cases=SUM_NONE_CASES[:1]) -> None:
