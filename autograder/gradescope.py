@@ -62,6 +62,7 @@ DEFAULT_WEAKEST = "no-namespaces"
 # Gradescope's own limit is 10 minutes by default (on half a CPU): the budget ends grading before it, so
 # a results.json is always written.
 GRADESCOPE_TIMEOUT_SECONDS = 600
+GRADESCOPE_LONGEST_TIMEOUT_SECONDS = 2400  # what its assignment settings allow at most
 DEFAULT_BUDGET_SECONDS = 480
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -153,8 +154,9 @@ def build(output: Path | None = None, assignments: list[str] | None = None, visi
                              "student's code could read the autograder's files and change its results)")
     if isolation and weakest_isolation and LEVELS.index(isolation) > LEVELS.index(weakest_isolation):
         raise ValueError(f"--isolation {isolation} is weaker than --weakest-isolation {weakest_isolation}")
-    if budget_seconds is not None and not 0 < budget_seconds < GRADESCOPE_TIMEOUT_SECONDS * 6:
-        raise ValueError(f"--budget {budget_seconds:g}: seconds, more than 0 and below Gradescope's largest timeout")
+    if budget_seconds is not None and not 0 < budget_seconds < GRADESCOPE_LONGEST_TIMEOUT_SECONDS:
+        raise ValueError(f"--budget {budget_seconds:g}: seconds, more than 0 and below Gradescope's longest timeout "
+                         f"({GRADESCOPE_LONGEST_TIMEOUT_SECONDS} s; its default is {GRADESCOPE_TIMEOUT_SECONDS} s)")
     if max_submission_mb is not None and not max_submission_mb > 0:
         raise ValueError(f"--max-submission-mb {max_submission_mb:g}: must be more than 0")
     copies = {s.assignment: grading_copy(s) for s in sources if s.assignment in chosen}  # refuses a stale course/
@@ -227,11 +229,18 @@ def grading_sources(wanted: list[str] | None = None) -> list:
 
     folder = paths.ROOT / GRADING_DIR
     if folder.is_dir():
-        found = notebooks.sources(folder)
-    else:
-        found = [notebooks.Source(s.path, grading_copy(s)) for s in notebooks.sources()
-                 if not wanted or s.assignment in wanted]
-    return [s for s in found if not wanted or s.assignment in wanted]
+        return [s for s in notebooks.sources(folder) if not wanted or s.assignment in wanted]
+    found = []
+    for source in notebooks.sources():
+        if wanted and source.assignment not in wanted:
+            continue
+        try:
+            found.append(notebooks.Source(source.path, grading_copy(source)))
+        except ValueError as error:
+            if wanted:
+                raise
+            print(f"left out: {error}", file=sys.stderr)  # every notebook: one not released yet is not one
+    return found
 
 
 def load_course_index() -> dict:
@@ -471,6 +480,8 @@ def tests_of(report, source, visibility: dict, prefix: str = "", limits=None) ->
         output = cell.feedback if cell.status in ("passed", "failed") else f"{cell.status}: {cell.feedback}"
         if cell.status == "timeout":
             slow.append(cell.grade_id)
+            if limits is not None:
+                output += f" (the time limit is {limits.seconds_per_test:g} s a test here)"
         elif cell.mistake == "learner-stalled" and slow:
             seconds = f" ({limits.seconds_per_test:g} s each)" if limits is not None else ""
             output = (f"not run: {', '.join(slow)} ran out of time{seconds}, so the grader stopped running your "

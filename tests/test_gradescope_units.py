@@ -103,7 +103,7 @@ def test_the_isolation_options_are_checked_when_the_zip_is_built(tmp_path):
     for args, message in ((["--isolation", "none"], "grades at full or no-namespaces only"),
                           (["--weakest-isolation", "none"], "invalid choice"),
                           (["--isolation", "no-namespaces", "--weakest-isolation", "full"], "is weaker than"),
-                          (["--budget", "0"], "--budget 0"), (["--max-submission-mb", "-1"], "must be more than 0")):
+                          (["--budget", "0"], "--budget 0"), (["--budget", "2400"], "longest timeout"), (["--max-submission-mb", "-1"], "must be more than 0")):
         refused = run_cli("gradescope", "--assignment", "01_square", "--output", str(tmp_path / "z.zip"), *args)
         assert refused.returncode == 2 and message in refused.stderr, (args, refused.stderr)
     built = run_cli("gradescope", "--assignment", "01_square", "--output", str(tmp_path / "z.zip"),
@@ -133,13 +133,18 @@ RESULTS = {results!r}
 def escaped_daemon(text, name, source, config, cap=None):
     # What a learner's process that got out of its sandbox would leave: a double-forked daemon, in a session
     # of its own, that rewrites results.json once run_autograder is done.
-    if os.fork() == 0:
+    middle = os.fork()
+    if middle == 0:
         os.setsid()
         if os.fork() == 0:
-            open({pidfile!r}, "w").write(str(os.getpid()))
+            open({pidfile!r} + ".tmp", "w").write(str(os.getpid()))
+            os.rename({pidfile!r} + ".tmp", {pidfile!r})
             time.sleep(3)
             open(RESULTS, "w").write(json.dumps({{"score": 999, "output": "forged", "tests": []}}))
         os._exit(0)
+    os.waitpid(middle, 0)
+    while not os.path.exists({pidfile!r}):  # the daemon is on its own now
+        time.sleep(0.01)
     report = grading.Report(name, "01_square", 3, 3, [grading.CellResult(g, 1, 1, "passed", "passed")
                             for g in ("test_Square_values", "test_Square_graph", "test_Square_saved")],
                             isolation={{"strong": True, "namespaces": True, "landlock": 7, "seccomp": True}})
@@ -266,7 +271,7 @@ def test_a_timeout_names_the_loop_in_the_tests_it_costs():
     report = grading.Report("01_square.ipynb", "01_square", 0, 3, cells)
     tests = gradescope.tests_of(report, source, gradescope.DEFAULT_VISIBILITY, "",
                                 gradescope._limits({"limits": {}}, "full", 10))
-    assert tests[0]["output"].startswith("timeout: time limit exceeded")
+    assert tests[0]["output"].startswith("timeout: time limit exceeded") and "10 s a test here" in tests[0]["output"]
     for test in tests[1:]:
         assert "test_Square_values ran out of time (10 s each)" in test["output"] and "infinite loop" in test["output"]
 
@@ -304,3 +309,40 @@ def test_run_autograders_own_fallback_is_plain_text_too():
 
     fallback = gradescope_scripts.RUN_AUTOGRADER.split("<<'JSON'\n")[1].split("\nJSON")[0]
     assert json.loads(fallback)["output_format"] == "text" and json.loads(fallback)["score"] == 0
+
+
+STOPPABLE = """
+import sys, time
+sys.path.insert(0, {root!r})
+from autograder import gradescope
+
+
+def slow(text, name, source, config, cap=None):
+    open({ready!r}, "w").write("grading")
+    time.sleep(60)
+
+
+gradescope.grade_with_fallback = slow
+sys.exit(gradescope.main(["run", "--root", {where!r}]))
+"""
+
+
+def test_a_stopped_run_still_writes_its_final_results(tmp_path):
+    """SIGTERM in the middle of a notebook: the final results.json says the autograder was stopped."""
+    where = gradescope.layout(tmp_path)
+    where["submission"].mkdir(parents=True)
+    _, nb = samples.student_notebook("01_square")
+    (where["submission"] / "01_square.ipynb").write_text(nbformat.writes(nb))
+    ready = tmp_path / "ready"
+    script = STOPPABLE.format(root=str(ROOT), ready=str(ready), where=str(tmp_path))
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    deadline = time.monotonic() + 60
+    while not ready.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert json.loads(where["results"].read_text())["tests"][0]["output"] == gradescope.PENDING
+    process.terminate()
+    out, err = process.communicate(timeout=30)
+    data = json.loads(where["results"].read_text())
+    assert data["score"] == 0 and len(data["tests"]) == 3, out + err
+    assert all(t["output"].startswith("Not graded: the autograder was stopped (SIGTERM)") for t in data["tests"])
