@@ -7,6 +7,10 @@ The trusted reference is torch.nn.functional.cross_entropy, bound when this modu
 
 Each check takes `cases=`: its default is what the visible test cell runs, the hidden block passes the
 module's larger table.
+
+What backward returns before the engine converts or drops it (its dtype, the None for target, its scaling with
+grad_output) is read twice: called directly with a stand-in ctx, and with the node autograd made for
+`SoftmaxCrossEntropy.apply` as its ctx (`behaviour.backward_by_its_node`); a test's point needs both.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from autograder.checks import behaviour
 from autograder.checks import common as c
 
 
@@ -152,6 +157,31 @@ def _direct(SCE, logits, target, grad_output):
     return loss, grads
 
 
+# How the feedback starts when only autograd's own node as the ctx shows the mistake.
+BY_ITS_NODE = (f"Called directly, your backward returned what it should; but with the node autograd made for "
+               f"{NAME}.apply as its ctx, ")
+
+
+def _by_its_node(SCE, logits, target, grad_output):
+    """What backward returns with the node autograd made for SCE.apply(logits, target) as its ctx, or None when
+    SCE.apply makes no node of its own (the tests through the engine say so)."""
+    grads = behaviour.backward_by_its_node(SCE, (logits.detach().clone().requires_grad_(True), target), grad_output,
+                                           what=f"{NAME}.backward with autograd's own node as its ctx", names=INPUTS)
+    if grads is not None and len(grads) != 2:
+        c.fail("wrong-arity", f"{BY_ITS_NODE}{NAME}.backward returned {len(grads)} value(s) but forward takes 2 "
+                              "inputs (logits, target): return (grad_logits, None).")
+    return grads
+
+
+def _both(SCE, logits, target, grad_output):
+    """(what backward returned, how its feedback starts): called directly, then with autograd's own node."""
+    _, grads = _direct(SCE, logits, target, grad_output)
+    yield grads, ""
+    real = _by_its_node(SCE, logits, target, grad_output)
+    if real is not None:
+        yield real, BY_ITS_NODE
+
+
 def _grad(SCE, logits, target, scale=1.0, loss_what=None, **tol):
     """The loss (checked first when loss_what is given) and the gradient of loss * scale via the engine."""
     leaf = logits.detach().clone().requires_grad_(True)
@@ -252,8 +282,9 @@ def _grad_output(SCE, n: int, classes: int, seed: int) -> None:
     loss, grad = _grad(SCE, logits, target, scale=3.0)
     c.require_own_node(loss, SCE, NAME)
     _require_grad(grad, logits, target, "the gradient of loss * 3", scale=3.0)
-    _, grads = _direct(SCE, logits, target, torch.tensor(-2.5, dtype=torch.float64))
-    _require_grad(grads[0], logits, target, f"what {NAME}.backward returns for grad_output = -2.5", scale=-2.5)
+    for grads, lead in _both(SCE, logits, target, torch.tensor(-2.5, dtype=torch.float64)):
+        _require_grad(grads[0], logits, target, f"{lead}what {NAME}.backward returns for grad_output = -2.5",
+                      scale=-2.5)
 
 
 def none_for_target(SCE, cases=NONE_CASES[:1]) -> None:
@@ -266,13 +297,13 @@ def none_for_target(SCE, cases=NONE_CASES[:1]) -> None:
 def _none_for_target(SCE, n: int, classes: int, seed: int) -> None:
     logits = c.randn(n, classes, seed=seed, requires_grad=False)
     target = _targets(n, classes, seed)
-    _, grads = _direct(SCE, logits, target, torch.tensor(1.0, dtype=torch.float64))
-    if grads[1] is not None:
-        c.fail("missing-none",
-               f"{NAME}.backward returned a {type(grads[1]).__name__} for input 2 (target): target "
-               "holds integer class indices and has no gradient. Return None in that position: "
-               "return grad_logits, None.")
-    _require_grad(grads[0], logits, target, f"the first value {NAME}.backward returns")
+    for grads, lead in _both(SCE, logits, target, torch.tensor(1.0, dtype=torch.float64)):
+        if grads[1] is not None:
+            c.fail("missing-none",
+                   f"{lead}{NAME}.backward returned a {behaviour.type_name(grads[1])} for input 2 (target): target "
+                   "holds integer class indices and has no gradient. Return None in that position: "
+                   "return grad_logits, None.")
+        _require_grad(grads[0], logits, target, f"{lead}the first value {NAME}.backward returns")
 
 
 def dtype(SCE, cases=DTYPE_CASES[:1]) -> None:
@@ -291,9 +322,11 @@ def _dtype(SCE, n: int, classes: int, seed: int) -> None:
         if loss.dtype != dt:
             c.fail("wrong-dtype", f"for {dt} logits, {NAME}.apply returned a {loss.dtype} loss: compute in the "
                                   "logits' dtype (no .double() / .float() conversions).")
-        _, grads = _direct(SCE, logits, target, torch.tensor(1.0, dtype=dt))
-        if not isinstance(grads[0], torch.Tensor):
-            c.fail("no-gradient", f"{NAME}.backward returned {type(grads[0]).__name__} for the logits.")
-        if grads[0].dtype != dt:
-            c.fail("wrong-dtype", f"for {dt} logits, {NAME}.backward returned a {grads[0].dtype} gradient: it must "
-                                  "have the logits' dtype (build the one-hot with dtype=logits.dtype, no .double()).")
+        for grads, lead in _both(SCE, logits, target, torch.tensor(1.0, dtype=dt)):
+            if not isinstance(grads[0], torch.Tensor):
+                c.fail("no-gradient", f"{lead}{NAME}.backward returned {behaviour.type_name(grads[0])} for the "
+                                      "logits.")
+            if grads[0].dtype != dt:
+                c.fail("wrong-dtype", f"{lead}for {dt} logits, {NAME}.backward returned a {grads[0].dtype} gradient: "
+                                      "it must have the logits' dtype (build the one-hot with dtype=logits.dtype, no "
+                                      ".double()).")
