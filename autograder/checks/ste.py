@@ -15,6 +15,7 @@ import math
 
 import torch
 
+from autograder.checks import behaviour
 from autograder.checks import common as c
 
 
@@ -87,6 +88,24 @@ def _direct_backward(Fn, name: str, x: torch.Tensor, grad_output: torch.Tensor):
                                   "return exactly one gradient.")
         (out,) = out
     return y, out
+
+
+def _backward_both(Fn, name: str, x: torch.Tensor, grad_output: torch.Tensor):
+    """(what backward returned, how its feedback starts), twice: called directly with a stand-in ctx, then with the
+    node autograd made for Fn.apply(x) as its ctx (`behaviour.backward_by_its_node`), which no answer can tell
+    from real use. The second is left out when Fn.apply makes no node of its own (the engine tests say so)."""
+    _, out = _direct_backward(Fn, name, x, grad_output)
+    yield out, ""
+    leaf = x.detach().clone().requires_grad_(True)
+    real = behaviour.backward_by_its_node(Fn, (leaf,), grad_output, what=f"{name}.backward with autograd's own "
+                                          "node as its ctx")
+    if real is None:
+        return
+    lead = f"Called directly, {name}.backward returned what it should; but with the node autograd made as its ctx, "
+    if len(real) != 1:
+        c.fail("wrong-arity", f"{lead}it returned {len(real)} values but forward takes 1 input (x): return exactly "
+                              "one gradient.")
+    yield real[0], lead
 
 
 def _first(x: torch.Tensor, mask: torch.Tensor) -> float:
@@ -194,10 +213,11 @@ def round_backward(RoundSTE, cases=BACKWARD_CASES) -> None:
         _require_pass_through(grad, x, g, f"the gradient of {ROUND} on shape {shape}")
     x = c.randn(3, 4, seed=7, scale=3.0, requires_grad=False)
     g = _random_grad((3, 4), 8, torch.float64)
-    _, out = _direct_backward(RoundSTE, ROUND, x, g)
-    if out is None:
-        c.fail("no-gradient", f"{ROUND}.backward returned None for x: return grad_output.")
-    _require_pass_through(out, x, g, f"what {ROUND}.backward returns (called directly)")
+    for out, lead in _backward_both(RoundSTE, ROUND, x, g):
+        if out is None:
+            c.fail("no-gradient", f"{lead}{ROUND}.backward returned None for x: return grad_output.")
+        said = f"{lead}what {ROUND}.backward returns" + ("" if lead else " (called directly)")
+        _require_pass_through(out, x, g, said)
     # Inside a larger graph: d/dx of 3 * RoundSTE(2 x) is 6 (times grad_output) under the STE.
     leaf = c.randn(5, seed=9, scale=2.0)
     y = c.call(RoundSTE.apply, 2 * leaf, what=f"{ROUND}.forward")
@@ -215,13 +235,14 @@ def round_dtype(RoundSTE, cases=ROUND_DTYPE_CASES) -> None:
         for seed in cases:
             x = c.randn(6, seed=seed, dtype=dtype, requires_grad=False, scale=3.0)
             _require_round_forward(RoundSTE, x)
-            _, out = _direct_backward(RoundSTE, ROUND, x, _random_grad((6,), seed + 1, dtype))
-            if not isinstance(out, torch.Tensor):
-                c.fail("no-gradient", f"{ROUND}.backward returned {type(out).__name__}, not a tensor: "
-                                      "return grad_output.")
-            if out.dtype != dtype:
-                c.fail("wrong-dtype", f"for a {dtype} input, {ROUND}.backward returned a {out.dtype} gradient: "
-                                      "the gradient must keep the input's dtype (return grad_output as it is).")
+            for out, lead in _backward_both(RoundSTE, ROUND, x, _random_grad((6,), seed + 1, dtype)):
+                if not isinstance(out, torch.Tensor):
+                    c.fail("no-gradient", f"{lead}{ROUND}.backward returned {behaviour.type_name(out)}, not a "
+                                          "tensor: return grad_output.")
+                if out.dtype != dtype:
+                    c.fail("wrong-dtype", f"{lead}for a {dtype} input, {ROUND}.backward returned a {out.dtype} "
+                                          "gradient: the gradient must keep the input's dtype (return grad_output "
+                                          "as it is).")
 
 
 def round_graph(RoundSTE, cases=GRAPH_CASES) -> None:
@@ -348,10 +369,10 @@ def sign_backward(SignSTE, cases=BACKWARD_CASES) -> None:
     g = torch.tensor([2.5, -3.0, 0.5, 1.75, -0.25, 4.0], dtype=torch.float64)
     grad = _grad_via_autograd(SignSTE, SIGN, x, g)
     _require_clipped(grad, x, g, f"the gradient of {SIGN}")
-    _, out = _direct_backward(SignSTE, SIGN, x, g)
-    if out is None:
-        c.fail("no-gradient", f"{SIGN}.backward returned None for x: return grad_output * (x.abs() <= 1).")
-    _require_clipped(out, x, g, f"what {SIGN}.backward returns (called directly)")
+    for out, lead in _backward_both(SignSTE, SIGN, x, g):
+        if out is None:
+            c.fail("no-gradient", f"{lead}{SIGN}.backward returned None for x: return grad_output * (x.abs() <= 1).")
+        _require_clipped(out, x, g, f"{lead}what {SIGN}.backward returns" + ("" if lead else " (called directly)"))
     # After y.sum(): grad_output is one number broadcast to every element; an in-place edit corrupts all.
     leaf = torch.tensor([-2.0, 0.5, 3.0, -0.25], dtype=torch.float64, requires_grad=True)
     y = c.call(SignSTE.apply, leaf, what=f"{SIGN}.forward")
@@ -383,17 +404,17 @@ def sign_dtype(SignSTE, cases=SIGN_DTYPE_CASES) -> None:
         x = torch.tensor([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0], dtype=dtype)
         _require_sign_forward(SignSTE, x)
         g = torch.tensor([1.5, -0.5, 2.0, 0.25, -1.0, 0.75, 3.0], dtype=dtype)
-        _, out = _direct_backward(SignSTE, SIGN, x, g)
-        if not isinstance(out, torch.Tensor):
-            c.fail("no-gradient", f"{SIGN}.backward returned {type(out).__name__}, not a tensor: return "
-                                  "grad_output * (x.abs() <= 1).")
-        if out.dtype != dtype:
-            hint = (" It returned the boolean mask: multiply grad_output by it." if out.dtype == torch.bool else
-                    " Multiply grad_output by the boolean mask directly (x.abs() <= 1), or convert the mask "
-                    "with .to(grad_output.dtype), not .double()/.float().")
-            c.fail("wrong-dtype", f"for a {dtype} input, {SIGN}.backward returned a {out.dtype} gradient: the "
-                                  f"gradient must have the input's dtype.{hint}")
-        _require_clipped(out, x, g, f"what {SIGN}.backward returns for {dtype}")
+        for out, lead in _backward_both(SignSTE, SIGN, x, g):
+            if not isinstance(out, torch.Tensor):
+                c.fail("no-gradient", f"{lead}{SIGN}.backward returned {behaviour.type_name(out)}, not a tensor: "
+                                      "return grad_output * (x.abs() <= 1).")
+            if out.dtype != dtype:
+                hint = (" It returned the boolean mask: multiply grad_output by it." if out.dtype == torch.bool else
+                        " Multiply grad_output by the boolean mask directly (x.abs() <= 1), or convert the mask "
+                        "with .to(grad_output.dtype), not .double()/.float().")
+                c.fail("wrong-dtype", f"{lead}for a {dtype} input, {SIGN}.backward returned a {out.dtype} gradient: "
+                                      f"the gradient must have the input's dtype.{hint}")
+            _require_clipped(out, x, g, f"{lead}what {SIGN}.backward returns for {dtype}")
 
 
 def sign_graph(SignSTE, cases=GRAPH_CASES) -> None:
