@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import torch
 
+from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.common import Rule
 
@@ -179,7 +180,9 @@ def needs_input_grad(ScaledAdd, cases=NEEDS_CASES[:1]) -> None:
     """A crafted ctx says which inputs need a gradient; the others must get None (work skipped).
 
     Through the engine this mistake is invisible (autograd drops a gradient for an input that does not
-    require grad), so backward is called directly.
+    require grad), so backward is called directly: with a stand-in ctx, and with the node autograd made for
+    ScaledAdd.apply on inputs of which only one requires grad (`behaviour.backward_by_its_node`, a ctx no answer
+    can tell from real use). Both must pass.
     """
     c.require_function(ScaledAdd, NAME)
     alpha = -0.75
@@ -189,26 +192,17 @@ def needs_input_grad(ScaledAdd, cases=NEEDS_CASES[:1]) -> None:
         for needs, other in (((True, False, False), 1), ((False, True, False), 0)):
             what = f"{NAME}.backward with ctx.needs_input_grad = {needs}"
             grads = _direct_backward(ScaledAdd, needs, x, y, alpha, g, what)
-            kept = 1 - other
-            if grads[other] is not None and grads[kept] is None:
-                c.fail("swapped-order",
-                       f"{what}: backward returned None for {INPUTS[kept]}, which needs a gradient, and a "
-                       f"gradient for {INPUTS[other]}, which does not: the two are swapped. Return them in the "
-                       "order of forward's inputs: `return grad_x, grad_y, None`.")
-            if grads[other] is not None:
-                name = INPUTS[other]
-                c.fail("ignores-needs-input-grad",
-                       f"{what}: backward returned a {type(grads[other]).__name__} for {name}, whose "
-                       f"ctx.needs_input_grad entry is False. Check ctx.needs_input_grad[{other}] and return "
-                       f"None for {name} (and skip computing its gradient).")
-            expected = g if kept == 0 else alpha * g
-            if grads[kept] is None:
-                c.fail("missing-gradient",
-                       f"{what}: backward returned None for {INPUTS[kept]}, which needs a gradient "
-                       f"(ctx.needs_input_grad[{kept}] is True).")
-            c.require_close(grads[kept], expected, f"{what}: the gradient of {INPUTS[kept]}",
-                            "wrong-grad-x" if kept == 0 else "wrong-grad-y",
-                            "grad_x = grad_output and grad_y = alpha * grad_output, in that order.")
+            _needs_verdict(grads, other, alpha, g, what)
+            inputs = (x.detach().clone().requires_grad_(needs[0]), y.detach().clone().requires_grad_(needs[1]), alpha)
+            real = behaviour.backward_by_its_node(ScaledAdd, inputs, g, names=INPUTS, rules=RULES,
+                                                  what=f"{NAME}.backward with autograd's own node as its ctx")
+            if real is None:
+                continue  # no node of its own: the values test says so
+            lead = (f"Called directly, your backward returned what it should; but with the node autograd made for "
+                    f"{NAME}.apply(x, y, alpha) as its ctx, {INPUTS[1 - other]} alone requiring grad")
+            if len(real) < 3:
+                c.fail("wrong-arity", f"{lead}, backward returned {len(real)} value(s): return `grad_x, grad_y, None`.")
+            _needs_verdict(real, other, alpha, g, lead)
     # Through the engine, with y a constant: x still gets its gradient.
     x, y = _tensors((5,), 20)
     y = y.detach()
@@ -218,6 +212,31 @@ def needs_input_grad(ScaledAdd, cases=NEEDS_CASES[:1]) -> None:
         (grad_x,) = c.backward_grads(out, [x], g, what=f"{NAME}.backward", names=INPUTS)
     c.require_close(grad_x, g, "the gradient of x when y does not require grad", "wrong-grad-x",
                     "grad_x = grad_output, whatever y needs.")
+
+
+def _needs_verdict(grads: tuple, other: int, alpha: float, g, what: str) -> None:
+    """What backward returned when only input `1 - other` (of x, y) needs a gradient: None for the other one, the
+    right gradient for it."""
+    kept = 1 - other
+    if grads[other] is not None and grads[kept] is None:
+        c.fail("swapped-order",
+               f"{what}: backward returned None for {INPUTS[kept]}, which needs a gradient, and a "
+               f"gradient for {INPUTS[other]}, which does not: the two are swapped. Return them in the "
+               "order of forward's inputs: `return grad_x, grad_y, None`.")
+    if grads[other] is not None:
+        name = INPUTS[other]
+        c.fail("ignores-needs-input-grad",
+               f"{what}: backward returned a {behaviour.type_name(grads[other])} for {name}, whose "
+               f"ctx.needs_input_grad entry is False. Check ctx.needs_input_grad[{other}] and return "
+               f"None for {name} (and skip computing its gradient).")
+    expected = g if kept == 0 else alpha * g
+    if grads[kept] is None:
+        c.fail("missing-gradient",
+               f"{what}: backward returned None for {INPUTS[kept]}, which needs a gradient "
+               f"(ctx.needs_input_grad[{kept}] is True).")
+    c.require_close(grads[kept], expected, f"{what}: the gradient of {INPUTS[kept]}",
+                    "wrong-grad-x" if kept == 0 else "wrong-grad-y",
+                    "grad_x = grad_output and grad_y = alpha * grad_output, in that order.")
 
 
 def alpha_scaling(ScaledAdd, cases=ALPHA_CASES[:1]) -> None:
