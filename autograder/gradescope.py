@@ -570,6 +570,7 @@ class Grading:
         self.notes: list[str] = []         # the top-level output: nothing in it describes a test
         self.after: list[str] = []         # ... and its last lines
         self.entries: list[dict] = []      # one per notebook to grade: {"tests", "summary", "score"}
+        self.limit = int(float(config.get("max_submission_mb") or 20) * 1_000_000)
 
     def left(self) -> float:
         return self.budget - (time.monotonic() - self.started)
@@ -592,10 +593,10 @@ class Grading:
         wanted = self.config["assignments"]
         sources = grading_sources(wanted)
         prefix_of = (lambda s: f"{s.assignment}: ") if len(sources) > 1 else (lambda s: "")
-        limit = int(float(self.config.get("max_submission_mb") or notebooks.MAX_SUBMISSION_MB) * 1_000_000)
+        self.limit = int(float(self.config.get("max_submission_mb") or notebooks.MAX_SUBMISSION_MB) * 1_000_000)
         top = self.where["submission"]
         files = candidates(top)
-        chosen, considered, rejected = consider(files, sources, load_course_index(), top, limit)
+        chosen, considered, rejected = consider(files, sources, load_course_index(), top, self.limit)
         course = ", ".join(f"{s.name}.ipynb" for s in sources)
         if not chosen:
             if not files:
@@ -645,7 +646,7 @@ class Grading:
         units = sum(min(len(e["source"].cells("test")), restarts + 1) + 1
                     for e in self.entries[self.entries.index(entry):])
         cap = left / (units + 1)  # one more: starting the sandbox, and a margin
-        text = json.dumps(entry["nb"])
+        text = notebooks.read_text(entry["path"], self.limit)  # the upload as it is (read once already, capped)
         try:
             done, value = _within(left, lambda: grade_with_fallback(text, f"{source.name}.ipynb", source,
                                                                     self.config, cap))
