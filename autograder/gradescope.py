@@ -65,6 +65,7 @@ GRADESCOPE_TIMEOUT_SECONDS = 600
 GRADESCOPE_LONGEST_TIMEOUT_SECONDS = 2400  # what its assignment settings allow at most
 DEFAULT_BUDGET_SECONDS = 480
 PR_SET_CHILD_SUBREAPER = 36
+MAX_CANDIDATES = 20  # notebooks of one upload read (each under the size cap): a student uploads one or two
 
 PENDING = ("Not graded yet: the autograder was still grading when this was written. If you see this, the run "
            "was cut off before this test (by Gradescope's time limit?): it is not your mistake, tell your "
@@ -294,6 +295,13 @@ def consider(files: list[Path], sources: list, index: dict, top: Path, limit: in
 
     found: dict[str, list] = {}
     lines, rejected = [], []
+    if len(files) > MAX_CANDIDATES:
+        reason = (f"{len(files) - MAX_CANDIDATES} more notebooks ({', '.join(shown(p) for p in files[MAX_CANDIDATES:][:5])}"
+                  f"{', ...' if len(files) > MAX_CANDIDATES + 5 else ''}): an upload is read up to its first "
+                  f"{MAX_CANDIDATES} notebooks by name")
+        lines.append(f"- {reason}: not considered.")
+        rejected.append(reason)
+        files = files[:MAX_CANDIDATES]
     for path in files:
         try:
             nb = notebooks.read(path, limit)

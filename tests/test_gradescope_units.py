@@ -37,6 +37,9 @@ class FakeSandbox:
     def __exit__(self, *exc):
         return False
 
+    def isolation(self, limits=None):
+        return self.grade([], [("isolation", "pass\n")], limits=limits)["outcomes"][0].details["isolation"]
+
     def grade(self, cells, tests, seed=0, limits=None):
         self.tried.append(limits.isolation)
         layers = self.layers[limits.isolation]
@@ -97,6 +100,17 @@ def test_no_allowed_level_means_unavailable_never_none(fake_levels):
                    {"isolation": "no-namespaces", "weakest_isolation": "full"}):
         with pytest.raises(gradescope.GradingUnavailable):
             gradescope.grade_with_fallback("{}", "n.ipynb", square_source(), {"seed": 0, **config})
+
+
+def test_the_image_build_fails_where_no_allowed_level_works(fake_levels, monkeypatch, capsys):
+    """setup.sh's last step: below the weakest level allowed, the build fails and says why."""
+    fake_levels["layers"].update({"full": NO_NAMESPACES, "no-namespaces": NO_NAMESPACES})
+    monkeypatch.setattr(gradescope, "load_config", lambda: {"weakest_isolation": "full", "limits": {}})
+    assert gradescope.check() == 1
+    assert "below the weakest level allowed ('full')" in capsys.readouterr().err
+    monkeypatch.setattr(gradescope, "load_config", lambda: {"weakest_isolation": "no-namespaces", "limits": {}})
+    assert gradescope.check() == 0
+    assert "grading at 'full' (weakest allowed: 'no-namespaces')" in capsys.readouterr().out
 
 
 def test_the_isolation_options_are_checked_when_the_zip_is_built(tmp_path):
@@ -346,3 +360,16 @@ def test_a_stopped_run_still_writes_its_final_results(tmp_path):
     data = json.loads(where["results"].read_text())
     assert data["score"] == 0 and len(data["tests"]) == 3, out + err
     assert all(t["output"].startswith("Not graded: the autograder was stopped (SIGTERM)") for t in data["tests"])
+
+
+def test_an_upload_of_many_notebooks_is_read_up_to_a_bound(tmp_path):
+    """Thirty copies: the first twenty by name are considered (each under the size cap), the rest named."""
+    source = square_source()
+    _, nb = samples.student_notebook("01_square", fill=False)
+    for number in range(30):
+        (tmp_path / f"copy{number:02}.ipynb").write_text(nbformat.writes(nb))
+    files = gradescope.candidates(tmp_path)
+    chosen, lines, rejected = gradescope.consider(files, [source], {}, tmp_path, 10_000_000)
+    assert [p.name for p, _, _ in chosen] == ["copy00.ipynb"]
+    assert len(lines) == 21 and lines[0].startswith("- 10 more notebooks (copy20.ipynb, copy21.ipynb")
+    assert rejected[0].endswith("read up to its first 20 notebooks by name")
