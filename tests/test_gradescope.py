@@ -183,15 +183,16 @@ def test_wrong_submission_where_namespaces_are_refused(installed, tmp_path):
 def test_hostile_submission_gains_nothing(installed):
     attack = (ROOT / "tests" / "redteam" / "attacks" / "landlock" / "read-protected-files.py").read_text()
     source = installed / "autograder" / "source"
-    for key, value in {"{solutions}": source / "solutions", "{zoo}": source / "tests" / "zoo",
+    for key, value in {"{solutions}": source / "grading", "{zoo}": source / "tests" / "zoo",  # the hidden tests
                        "{home}": source / ".grading", "{WRONG}": WRONG}.items():
         attack = attack.replace(key, str(value))
     forged = installed / "autograder" / "results" / "results.json"
     attack += (f"\ntry:\n    open({str(forged)!r}, 'w').write('{{\"score\": 100, \"tests\": []}}')\n"
                "except OSError:\n    pass\n")
-    results = submit(installed, {"01_square.ipynb": notebook(attack)})
-    assert results["score"] <= 1
-    assert "READ [" in json.dumps(results)  # the attack ran, and what it read is in its feedback: no secret
+    for level in ("full", "no-namespaces"):  # (the second: Gradescope's containers, usually)
+        results = submit(installed, {"01_square.ipynb": notebook(attack)}, AUTOGRADER_ISOLATION=level)
+        assert results["score"] <= 1
+        assert "READ [" in json.dumps(results)  # the attack ran, and what it read is in its feedback: no secret
 
 
 def test_malformed_and_foreign_submissions_score_zero_and_say_why(installed):
