@@ -417,7 +417,7 @@ def real_backward(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bool = F
 
     Facts: "node" (False when out has no node of Fn's own: then nothing else), "outputs" (the tensors forward
     returned, a tuple), "raw": one entry per value backward returned (a tensor copy, None, or {"not_a_tensor":
-    the name of its type}), "returned": "tuple" or the type name of what backward returned when it is not a tuple."""
+    the name of its type}), "returned": "tuple" or "list" (its entries are "raw"), or "one value"."""
     inputs = tuple(inputs)
     out = function_apply(Fn, *inputs)
     outputs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
@@ -429,8 +429,8 @@ def real_backward(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bool = F
     facts["node"] = True
     with torch.set_grad_enabled(bool(create_graph)):
         returned = _BACKWARD_APPLY(nodes[0], *grad_outputs)
-    facts["returned"] = "tuple" if isinstance(returned, tuple) else _TYPE(returned).__name__
-    returned = returned if isinstance(returned, tuple) else (returned,)
+    facts["returned"] = _TYPE(returned).__name__ if isinstance(returned, (tuple, list)) else "one value"
+    returned = tuple(returned) if isinstance(returned, (tuple, list)) else (returned,)
     facts["raw"] = tuple(_raw(v) for v in returned)
     return facts
 
@@ -447,17 +447,18 @@ def type_name(value) -> str:
     return value.type_name if isinstance(value, Returned) else type(value).__name__
 
 
-def backward_by_its_node(Fn, inputs: tuple, grad_outputs, what: str, rules=None, names=()):
+def backward_by_its_node(Fn, inputs: tuple, grad_outputs, what: str, rules=None, names=(), as_returned=False):
     """What the learner's backward returns when autograd's own node is its ctx (`real_backward`, in the learner's
     process), as a tuple (a value that is neither a tensor nor None as a `Returned`), or None when Fn.apply made no
-    node of Fn's own (the tests that run autograd say so). Errors become feedback through `rules`, by default the
-    engine's."""
+    node of Fn's own (the tests that run autograd say so). With `as_returned`, a single value backward returned is
+    given as it is, not as a tuple of one. Errors become feedback through `rules`, by default the engine's."""
     grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else (grad_outputs,)
     with c.explained(what, c.engine_rules(names) if rules is None else rules):
         facts = real_backward(Fn, tuple(inputs), grad_outputs)
     if not facts["node"]:
         return None
-    return tuple(Returned(v["not_a_tensor"]) if isinstance(v, dict) else v for v in facts["raw"])
+    raw = tuple(Returned(v["not_a_tensor"]) if isinstance(v, dict) else v for v in facts["raw"])
+    return raw[0] if as_returned and facts["returned"] == "one value" else raw
 
 
 def fresh(inputs: tuple) -> tuple:

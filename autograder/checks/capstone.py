@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 
 import torch
+import torch.autograd.forward_ad as _FORWARD_AD
 import torch.func
 from torch.autograd import gradcheck as _gradcheck
 
@@ -365,20 +366,35 @@ def none_for_dim_and_keepdim(LSE, cases=NONE_EXAMPLE) -> None:
         out, ctx = _setup(LSE, x, dim, keepdim)
         grads = _run(LSE.backward, ctx, torch.ones_like(out),
                      what=f"LogSumExp.backward called directly (dim={dim}, keepdim={keepdim})")
-        if isinstance(grads, torch.Tensor) or not isinstance(grads, (tuple, list)):
-            c.fail("missing-none",
-                   "LogSumExp.backward returned a single value, but forward takes three inputs (x, dim, keepdim): "
-                   "return (grad_x, None, None), None for the int dim and for the bool keepdim.")
-        if len(grads) != 3:
-            c.fail("wrong-arity",
-                   f"LogSumExp.backward returned {len(grads)} values, but forward takes three inputs (x, dim, "
-                   "keepdim): return (grad_x, None, None).")
-        if grads[1] is not None or grads[2] is not None:
-            c.fail("missing-none",
-                   "LogSumExp.backward must return None for dim and for keepdim (they are an int and a bool, not "
-                   f"tensors), got {type(grads[1]).__name__} and {type(grads[2]).__name__}.")
-        c.require_shape(grads[0], x.shape, f"the gradient of x returned by backward (dim={dim}, keepdim={keepdim})",
-                        "wrong-grad-shape")
+        _none_verdict(grads, x, dim, keepdim, "")
+        # The same with the node autograd made for LogSumExp.apply as backward's ctx (a stand-in can be recognised).
+        leaf = x.detach().clone().requires_grad_(True)
+        what = f"LogSumExp.backward with autograd's own node as its ctx (dim={dim}, keepdim={keepdim})"
+        with c.explained(what, RULES):
+            real = behaviour.backward_by_its_node(LSE, (leaf, dim, keepdim), torch.ones_like(out), what=what,
+                                                  rules=RULES, as_returned=True)
+        if real is not None:
+            _none_verdict(real, x, dim, keepdim, "Called directly, your backward returned (grad_x, None, None); but "
+                                                 "with the node autograd made for LogSumExp.apply as its ctx, ")
+
+
+def _none_verdict(grads, x, dim, keepdim, lead: str) -> None:
+    """What backward returned: exactly (grad_x of x's shape, None, None). `lead` starts the feedback when it is
+    autograd's own node that was the ctx."""
+    if isinstance(grads, torch.Tensor) or not isinstance(grads, (tuple, list)):
+        c.fail("missing-none",
+               f"{lead}LogSumExp.backward returned a single value, but forward takes three inputs (x, dim, "
+               "keepdim): return (grad_x, None, None), None for the int dim and for the bool keepdim.")
+    if len(grads) != 3:
+        c.fail("wrong-arity",
+               f"{lead}LogSumExp.backward returned {len(grads)} values, but forward takes three inputs (x, dim, "
+               "keepdim): return (grad_x, None, None).")
+    if grads[1] is not None or grads[2] is not None:
+        c.fail("missing-none",
+               f"{lead}LogSumExp.backward must return None for dim and for keepdim (they are an int and a bool, "
+               f"not tensors), got {behaviour.type_name(grads[1])} and {behaviour.type_name(grads[2])}.")
+    c.require_shape(grads[0], x.shape, f"{lead}the gradient of x returned by backward (dim={dim}, "
+                    f"keepdim={keepdim})", "wrong-grad-shape")
 
 
 # ---------------------------------------------------------------------------------- gradcheck, gradgrad
@@ -471,6 +487,21 @@ def _check_own_jvp(LSE, x, dim, keepdim, t, rows=None):
                    "(exp(x - output) * x_t) summed over dim. " + JVP_HINT)
     c.require_close(tangent, expected, f"the output's tangent from {what}", "wrong-jvp", JVP_HINT,
                     rtol=rtol, atol=atol)
+    # The same tangent under forward-mode AD itself, in the learner's process (LogSumExp.apply on a dual tensor):
+    # there jvp's ctx is autograd's own node, which no answer can tell from real use.
+    real_what = (f"forward-mode AD of LogSumExp.apply (x a dual tensor of shape {tuple(x.shape)}, {x.dtype}, "
+                 f"dim={dim}, keepdim={keepdim})")
+    real = _transform(LSE, "forward AD", x, dim, keepdim, what=real_what, tangent=t)
+    lead = (f"Called directly after your setup_context, your jvp gave the right tangent; but under {real_what}, "
+            "where its ctx is autograd's own node, ")
+    if real is None:
+        c.fail("wrong-jvp", f"{lead}the output has no tangent: jvp must compute it from what forward saved, whatever "
+                            "the ctx. " + JVP_HINT)
+    _, expected = _reference_jvp(x, dim, keepdim, t)
+    c.require_shape(real, expected.shape, f"{lead}the output's tangent", "wrong-tangent-shape")
+    if rows is not None:
+        real, expected = real.reshape(rows.shape)[rows], expected.reshape(rows.shape)[rows]
+    c.require_close(real, expected, f"{lead}the output's tangent", "wrong-jvp", JVP_HINT, rtol=rtol, atol=atol)
 
 
 def forward_mode(LSE, cases=FORWARD_EXAMPLE) -> None:
@@ -504,7 +535,8 @@ def transformed(LSE, how: str, x, dim: int, keepdim: bool, tangent=None, in_dims
 
     how: "vmap" (with in_dims), "vmap(grad)" (per-sample gradients of f summed), "vmap(jvp)" (per-sample
     tangents, x and tangent batched on dim 0), "jvp" (the output and its tangent), "jacfwd" (the Jacobian),
-    "hessian" (of f(t).sum()).
+    "hessian" (of f(t).sum()), "forward AD" (the output's tangent for x made a dual tensor with `tangent`, by
+    autograd's forward mode rather than torch.func: None when the output has none).
     """
 
     def f(t):
@@ -522,6 +554,11 @@ def transformed(LSE, how: str, x, dim: int, keepdim: bool, tangent=None, in_dims
         return torch.func.jacfwd(f)(x)
     if how == "hessian":
         return torch.func.hessian(lambda t: f(t).sum())(x)
+    if how == "forward AD":
+        with _FORWARD_AD.dual_level():
+            out = f(_FORWARD_AD.make_dual(x, tangent))
+            found = _FORWARD_AD.unpack_dual(out).tangent if isinstance(out, torch.Tensor) else None
+            return None if found is None else found.clone()
     raise ValueError(f"unknown transform {how!r}")
 
 
@@ -587,6 +624,24 @@ def _require_torch_methods(LSE, shape, dim: int, keepdim: bool, seed: int) -> No
     c.require_close(torch.zeros_like(x) if again is None else again.detach(), second,
                     "the derivative of LogSumExp.backward's result with respect to x", "not-twice-differentiable",
                     TWICE_HINT, rtol=1e-6, atol=1e-9)
+    # The same second derivative through the node autograd made for LogSumExp.apply (the judge's double backward
+    # asks the learner's process for it): a stand-in ctx can be recognised, autograd's own node cannot.
+    leaf = x.detach().clone().requires_grad_(True)
+    real = _run(LSE.apply, leaf, dim, keepdim, what=f"LogSumExp.apply(x, {dim}, {keepdim})")
+    (real_first,) = _run(lambda: torch.autograd.grad(real, [leaf], g, create_graph=True),
+                         what="LogSumExp.backward under autograd")
+    c.require_close(real_first, first.detach(), f"the gradient of LogSumExp.apply(x, {dim}, {keepdim}) under autograd",
+                    "wrong-derivative", GRAD_HINT)
+    if not real_first.requires_grad:
+        c.fail("not-twice-differentiable",
+               "Called directly, LogSumExp.backward returned a gradient autograd can differentiate again; but under "
+               "autograd (LogSumExp.apply) it has no history: your backward takes another path when autograd calls "
+               "it. " + TWICE_HINT)
+    (real_again,) = _run(lambda: torch.autograd.grad(real_first, [leaf], v, allow_unused=True),
+                         what="LogSumExp.backward's gradient under autograd, differentiated again")
+    c.require_close(torch.zeros_like(leaf) if real_again is None else real_again.detach(), second,
+                    f"the second derivative of LogSumExp.apply(x, {dim}, {keepdim}) under autograd",
+                    "not-twice-differentiable", TWICE_HINT, rtol=1e-6, atol=1e-9)
 
 
 def vmap(LSE, cases=VMAP_EXAMPLE) -> None:
