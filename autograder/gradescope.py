@@ -282,7 +282,7 @@ def answered(nb, source) -> tuple[int, int]:
         len(released)
 
 
-def consider(files: list[Path], sources: list, index: dict, top: Path, limit: int):
+def consider(files: list[Path], sources: list, index: dict, top: Path, limit: int | None = None):
     """Which file to grade for each assignment, and why. Returns ([(file, notebook, source)] one per
     assignment, [a line per file considered], [a reason per file not graded that is no notebook of this
     autograder]). Among a notebook's copies the one with most answer cells filled in wins (JupyterLab's
@@ -578,7 +578,7 @@ class Grading:
         self.notes: list[str] = []         # the top-level output: nothing in it describes a test
         self.after: list[str] = []         # ... and its last lines
         self.entries: list[dict] = []      # one per notebook to grade: {"tests", "summary", "score"}
-        self.limit = int(float(config.get("max_submission_mb") or 20) * 1_000_000)
+        self.limit = int(float(config.get("max_submission_mb") or 0) * 1_000_000) or None  # None: grade's cap
 
     def left(self) -> float:
         return self.budget - (time.monotonic() - self.started)
@@ -596,12 +596,9 @@ class Grading:
         write(self.where["results"], self.snapshot())
 
     def run(self) -> dict:
-        from autograder import notebooks
-
         wanted = self.config["assignments"]
         sources = grading_sources(wanted)
         prefix_of = (lambda s: f"{s.assignment}: ") if len(sources) > 1 else (lambda s: "")
-        self.limit = int(float(self.config.get("max_submission_mb") or notebooks.MAX_SUBMISSION_MB) * 1_000_000)
         top = self.where["submission"]
         files = candidates(top)
         chosen, considered, rejected = consider(files, sources, load_course_index(), top, self.limit)
