@@ -564,6 +564,12 @@ def _softplus_jvp(Softplus, spec, tangent_seed, dtype=F64) -> None:
                f"the tangent {what} returned is sigmoid(x), as if every input tangent were 1: your jvp ignores the "
                "tangent it receives. " + TANGENT_HINT)
     _require_derivative(tangent, x, t, f"the output tangent of {what}", code="wrong-jvp", hint=TANGENT_HINT)
+    # The same tangent under forward-mode AD itself (dual tensors, in the learner's process), where jvp's ctx is
+    # autograd's own node: a stand-in ctx can be recognised, that node cannot.
+    real_what = f"torch.autograd.forward_ad through Softplus.apply for x of shape {tuple(x.shape)}, {x.dtype}"
+    real = _run(functools.partial(dual_tangent, Softplus), x, t, what=real_what)
+    _require_derivative(real, x, t, f"Called directly, your jvp gave the right tangent; but under {real_what}, where "
+                        "its ctx is autograd's own node, the output tangent", code="wrong-jvp", hint=TANGENT_HINT)
 
 
 def _jacfwd_case(Softplus, spec) -> None:
@@ -882,6 +888,14 @@ def _running_vmap(Fn, seed, sample_shape, batch, in_dim) -> None:
                "kernel does not sum along before calling it, and say in out_dims where it ended up. " +
                RUNNING_VMAP_HINT)
     c.require_close(got, expected, f"{what}, the output moved from out_dims to dimension 0", "wrong-vmap",
+                    "each sample must get its own running sum. " + RUNNING_VMAP_HINT)
+    # The same batch through torch.func.vmap itself, in the learner's process, where `info` is vmap's own (the judge's
+    # stand-in for it can be recognised).
+    real_what = f"torch.func.vmap(RunningSum.apply, in_dims={in_dim}) on x of shape {tuple(x.shape)}"
+    with c.explained(real_what, RUNNING_VMAP_RULES):
+        real = _transform(Fn, "vmap", x, {"in_dims": in_dim})
+    c.require_close(real, expected, f"Called directly, RunningSum.vmap gave each sample its running sum; but under "
+                    f"{real_what}, where info is vmap's own, the output", "wrong-vmap",
                     "each sample must get its own running sum. " + RUNNING_VMAP_HINT)
 
 
