@@ -21,10 +21,10 @@ ZOO = {(e.exercise, e.name): e for e in samples.zoo()}
 
 # (exercise, zoo entry) -> (tests it must lose (grade_id suffixes), the points it keeps, out of the exercise's)
 FORGERIES = {
-    ("Cube", "detour_under_transforms"): ({"gradgradcheck", "vmap", "grad", "jacrev"}, 1),
-    ("Cube", "numpy_unless_wrapped"): ({"values", "gradgradcheck", "vmap", "grad", "jacrev"}, 0),
-    ("Softplus", "detour_under_transforms"): ({"jvp", "jacfwd", "hessian", "vmap"}, 2),
-    ("Softplus", "jvp_only_for_wrappers"): ({"jvp", "jacfwd", "hessian", "vmap"}, 2),
+    ("Cube", "detour_under_transforms"): ({"vmap", "grad", "jacrev"}, 2),
+    ("Cube", "numpy_unless_wrapped"): ({"values", "gradgradcheck", "grad"}, 2),
+    ("Softplus", "detour_under_transforms"): ({"jvp", "jacfwd"}, 4),
+    ("Softplus", "jvp_only_for_wrappers"): ({"jvp", "jacfwd"}, 4),
     ("LogSumExp", "detour_under_transforms"): ({"vmap", "forward_mode"}, 8),
     ("Exp", "raises_for_nonleaf"): ({"saves_output", "inplace_output"}, 2),
     ("checkpointed_mlp", "own_saved_tensor_hooks"): ({"memory"}, 2),

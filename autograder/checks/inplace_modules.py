@@ -184,6 +184,23 @@ SCALE_VERSION_CASES = ("saved-by-sin",)
 SCALE_VERSION_TABLE = ("saved-by-sin", "changed-after", "no-grad")
 
 
+def _scale_in_place(ScaleInplace, x, alpha, what) -> None:
+    """ScaleInplace.apply(x, alpha) must leave alpha * x in x with its version counter moved; what it returns
+    (x itself, marked dirty) is scale_values' rule, and the gradient scale_values' and scale_chain's."""
+    version, before = x._version, x.detach().clone()
+    with explained(what, SCALE_RULES):
+        ScaleInplace.apply(x, alpha)
+    if bool(torch.equal(x.detach(), before)):
+        c.fail("returns-new-tensor", f"{what} left x unchanged: this Function works in place, so change x itself "
+                                     "(not a clone of it).")
+    c.require_close(x, alpha * before, f"x after {what}", "wrong-forward", "forward must scale x itself by alpha.",
+                    rtol=1e-12, atol=1e-14)
+    if x._version == version:
+        c.fail("version-counter-missed",
+               f"{what} changed x without moving its version counter (x._version is still {version}): the change "
+               "went through x.data and x was not marked dirty, so autograd cannot know x changed.")
+
+
 def scale_version_counter(ScaleInplace, cases=SCALE_VERSION_CASES) -> None:
     """Visible: x saved by an earlier op (sin saves its input), then scaled in place: backward through sin must
     raise autograd's in-place error. SCALE_VERSION_TABLE adds x changed in place by the caller after the call
@@ -193,54 +210,84 @@ def scale_version_counter(ScaleInplace, cases=SCALE_VERSION_CASES) -> None:
     for case in cases:
         if case == "saved-by-sin":
             what = f"{SCALE}.apply(x, 2.0) after x.sin()"
-            _saved_then_changed(lambda x: _scale(ScaleInplace, x, 2.0, what), what)
+            _saved_then_changed(lambda x: _scale_in_place(ScaleInplace, x, 2.0, what), what)
         elif case == "changed-after":
             leaf = c.randn(2, 3, seed=33)
             x = leaf * 1.0
             what = f"{SCALE}.apply(x, 3.0), then x.mul_(0.5) by the caller"
-            _scale(ScaleInplace, x, 3.0, what)
+            with explained(what, SCALE_RULES):
+                ScaleInplace.apply(x, 3.0)
             x.mul_(0.5)
             weight = c.randn(2, 3, seed=34, requires_grad=False)
-            _require_scale_grad(_grad_through(leaf, x, weight, f"{SCALE}.backward", SCALE_RULES), weight, 1.5, what)
+            grad = _grad_through(leaf, x, weight, f"{SCALE}.backward", SCALE_RULES)
+            # The same call left alone, with the caller's factor in grad_output: the gradient's own rule is
+            # scale_values', so here only the caller's change must not matter to backward.
+            leaf2 = c.randn(2, 3, seed=33)
+            x2 = leaf2 * 1.0
+            with explained(what, SCALE_RULES):
+                ScaleInplace.apply(x2, 3.0)
+            alone = _grad_through(leaf2, x2, 0.5 * weight, f"{SCALE}.backward", SCALE_RULES)
+            c.require_close(grad, alone, f"the gradient through {what}", "version-counter-missed",
+                            "it differs from the same call's gradient without the caller's change: backward must "
+                            "not read x, which the caller may change after the call (alpha on ctx is all it needs).",
+                            rtol=1e-10, atol=1e-12)
         elif case == "no-grad":
             x = c.randn(2, 3, seed=35, requires_grad=False)
-            _scale(ScaleInplace, x, -0.5, f"{SCALE}.apply(x, -0.5) for x that does not require grad")
+            _scale_in_place(ScaleInplace, x, -0.5, f"{SCALE}.apply(x, -0.5) for x that does not require grad")
 
 
 SCALE_CHAIN_CASES = ("twice",)
-SCALE_CHAIN_TABLE = ("twice",) + tuple(zip(SCALE_SHAPES, (0.5, -2.0, 1.25, 3.0)))
+SCALE_CHAIN_TABLE = ("twice",) + tuple(zip(SCALE_SHAPES, ((0.5, -2.0), (-2.0, 1.25), (1.25, 3.0), (3.0, 0.5))))
 
 
 def scale_chain(ScaleInplace, cases=SCALE_CHAIN_CASES) -> None:
-    """Visible: x scaled twice in place (alphas 2 and -3) before one backward: the gradient is 2 * -3 * grad_output,
-    each call using its own alpha (kept on ctx). SCALE_CHAIN_TABLE adds float64 gradcheck of
-    x -> ScaleInplace.apply(x.clone(), alpha) over (shape, alpha) pairs."""
+    """Visible: x scaled twice (alphas 2 and -3) before one backward: each call's backward uses its own alpha
+    (kept on ctx), so the gradient is what the two calls' own backwards give one after the other (2 * -3 *
+    grad_output for a right backward: whether one call's gradient is right is scale_values' rule).
+    SCALE_CHAIN_TABLE adds (shape, (alpha, alpha)) pairs."""
     c.require_function(ScaleInplace, SCALE)
     for k, case in enumerate(cases):
-        if case == "twice":
-            _scale_twice(ScaleInplace)
-            continue
-        shape, alpha = case
-        leaf = c.randn(*shape, seed=45 + k)
-        what = f"{SCALE} on shape {shape} with alpha = {alpha}"
-        with explained(what, SCALE_RULES):
-            c.gradcheck(lambda t, alpha=alpha: ScaleInplace.apply(t.clone(), alpha), (leaf,), what, hint=SCALE_HINT)
+        shape, alphas = ((2, 3), (2.0, -3.0)) if case == "twice" else case
+        _scale_twice(ScaleInplace, shape, alphas, 40 + 3 * k)
 
 
-def _scale_twice(ScaleInplace) -> None:
-    leaf = c.randn(2, 3, seed=40)
-    x = leaf * 1.0
-    for alpha in (2.0, -3.0):
-        _scale(ScaleInplace, x, alpha, f"{SCALE}.apply(x, {alpha})" + (" on the x just scaled by 2" if alpha < 0
-                                                                        else ""))
-    weight = c.randn(2, 3, seed=41, requires_grad=False)
-    grad = _grad_through(leaf, x, weight, f"{SCALE}.apply twice", SCALE_RULES)
-    if isinstance(grad, torch.Tensor) and grad.shape == weight.shape and bool(torch.allclose(grad, 9.0 * weight)):
+def _scale_once_grad(ScaleInplace, shape, alpha, grad_output, seed, what):
+    """The learner's backward of one call on its own: the gradient of (ScaleInplace.apply(x, alpha) * grad_output)
+    .sum() with respect to x's leaf."""
+    leaf = c.randn(*shape, seed=seed)
+    with explained(what, SCALE_RULES):
+        y = ScaleInplace.apply(leaf * 1.0, alpha)
+    return _grad_through(leaf, y, grad_output, f"{SCALE}.backward", SCALE_RULES)
+
+
+def _scale_twice(ScaleInplace, shape, alphas, seed) -> None:
+    first, second = alphas
+    what = f"{SCALE}.apply(x, {first}) then {SCALE}.apply(x, {second})"
+    leaf = c.randn(*shape, seed=seed)
+    y = leaf * 1.0
+    for alpha in alphas:  # through what each call returns (x itself for a right answer)
+        with explained(f"{SCALE}.apply(x, {alpha})", SCALE_RULES):
+            y = ScaleInplace.apply(y, alpha)
+    weight = c.randn(*shape, seed=seed + 1, requires_grad=False)
+    grad = _grad_through(leaf, y, weight, f"{SCALE}.apply twice", SCALE_RULES)
+
+    def composed(a, b):  # the learner's own single-call backwards, second call's first
+        inner = _scale_once_grad(ScaleInplace, shape, b, weight, seed + 2, f"{SCALE}.apply(x, {b})")
+        return _scale_once_grad(ScaleInplace, shape, a, inner, seed + 2, f"{SCALE}.apply(x, {a})")
+
+    expected = composed(first, second)
+    close = isinstance(grad, torch.Tensor) and grad.shape == weight.shape
+    if close and bool(torch.allclose(grad, expected, rtol=1e-10, atol=1e-12)):
+        return
+    if close and bool(torch.allclose(grad, composed(second, second), rtol=1e-10, atol=1e-12)):
         c.fail("alpha-shared-state",
-               "x scaled by 2 then by -3 before one backward, and the first call's backward used the second call's "
-               "alpha. Keep alpha on ctx (ctx.alpha = alpha), not on the class or a global: ctx is new for every "
-               "call.")
-    _require_scale_grad(grad, weight, -6.0, f"{SCALE}.apply(x, 2.0) then {SCALE}.apply(x, -3.0)")
+               f"x scaled by {first} then by {second} before one backward, and the first call's backward used the "
+               "second call's alpha. Keep alpha on ctx (ctx.alpha = alpha), not on the class or a global: ctx is "
+               "new for every call.")
+    c.require_close(grad, expected, f"the gradient through {what}", "alpha-shared-state",
+                    "it differs from what the two calls' backwards give one after the other, each on its own: each "
+                    "call's backward must use that call's own alpha (kept on ctx), whatever calls came after it.",
+                    rtol=1e-10, atol=1e-12)
 
 
 # ------------------------------------------------------------------------------------------ ClampInplace
@@ -664,9 +711,13 @@ def linear_facts(Linear, sizes, bias, weight, bias_values, x, grad_output, steps
     with torch.random.fork_rng(devices=[]):
         m = Linear(n_in, n_out) if bias is None else Linear(n_in, n_out, bias)
     m.to(weight.dtype)  # the judge's float64 weights and inputs (parameters keep their identity)
+    for name in ("weight", "bias"):  # a plain tensor attribute is not moved by .to: linear_parameters' rule
+        value = getattr(m, name, None)
+        if isinstance(value, torch.Tensor) and value.dtype != weight.dtype and name not in dict(m.named_buffers()):
+            setattr(m, name, value.detach().to(weight.dtype).requires_grad_(value.requires_grad))
     w, b = getattr(m, "weight", None), getattr(m, "bias", None)
-    with torch.no_grad():
-        w.copy_(weight)
+    with torch.no_grad():  # a weight stored as (in, out) gets the given weight in its own layout: its own test
+        w.copy_(weight.T if tuple(w.shape) == tuple(weight.T.shape) != tuple(weight.shape) else weight)
         if isinstance(b, torch.Tensor) and bias_values is not None and tuple(b.shape) == tuple(bias_values.shape):
             b.copy_(bias_values)
     names = getattr(getattr(type(m), "forward", None), "__globals__", {})
@@ -817,6 +868,37 @@ def _require_parameters(m, n_in, n_out, has_bias, what) -> None:
                "(nn.init.uniform_(self.weight, -bound, bound)).")
 
 
+def _require_runnable(m, n_in, n_out, has_bias, what, trained=False) -> None:
+    """What running the module with given weights needs, and no more: a weight tensor of (out, in) values (in
+    either layout: the layout is linear_parameters' rule) and, with a bias, a bias tensor of shape (out,); for
+    training, both among m.parameters(). The other rules of the parameters (a bias attribute when bias=False,
+    the initial values, no extra parameters) are linear_parameters' alone, so one mistake costs one point."""
+    weight = _attribute(m, "weight")
+    kind = _kind(m, "weight", weight)
+    if kind in ("missing", "None", "not a tensor"):
+        c.fail("no-weight", f"{what} has no weight tensor (self.weight is {kind}): create it in __init__, "
+                            "self.weight = nn.Parameter(torch.empty(out_features, in_features)) (then initialise it).")
+    if tuple(weight.shape) not in ((n_out, n_in), (n_in, n_out)):
+        c.fail("wrong-weight-shape", f"{what}: weight has shape {tuple(weight.shape)} but should have shape "
+                                     f"(out_features, in_features) = {(n_out, n_in)}.")
+    bias = _attribute(m, "bias")
+    bias_kind = _kind(m, "bias", bias)
+    if has_bias and bias_kind in ("missing", "None"):
+        c.fail("no-bias", f"{what}: there is no bias parameter, but bias=True (the default) must create one: "
+                          "self.bias = nn.Parameter(torch.empty(out_features)).")
+    if has_bias and (bias_kind == "not a tensor" or tuple(bias.shape) != (n_out,)):
+        c.fail("wrong-bias-shape", f"{what}: bias should be a tensor of shape (out_features,) = {(n_out,)}.")
+    if trained and not has_bias and bias_kind not in ("missing", "None"):
+        c.fail("bias-when-false", f"{what}: bias=False must create no bias at all, but the module has a bias "
+                                  f"{bias_kind}, which training changes too.")
+    if trained:
+        for name, k in (("weight", kind), ("bias", bias_kind if has_bias else "Parameter")):
+            if k != "Parameter":
+                c.fail("not-a-parameter",
+                       f"{what}: {name} is a {k}, not an nn.Parameter, so it is not among m.parameters(): the "
+                       f"optimiser never sees it, and it is never trained. Wrap it: self.{name} = nn.Parameter(...).")
+
+
 def _module_inputs(n, n_in, n_out, seed, has_bias):
     x = c.randn(n, n_in, seed=seed)
     weight = c.randn(n_out, n_in, seed=seed + 1, requires_grad=False) / n_in ** 0.5
@@ -857,7 +939,8 @@ def linear_parameters(Linear, cases=PARAMETER_CASES) -> None:
 
 
 FORWARD_CASES = [((3, 2), None, 130), ((3, 2), False, 140)]
-FORWARD_TABLE = [((5, 4), True, 130), ((4, 5), False, 140), ((3, 3), None, 150)]
+# Not square: a weight stored as (in, out) is told apart by its shape (its layout is linear_parameters' rule).
+FORWARD_TABLE = [((5, 4), True, 130), ((4, 5), False, 140), ((2, 5), None, 150)]
 
 
 def linear_forward(Linear, cases=FORWARD_CASES) -> None:
@@ -868,7 +951,7 @@ def linear_forward(Linear, cases=FORWARD_CASES) -> None:
         has_bias = bias is not False
         x, weight, b, g = _module_inputs(4, *sizes, seed=seed, has_bias=has_bias)
         what = _describe_call(sizes, bias)
-        _require_parameters(_build(Linear, sizes, bias, what), *sizes, has_bias, what)
+        _require_runnable(_build(Linear, sizes, bias, what), *sizes, has_bias, what)
         with explained(what, CONSTRUCTION_RULES):
             facts = linear_facts(Linear, sizes, bias, weight, b, x, g)
         _require_forward_error_free(facts, f"{what}(x)")
@@ -898,6 +981,8 @@ def _require_module_output(facts, x, weight, b, g, what) -> None:
             continue
         if got is None:
             c.fail("missing-gradient", f"{what}: {name} got no gradient from (m(x) * grad_output).sum().")
+        if name == "weight" and tuple(got.shape) == tuple(exp.T.shape) != tuple(exp.shape):
+            got = got.T  # a weight stored as (in, out): its layout is linear_parameters' rule
         c.require_close(got, exp, f"{what}: the gradient of {name}", "wrong-derivative",
                         "forward must pass x, self.weight and self.bias to LinearFunction.apply, in that order.",
                         rtol=1e-10, atol=1e-12)
@@ -932,7 +1017,7 @@ def linear_trains(Linear, cases=TRAIN_CASES) -> None:
         x, weight, b, g = _module_inputs(8, *sizes, seed=seed, has_bias=has_bias)
         target = c.randn(8, sizes[1], seed=seed + 5, requires_grad=False)
         what = _describe_call(sizes, bias)
-        _require_parameters(_build(Linear, sizes, bias, what), *sizes, has_bias, what)
+        _require_runnable(_build(Linear, sizes, bias, what), *sizes, has_bias, what, trained=True)
         with explained(what, CONSTRUCTION_RULES):
             facts = linear_facts(Linear, sizes, bias, weight, b, x, g, steps=5, lr=0.1, target=target)
         _require_forward_error_free(facts, f"training {what}")

@@ -1,6 +1,7 @@
 # mistake: returns the local derivatives (b and a, broadcast) without multiplying by grad_output
 # feedback: grad_output
 # code: wrong-derivative
+# fails: values gradcheck shapes
 class BroadcastMul(torch.autograd.Function):
     @staticmethod
     def forward(ctx, a, b):

@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# fails: values gradcheck shapes
 class BroadcastMul(torch.autograd.Function):
     @staticmethod
     def forward(ctx, a, b):

@@ -1,6 +1,7 @@
 # mistake: clamps out of place and returns the new tensor, leaving x unchanged
 # feedback: left x unchanged and returned a new tensor
 # code: returns-new-tensor
+# fails: values saved version
 class ClampInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, low, high):

@@ -1,6 +1,7 @@
 # mistake: clamps x in place and saves it, but never calls ctx.mark_dirty
 # feedback: call ctx.mark_dirty(x)
 # code: no-mark-dirty
+# fails: values saved version
 class ClampInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, low, high):

@@ -1,6 +1,7 @@
 # mistake: returns a bool mask instead of a float mask of x's dtype
 # feedback: float tensor of x's dtype
 # code: bool-mask
+# fails: values mask
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

@@ -1,6 +1,7 @@
 # mistake: passes the gradient through everywhere, also where x was clamped
 # feedback: only where lo <= x <= hi
 # code: wrong-derivative
+# fails: values mask gradcheck
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

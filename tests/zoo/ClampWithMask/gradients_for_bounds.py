@@ -1,6 +1,7 @@
 # mistake: returns zero gradients for the float bounds lo and hi instead of None
 # feedback: None
 # code: missing-none
+# fails: values mask gradcheck
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

@@ -1,6 +1,7 @@
 # mistake: adds the mask's incoming gradient to x's gradient, as if the mask were differentiable
 # feedback: mark_non_differentiable
 # code: mask-requires-grad
+# fails: mask
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

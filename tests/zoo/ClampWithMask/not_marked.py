@@ -1,6 +1,7 @@
 # mistake: forgets ctx.mark_non_differentiable(mask), so the float mask requires grad
 # feedback: mark_non_differentiable
 # code: mask-requires-grad
+# fails: mask
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

@@ -1,6 +1,7 @@
 # mistake: uses lo < x < hi, so the boundary points lo and hi fall outside the mask
 # feedback: boundary
 # code: boundary-excluded
+# fails: mask
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

@@ -1,6 +1,7 @@
 # mistake: keeps the notebook-01 style (ctx as forward's first argument, no setup_context), so torch.func refuses it
 # feedback: setup_context
 # code: no-setup-context
+# fails: vmap grad jacrev
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

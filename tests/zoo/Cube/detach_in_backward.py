@@ -1,6 +1,7 @@
 # mistake: backward uses x.detach(), so the second derivative is lost (torch.func silently returns 0)
 # feedback: differentiable
 # code: not-twice-differentiable
+# fails: gradgradcheck
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

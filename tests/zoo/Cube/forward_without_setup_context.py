@@ -1,6 +1,7 @@
 # mistake: forward drops ctx but setup_context is never written, so autograd still passes ctx to forward
 # feedback: setup_context
 # code: wrong-signature|no-setup-context
+# fails: values gradgradcheck vmap grad jacrev
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,6 +1,7 @@
 # mistake: split style, but without generate_vmap_rule = True, so vmap cannot batch it
 # feedback: generate_vmap_rule
 # code: no-vmap-rule
+# fails: vmap grad
 class Cube(torch.autograd.Function):
     @staticmethod
     def forward(x):

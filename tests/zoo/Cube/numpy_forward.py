@@ -1,6 +1,7 @@
 # mistake: forward computes the cube with NumPy, which vmap (generate_vmap_rule) cannot run on batched tensors
 # feedback: leaves torch
 # code: leaves-torch
+# fails: values vmap grad
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,6 +1,8 @@
 # mistake: backward computes 3x^2 with NumPy, which autograd cannot differentiate nor torch.func run
 # feedback: differentiable
 # code: not-twice-differentiable
+# fails: values gradgradcheck grad
+# family: leaves-torch
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

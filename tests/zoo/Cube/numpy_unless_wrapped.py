@@ -1,6 +1,8 @@
 # mistake: backward uses NumPy (not differentiable) unless its tensors are torch.func wrappers, where it switches to torch operations, so only the transforms see a Function they can run
-# feedback: no history
+# feedback: differentiable torch operations
 # code: not-twice-differentiable
+# fails: values gradgradcheck grad
+# family: leaves-torch
 import torch._C._functorch as _functorch
 
 

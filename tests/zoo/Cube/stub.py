@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# fails: values gradgradcheck vmap grad jacrev
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True   # vmap runs forward and backward on batched tensors itself
 

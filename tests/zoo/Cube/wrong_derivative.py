@@ -1,6 +1,7 @@
 # mistake: backward returns 3x instead of 3x^2
 # feedback: 3 * x**2
 # code: wrong-derivative|wrong-jacobian
+# fails: values jacrev
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,6 +1,7 @@
 # mistake: keeps the output as a plain attribute ctx.y = y (no version check, reference cycle)
 # feedback: save_for_backward
 # code: not-saved-for-backward|output-change-unnoticed
+# fails: saves_output inplace_output
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: backward returns the local derivative y without multiplying by grad_output
 # feedback: grad_output
 # code: ignores-grad-output|wrong-derivative
+# fails: values inplace_output
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

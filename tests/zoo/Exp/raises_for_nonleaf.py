@@ -1,6 +1,8 @@
 # mistake: saves a copy of the output, and raises autograd's in-place error text itself whenever its input is a non-leaf nobody changed
 # feedback: although nothing was changed
 # code: error-without-change
+# fails: saves_output inplace_output
+# family: saves-copy
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,8 @@
 # mistake: saves y but returns a different tensor (a clone), so the saved tensor is not the output
 # feedback: not the output
 # code: saves-copy
+# fails: saves_output inplace_output
+# family: output-change-unnoticed
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: saves a clone of the output, so an in-place change of the output goes unnoticed
 # feedback: copy
 # code: saves-copy|output-change-unnoticed
+# fails: saves_output inplace_output
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

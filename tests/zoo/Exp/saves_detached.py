@@ -1,6 +1,7 @@
 # mistake: saves y.detach() instead of the output itself
 # feedback: detach
 # code: saves-alias
+# fails: saves_output
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

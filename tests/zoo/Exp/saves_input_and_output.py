@@ -1,6 +1,7 @@
 # mistake: saves both the input and the output, keeping the input alive for nothing
 # feedback: save only y
 # code: saves-extra|needs-input
+# fails: saves_output inplace_input
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# fails: values saves_output inplace_output inplace_input
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

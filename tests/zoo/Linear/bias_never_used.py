@@ -1,6 +1,8 @@
 # mistake: creates the bias parameter but never passes it to LinearFunction
 # feedback: ignored its bias
 # code: bias-unused
+# fails: forward trains
+# family: wrong-training
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()

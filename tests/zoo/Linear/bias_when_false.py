@@ -1,6 +1,7 @@
 # mistake: creates a bias parameter (of zeros) even when bias=False
 # feedback: bias=False must create no bias
 # code: bias-when-false
+# fails: parameters trains
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()

@@ -1,6 +1,7 @@
 # mistake: forward calls torch.nn.functional.linear, bypassing LinearFunction
 # feedback: must go through your Function
 # code: bypasses-function
+# fails: forward
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()

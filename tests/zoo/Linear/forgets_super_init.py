@@ -1,6 +1,7 @@
 # mistake: forgets super().__init__(), so nn.Module cannot register the parameters
 # feedback: super().__init__()
 # code: no-super-init
+# fails: parameters forward trains
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         bound = 1 / math.sqrt(in_features)

@@ -1,6 +1,7 @@
 # mistake: with bias=False never defines self.bias (forward falls back on getattr), so m.bias raises AttributeError
 # feedback: bias` attribute set to None
 # code: no-bias-attribute
+# fails: parameters
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()

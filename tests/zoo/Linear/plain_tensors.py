@@ -1,6 +1,7 @@
 # mistake: keeps weight and bias as plain tensors (requires_grad=True), not nn.Parameters, so no optimiser sees them
 # feedback: not an nn.Parameter
 # code: not-a-parameter
+# fails: parameters trains
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()

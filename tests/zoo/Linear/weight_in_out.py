@@ -1,6 +1,7 @@
 # mistake: stores weight as (in_features, out_features) and transposes it in forward
 # feedback: (out_features, in_features)
 # code: weight-shape-in-out
+# fails: parameters
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()

@@ -1,6 +1,7 @@
 # mistake: initialises the weight with zeros instead of small random values
 # feedback: small random values
 # code: not-initialised
+# fails: parameters
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()

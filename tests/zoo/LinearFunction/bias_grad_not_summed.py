@@ -1,6 +1,7 @@
 # mistake: the gradient of bias is grad_output itself, not summed over the batch (the engine would quietly sum it)
 # feedback: sum it over the batch
 # code: bias-grad-not-summed
+# fails: needs_input_grad
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

@@ -1,6 +1,7 @@
 # mistake: forward computes x @ weight, forgetting that weight is (out_features, in_features)
 # feedback: x @ weight.T
 # code: matmul-shapes|wrong-derivative
+# fails: values gradcheck needs_input_grad
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

@@ -1,6 +1,8 @@
 # mistake: always returns a bias gradient, also when bias is None
 # feedback: return None for a missing bias
 # code: grad-for-none-bias
+# fails: values gradcheck needs_input_grad
+# family: ignores-needs-input-grad
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

@@ -1,6 +1,7 @@
 # mistake: the gradient of x multiplies by weight.T instead of weight
 # feedback: grad_output @ weight
 # code: matmul-shapes|wrong-derivative
+# fails: values gradcheck needs_input_grad
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

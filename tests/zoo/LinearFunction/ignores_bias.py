@@ -1,6 +1,8 @@
 # mistake: forward forgets to add the bias
 # feedback: ignored the bias
 # code: ignores-bias
+# fails: values gradcheck
+# family: wrong-derivative
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

@@ -1,6 +1,7 @@
 # mistake: computes every gradient whatever ctx.needs_input_grad says (and only then checks for a None bias)
 # feedback: needs_input_grad
 # code: ignores-needs-input-grad
+# fails: needs_input_grad
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

@@ -1,6 +1,7 @@
 # mistake: the gradient of weight is x.T @ grad_output, the transpose of what it should be
 # feedback: transpose of weight's
 # code: weight-grad-transposed
+# fails: values gradcheck needs_input_grad
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

@@ -1,6 +1,8 @@
 # mistake: the notebook-01 style (ctx in forward, no setup_context): works with autograd, refused by torch.func
 # feedback: setup_context
 # code: no-setup-context
+# fails: stability vmap forward_mode
+# family: masked-row-nan|no-jvp
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

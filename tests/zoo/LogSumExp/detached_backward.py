@@ -1,6 +1,8 @@
 # mistake: backward works on detached tensors, so second derivatives are lost
 # feedback: differentiable
 # code: not-twice-differentiable
+# fails: stability gradgradcheck vmap forward_mode
+# family: masked-row-nan|no-jvp
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

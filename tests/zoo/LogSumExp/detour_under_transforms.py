@@ -1,6 +1,8 @@
 # mistake: has no jvp and no vmap rule, and returns torch.logsumexp itself whenever the input is a torch.func wrapper
 # feedback: generate_vmap_rule
 # code: no-vmap-rule
+# fails: vmap forward_mode
+# family: no-jvp
 import torch._C._functorch as _functorch
 
 

@@ -1,6 +1,8 @@
 # mistake: forward always keeps the reduced dimension, whatever keepdim says
 # feedback: keepdim
 # code: wrong-output-shape|no-jvp
+# fails: values stability shapes vmap forward_mode
+# family: wrong-shape
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,6 +1,8 @@
 # mistake: jvp returns the softmax summed over dim, without multiplying by the tangent x_t
 # feedback: ignores the tangent
 # code: jvp-ignores-tangent
+# fails: vmap forward_mode
+# family: wrong-jvp
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

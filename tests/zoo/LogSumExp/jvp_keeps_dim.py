@@ -1,6 +1,7 @@
 # mistake: jvp always sums with keepdim=True, so its tangent has the wrong shape when keepdim=False
 # feedback: keepdim=ctx.keepdim
 # code: wrong-tangent-shape
+# fails: vmap forward_mode
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,6 +1,7 @@
 # mistake: jvp uses the saved output as it is: with keepdim=False exp(x - output) broadcasts along the wrong dim
 # feedback: unsqueeze(ctx.dim) the saved output
 # code: no-unsqueeze
+# fails: vmap forward_mode
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

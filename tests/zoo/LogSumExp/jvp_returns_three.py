@@ -1,6 +1,7 @@
 # mistake: jvp returns (tangent, None, None) like backward, instead of one tangent per output
 # feedback: one tangent per output
 # code: jvp-arity
+# fails: vmap forward_mode
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,6 +1,8 @@
 # mistake: backward returns only the gradient of x, no None for dim and keepdim
 # feedback: None
 # code: wrong-arity|missing-none
+# fails: values stability shapes none gradcheck gradgradcheck vmap forward_mode
+# family: no-jvp|not-twice-differentiable
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

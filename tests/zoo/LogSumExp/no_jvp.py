@@ -1,6 +1,7 @@
 # mistake: the answer before forward mode: no jvp, so torch.func.jvp, jacfwd and hessian are refused
 # feedback: jvp(ctx
 # code: no-jvp
+# fails: vmap forward_mode
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,6 +1,8 @@
 # mistake: backward ignores keepdim: grad_output and the output are not unsqueezed when keepdim=False
 # feedback: unsqueeze
 # code: no-unsqueeze|wrong-derivative|no-jvp
+# fails: values stability shapes none gradcheck gradgradcheck vmap forward_mode
+# family: not-twice-differentiable
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,6 +1,7 @@
 # mistake: keeps the softmax exp(x - output) for backward in a dict on ctx: a second x-sized tensor kept alive
 # feedback: ctx.cache
 # code: saves-too-much
+# fails: memory
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# fails: values stability shapes none gradcheck gradgradcheck vmap forward_mode memory
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True   # vmap runs forward, backward and jvp on batched tensors itself
 

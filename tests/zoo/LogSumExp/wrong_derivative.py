@@ -1,6 +1,8 @@
 # mistake: backward returns exp(x) (forgets to divide by the sum: no - output)
 # feedback: softmax
 # code: wrong-derivative
+# fails: values stability shapes gradcheck vmap forward_mode
+# family: no-jvp|unstable-backward
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,6 +1,7 @@
 # mistake: avoids the numpy() error by detaching grad_output instead of using @once_differentiable, so a second derivative silently has no graph
 # feedback: once_differentiable
 # code: not-once-differentiable
+# fails: once_differentiable
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

@@ -1,6 +1,7 @@
 # mistake: ignores dim and always sums along the last axis
 # feedback: dim
 # code: wrong-forward
+# fails: values
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

@@ -1,6 +1,7 @@
 # mistake: hands np.flip's reversed view (negative strides) straight to torch.from_numpy
 # feedback: negative strides
 # code: negative-strides
+# fails: values gradcheck once_differentiable
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

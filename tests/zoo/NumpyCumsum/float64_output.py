@@ -1,6 +1,7 @@
 # mistake: converts to float64 for NumPy and never converts back, so a float32 input gives a float64 output
 # feedback: dtype
 # code: wrong-dtype
+# fails: values
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

@@ -1,6 +1,7 @@
 # mistake: backward returns only the gradient of x, forgetting the None for dim
 # feedback: None for inputs that are not tensors
 # code: wrong-arity
+# fails: values gradcheck once_differentiable
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

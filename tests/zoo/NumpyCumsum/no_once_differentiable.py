@@ -1,6 +1,7 @@
 # mistake: forgets @once_differentiable, so a NumPy backward under create_graph=True crashes on .numpy()
 # feedback: once_differentiable
 # code: not-once-differentiable
+# fails: once_differentiable
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

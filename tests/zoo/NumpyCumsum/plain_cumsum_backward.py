@@ -1,6 +1,7 @@
 # mistake: backward takes a plain cumulative sum of grad_output instead of the reversed one
 # feedback: REVERSED
 # code: wrong-derivative
+# fails: values gradcheck
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

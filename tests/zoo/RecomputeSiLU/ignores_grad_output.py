@@ -1,6 +1,7 @@
 # mistake: backward returns the local derivative without multiplying by grad_output
 # feedback: grad_output
 # code: wrong-derivative|ignores-grad-output
+# fails: gradcheck saved graph
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

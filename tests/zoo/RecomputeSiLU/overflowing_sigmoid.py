@@ -1,6 +1,7 @@
 # mistake: writes the sigmoid as exp(x) / (1 + exp(x)), which gives nan for large x
 # feedback: large
 # code: unstable
+# fails: values
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

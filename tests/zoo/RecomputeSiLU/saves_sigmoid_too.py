@@ -1,6 +1,7 @@
 # mistake: saves sigmoid(x) as well as x, which is exactly the memory the Function should not keep
 # feedback: sigmoid(x)
 # code: saves-too-much
+# fails: saved
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: saves only x with save_for_backward but keeps sigmoid(x) as a ctx attribute, so nothing is saved
 # feedback: ctx.s
 # code: ctx-attribute
+# fails: saved
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,8 @@
 # mistake: backward returns grad_output * sigmoid(x), forgetting the x * s * (1 - s) term
 # feedback: x * s * (1 - s)
 # code: wrong-derivative
+# fails: values gradcheck saved graph
+# family: ignores-grad-output
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: backward asks autograd for the derivative of torch.round (zero), instead of passing grad_output through
 # feedback: straight-through
 # code: zero-gradient
+# fails: values backward
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: clips the gradient to |x| <= 1 (SignSTE's rule) although RoundSTE passes it through everywhere
 # feedback: unchanged everywhere
 # code: clipped-round
+# fails: values backward
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

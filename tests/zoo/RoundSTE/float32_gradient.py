@@ -1,6 +1,8 @@
 # mistake: backward converts grad_output to float32 (the engine casts it back, hiding the loss of precision)
 # feedback: dtype
 # code: wrong-dtype
+# fails: values backward dtype
+# family: inexact-pass-through
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

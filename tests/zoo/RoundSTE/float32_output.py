@@ -1,6 +1,8 @@
 # mistake: converts the result to float32, losing the input's dtype
 # feedback: dtype
 # code: wrong-dtype
+# fails: values backward dtype
+# family: inexact-pass-through
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

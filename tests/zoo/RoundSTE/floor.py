@@ -1,6 +1,7 @@
 # mistake: forward uses torch.floor instead of torch.round
 # feedback: torch.round
 # code: wrong-forward
+# fails: values dtype
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

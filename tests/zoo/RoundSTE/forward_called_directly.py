@@ -1,6 +1,7 @@
 # mistake: uses the detach trick inside a custom apply, so no RoundSTE node is ever recorded
 # feedback: .apply
 # code: forward-called-directly
+# fails: graph
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

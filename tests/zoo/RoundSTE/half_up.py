@@ -1,6 +1,7 @@
 # mistake: rounds with floor(x + 0.5), which rounds halves up instead of to even as torch.round does
 # feedback: even
 # code: wrong-ties
+# fails: values
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: backward returns ones instead of grad_output
 # feedback: grad_output
 # code: ignores-grad-output
+# fails: values backward
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

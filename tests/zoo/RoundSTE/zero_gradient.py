@@ -1,6 +1,7 @@
 # mistake: backward returns round's true derivative (zero), so no gradient passes straight through
 # feedback: true derivative
 # code: zero-gradient
+# fails: values backward
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: copies the elementwise rule (the batch stays where vmap put it), so a batch on the last dimension is summed across
 # feedback: sums across the batch
 # code: vmap-sums-the-batch
+# fails: vmap
 class RunningSum(torch.autograd.Function):
     @staticmethod
     def forward(x):

@@ -1,6 +1,7 @@
 # mistake: backward runs the forward's running sum on grad_output instead of summing it from the end
 # feedback: flip
 # code: wrong-derivative
+# fails: values
 class RunningSum(torch.autograd.Function):
     @staticmethod
     def forward(x):

@@ -1,6 +1,7 @@
 # mistake: moves the batch to dimension 0 but reports it where it came from (out_dims = in_dims[0])
 # feedback: each sample must get its own running sum
 # code: wrong-vmap
+# fails: vmap
 class RunningSum(torch.autograd.Function):
     @staticmethod
     def forward(x):

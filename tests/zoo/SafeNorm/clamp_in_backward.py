@@ -1,6 +1,7 @@
 # mistake: backward divides by norm.clamp_min(1e-5), which shortens the gradient of every row shorter than 1e-5
 # feedback: instead of 1
 # code: eps-in-backward
+# fails: small_norms
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,8 @@
 # mistake: backward divides by norm + 1e-6 to avoid 0 / 0, which changes the gradient of every row
 # feedback: eps added to the norm
 # code: eps-in-backward
+# fails: values zero_rows small_norms
+# family: wrong-derivative
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: forward computes sqrt(sum(x**2) + 1e-12), so no norm is ever 0, and every value is biased
 # feedback: eps inside the square root
 # code: value-at-zero|value-biased
+# fails: zero_rows small_norms
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

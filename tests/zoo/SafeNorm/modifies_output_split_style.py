@@ -1,6 +1,8 @@
 # mistake: split style (forward(x) + setup_context); backward clamps the saved output in place with clamp_min_
 # feedback: in place
 # code: modifies-output
+# fails: gradcheck zero_rows
+# family: inplace-error
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(x):

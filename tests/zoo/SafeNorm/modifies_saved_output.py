@@ -1,6 +1,8 @@
 # mistake: backward replaces the zero norms by 1 in place, changing the output the caller holds
 # feedback: in place
 # code: modifies-output
+# fails: gradcheck zero_rows
+# family: inplace-error
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

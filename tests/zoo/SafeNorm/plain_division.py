@@ -1,6 +1,7 @@
 # mistake: backward divides by the norm without guarding zero rows: 0 / 0 = NaN there
 # feedback: NaN
 # code: nan-at-zero
+# fails: zero_rows
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: forward takes the norm of the whole tensor (x.norm() without dim=-1)
 # feedback: last dimension
 # code: wrong-dim
+# fails: values zero_rows small_norms
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: backward passes grad_output through unchanged, forgetting the factor alpha
 # feedback: return grad_output * alpha
 # code: forgets-alpha
+# fails: values
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

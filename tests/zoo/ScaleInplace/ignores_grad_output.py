@@ -1,6 +1,7 @@
 # mistake: backward returns the local derivative alpha everywhere, without multiplying by grad_output
 # feedback: ignores grad_output
 # code: ignores-grad-output
+# fails: values
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

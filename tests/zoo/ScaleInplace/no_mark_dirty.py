@@ -1,6 +1,7 @@
 # mistake: scales x in place and returns it, but never calls ctx.mark_dirty, so x keeps its old history
 # feedback: ctx.mark_dirty(x)
 # code: no-mark-dirty
+# fails: values
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

@@ -1,6 +1,7 @@
 # mistake: marks x dirty but returns a copy of it instead of x itself
 # feedback: return x itself
 # code: dirty-not-returned
+# fails: values version chain
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

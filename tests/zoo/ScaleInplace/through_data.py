@@ -1,6 +1,8 @@
 # mistake: scales x.data (hidden from the version counter) and does not mark x dirty
 # feedback: ctx.mark_dirty(x)
 # code: no-mark-dirty
+# fails: values version
+# family: version-counter-missed
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

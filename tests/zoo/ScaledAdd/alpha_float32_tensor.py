@@ -1,6 +1,7 @@
 # mistake: stores alpha as torch.tensor(alpha), a float32 tensor, so the gradient of y is rounded
 # feedback: float32
 # code: alpha-rounded
+# fails: alpha
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

@@ -1,6 +1,7 @@
 # mistake: keeps alpha on the class instead of ctx, so a later call overwrites it before backward
 # feedback: not on the class
 # code: alpha-shared-state
+# fails: alpha
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

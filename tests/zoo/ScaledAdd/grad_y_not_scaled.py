@@ -1,6 +1,8 @@
 # mistake: the gradient of y is grad_output, not alpha * grad_output
 # feedback: scaled by alpha
 # code: grad-y-not-scaled
+# fails: values needs_input_grad alpha
+# family: wrong-grad-y
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

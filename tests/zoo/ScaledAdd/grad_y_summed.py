@@ -1,6 +1,8 @@
 # mistake: sums the gradient of y to a single number (as if alpha were the input), so it no longer has y's shape
 # feedback: input 2 (y)
 # code: wrong-grad-shape
+# fails: values none_for_alpha needs_input_grad alpha
+# family: ignores-needs-input-grad
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

@@ -1,6 +1,8 @@
 # mistake: backward returns the local derivatives (1 and alpha) without multiplying by grad_output
 # feedback: ignores grad_output
 # code: ignores-grad-output
+# fails: values needs_input_grad alpha
+# family: wrong-grad-x
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

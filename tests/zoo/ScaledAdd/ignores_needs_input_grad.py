@@ -1,6 +1,7 @@
 # mistake: backward always computes and returns both gradients, ignoring ctx.needs_input_grad
 # feedback: needs_input_grad
 # code: ignores-needs-input-grad
+# fails: needs_input_grad
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

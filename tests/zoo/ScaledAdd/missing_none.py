@@ -1,6 +1,7 @@
 # mistake: backward returns only two values, forgetting the None for the float alpha
 # feedback: return None for the float alpha
 # code: wrong-arity
+# fails: values none_for_alpha needs_input_grad alpha
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

@@ -1,6 +1,7 @@
 # mistake: passes the float alpha to ctx.save_for_backward, which takes tensors only
 # feedback: save_for_backward only takes tensors
 # code: saved-a-float
+# fails: values none_for_alpha needs_input_grad alpha
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

@@ -1,6 +1,7 @@
 # mistake: returns the gradients in the wrong order, (grad_y, grad_x, None)
 # feedback: swapped
 # code: swapped-order
+# fails: values needs_input_grad alpha
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

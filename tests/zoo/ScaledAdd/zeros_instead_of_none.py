@@ -1,6 +1,7 @@
 # mistake: returns a zero tensor instead of None for an input that needs no gradient
 # feedback: return None for y
 # code: ignores-needs-input-grad
+# fails: needs_input_grad
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

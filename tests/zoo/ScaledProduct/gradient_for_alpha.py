@@ -1,6 +1,7 @@
 # mistake: backward returns a gradient for alpha, a float
 # feedback: Return None in that position
 # code: missing-none
+# fails: values
 class ScaledProduct(torch.autograd.Function):
     generate_vmap_rule = True
 

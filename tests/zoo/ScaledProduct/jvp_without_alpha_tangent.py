@@ -1,6 +1,7 @@
 # mistake: jvp takes a tangent for x and y only, none for alpha
 # feedback: one tangent per input of forward
 # code: wrong-signature
+# fails: jvp
 class ScaledProduct(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,6 +1,7 @@
 # mistake: saves x and y with save_for_backward only, so jvp finds ctx.saved_tensors empty
 # feedback: save_for_forward
 # code: nothing-saved
+# fails: jvp
 class ScaledProduct(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# fails: values jvp
 class ScaledProduct(torch.autograd.Function):
     generate_vmap_rule = True
 

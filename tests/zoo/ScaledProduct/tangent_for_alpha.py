@@ -1,6 +1,7 @@
 # mistake: treats alpha as differentiable in jvp, adding alpha_t * x * y, but forward mode passes None for a float
 # feedback: None as the tangent
 # code: jvp-none-tangent
+# fails: jvp
 class ScaledProduct(torch.autograd.Function):
     generate_vmap_rule = True
 

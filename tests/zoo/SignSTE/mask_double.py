@@ -1,6 +1,7 @@
 # mistake: converts the mask with .double(), so a float32 input gets a float64 gradient (the engine hides it)
 # feedback: dtype
 # code: wrong-dtype
+# fails: dtype
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

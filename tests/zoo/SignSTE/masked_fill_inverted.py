@@ -1,6 +1,7 @@
 # mistake: masked_fill with the inside mask, which zeroes the gradient inside [-1, 1] instead of outside
 # feedback: inverted
 # code: inverted-mask
+# fails: values backward boundary dtype
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

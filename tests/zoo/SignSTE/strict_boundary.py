@@ -1,6 +1,7 @@
 # mistake: the mask uses < instead of <=, so the gradient is zeroed at |x| == 1 exactly
 # feedback: x.abs() <= 1, not x.abs() < 1
 # code: strict-boundary
+# fails: boundary dtype
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# fails: values backward boundary dtype graph
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

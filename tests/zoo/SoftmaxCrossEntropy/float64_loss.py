@@ -1,6 +1,7 @@
 # mistake: computes the loss in float64 and returns it as float64 even for float32 logits
 # feedback: dtype
 # code: wrong-dtype
+# fails: stable dtype
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

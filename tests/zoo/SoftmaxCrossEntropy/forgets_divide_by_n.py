@@ -1,6 +1,8 @@
 # mistake: backward forgets to divide by N, although the loss is a mean over N rows
 # feedback: divide by N
 # code: forgot-divide-by-n
+# fails: values gradcheck stable grad_output none_for_target
+# family: wrong-derivative
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

@@ -1,6 +1,8 @@
 # mistake: backward returns softmax / N without subtracting the one-hot of the targets
 # feedback: one-hot
 # code: forgot-onehot
+# fails: values gradcheck stable grad_output none_for_target
+# family: wrong-derivative
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

@@ -1,6 +1,7 @@
 # mistake: the forward's max and log-sum-exp run over the batch (dim=0) instead of the classes (dim=1)
 # feedback: dim=1
 # code: wrong-loss|wrong-derivative
+# fails: values gradcheck stable
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

@@ -1,6 +1,7 @@
 # mistake: returns a (zero) gradient for the integer target instead of None (the engine silently drops it)
 # feedback: None
 # code: missing-none
+# fails: none_for_target
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

@@ -1,6 +1,7 @@
 # mistake: takes torch.log of a (stable) softmax: a probability that underflows to 0 gives log(0) = -inf
 # feedback: never log(softmax)
 # code: overflow
+# fails: stable
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

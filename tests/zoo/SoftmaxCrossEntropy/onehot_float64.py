@@ -1,6 +1,7 @@
 # mistake: builds the one-hot with .double(), so float32 logits get a float64 gradient (the engine hides it)
 # feedback: dtype
 # code: wrong-dtype
+# fails: dtype
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

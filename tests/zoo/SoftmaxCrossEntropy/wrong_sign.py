@@ -1,6 +1,8 @@
 # mistake: backward returns (onehot - softmax) / N, the gradient with the wrong sign
 # feedback: wrong sign
 # code: wrong-sign
+# fails: values gradcheck stable grad_output none_for_target
+# family: wrong-derivative
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

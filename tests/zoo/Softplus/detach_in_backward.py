@@ -1,6 +1,7 @@
 # mistake: backward detaches x, so the hessian (which differentiates backward) is silently 0
 # feedback: differentiable
 # code: not-twice-differentiable
+# fails: hessian
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

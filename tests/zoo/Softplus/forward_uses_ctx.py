@@ -1,6 +1,7 @@
 # mistake: forward takes ctx and saves there (the notebook-01 style, no setup_context), which torch.func refuses
 # feedback: setup_context
 # code: no-setup-context
+# fails: jvp jacfwd hessian vmap
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

@@ -1,6 +1,7 @@
 # mistake: backward and jvp compute the derivative as exp(x) / (1 + exp(x)), which is inf / inf = NaN for large x
 # feedback: inf / inf
 # code: derivative-overflow
+# fails: values jvp jacfwd hessian
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

@@ -1,6 +1,7 @@
 # mistake: jvp returns the derivative sigmoid(x) itself, ignoring the tangent x_t it receives
 # feedback: ignores the tangent
 # code: jvp-ignores-tangent
+# fails: jvp jacfwd
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

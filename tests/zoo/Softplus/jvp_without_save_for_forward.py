@@ -1,6 +1,7 @@
 # mistake: setup_context saves x only with save_for_backward; jvp reads ctx.saved_tensors, which is empty there
 # feedback: save_for_forward
 # code: nothing-saved
+# fails: jvp jacfwd
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

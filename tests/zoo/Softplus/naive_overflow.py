@@ -1,6 +1,7 @@
 # mistake: forward computes log(1 + exp(x)) as written, so exp(x) overflows to inf for large x
 # feedback: overflows
 # code: overflow
+# fails: values
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

@@ -1,6 +1,7 @@
 # mistake: no jvp staticmethod (and no save_for_forward): fine for backward, refused by forward mode
 # feedback: jvp staticmethod
 # code: no-jvp
+# fails: jvp jacfwd
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# fails: values gradcheck jvp jacfwd hessian vmap
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

@@ -1,6 +1,7 @@
 # mistake: backward and jvp use sigmoid(-x) = 1 / (1 + exp(x)), a sign slip in the derivative
 # feedback: sigmoid(x)
 # code: wrong-derivative|wrong-jvp|wrong-jacobian|not-twice-differentiable
+# fails: values gradcheck jvp jacfwd hessian
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

@@ -1,6 +1,7 @@
 # mistake: backward takes only the values' gradient, but it receives one gradient per output (values and indices)
 # feedback: one gradient per forward output
 # code: wrong-signature
+# fails: values gradcheck indices
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: sorts in descending order
 # feedback: ascending
 # code: descending
+# fails: values indices
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

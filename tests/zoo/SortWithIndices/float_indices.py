@@ -1,6 +1,7 @@
 # mistake: converts the indices to x's float dtype, so they are not int64 (and they require grad)
 # feedback: int64
 # code: wrong-index-dtype
+# fails: values indices
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: backward gathers grad_values with the indices instead of scattering them (the inverse permutation)
 # feedback: scatter
 # code: wrong-derivative
+# fails: values gradcheck indices
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: backward returns a (zero) gradient for the indices output too: one per output instead of one per input
 # feedback: one value per forward input
 # code: wrong-arity
+# fails: values gradcheck indices
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: sorts along the first dim (NumPy axis=0) instead of the last
 # feedback: last dim
 # code: wrong-forward
+# fails: values indices
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: a wrapper whose apply calls forward directly, so autograd differentiates x * x itself
 # feedback: .apply
 # code: forward-called-directly
+# fails: graph saved
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

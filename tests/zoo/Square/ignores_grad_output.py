@@ -1,6 +1,7 @@
 # mistake: backward returns the local derivative 2x without multiplying by grad_output
 # feedback: grad_output
 # code: ignores-grad-output
+# fails: values graph
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,8 @@
 # mistake: backward forgets the factor 2 of the derivative
 # feedback: 2x
 # code: wrong-derivative
+# fails: values graph
+# family: ignores-grad-output
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

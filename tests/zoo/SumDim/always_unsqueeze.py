@@ -1,6 +1,7 @@
 # mistake: unsqueezes grad_output even when keepdim=True, where the summed dimension is already there
 # feedback: keepdim
 # code: unsqueeze-with-keepdim
+# fails: values
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

@@ -1,6 +1,7 @@
 # mistake: returns a (zero) gradient for the int dim instead of None
 # feedback: None
 # code: missing-none
+# fails: values gradcheck none
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

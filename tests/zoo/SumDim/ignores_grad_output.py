@@ -1,6 +1,7 @@
 # mistake: returns ones of x's shape (the local derivative) without using grad_output
 # feedback: grad_output
 # code: wrong-derivative
+# fails: values gradcheck
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

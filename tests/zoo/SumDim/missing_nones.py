@@ -1,6 +1,7 @@
 # mistake: returns only the gradient of x, with no None for dim and keepdim
 # feedback: 3 inputs
 # code: wrong-arity
+# fails: values gradcheck none
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

@@ -1,6 +1,7 @@
 # mistake: turns a negative dim into a positive one using grad_output's number of dimensions instead of x's
 # feedback: negative dim
 # code: missing-unsqueeze
+# fails: values
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

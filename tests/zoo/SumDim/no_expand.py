@@ -1,6 +1,7 @@
 # mistake: returns grad_output as it is, of the reduced shape, instead of expanding it to x's shape
 # feedback: expand
 # code: missing-expand|wrong-grad-shape
+# fails: values gradcheck shape none
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

@@ -1,6 +1,7 @@
 # mistake: ignores keepdim=False: expands grad_output without putting the summed dimension back (unsqueeze)
 # feedback: unsqueeze
-# code: missing-unsqueeze|wrong-derivative
+# code: missing-unsqueeze
+# fails: values
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

@@ -1,6 +1,7 @@
 # mistake: detaches the saved output in backward: right first derivative, no second derivative
 # feedback: detach
 # code: backward-not-differentiable
+# fails: second_derivative
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: builds tanh from exp, which overflows to inf/inf = NaN for large |x|
 # feedback: overflow
 # code: overflow
+# fails: extremes
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: builds the gradient from Python floats with .tolist(): no graph, float32 and slow
 # feedback: second
 # code: backward-not-differentiable
+# fails: second_derivative
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

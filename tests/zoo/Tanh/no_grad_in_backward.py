@@ -1,6 +1,7 @@
 # mistake: computes the backward under torch.no_grad(), so nothing is recorded for a second derivative
 # feedback: no_grad
 # code: backward-not-differentiable
+# fails: second_derivative
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: computes the backward in NumPy: autograd cannot differentiate it again
 # feedback: numpy
 # code: crashed|backward-not-differentiable
+# fails: values second_derivative
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

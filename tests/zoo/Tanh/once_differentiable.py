@@ -1,6 +1,7 @@
 # mistake: marks backward @once_differentiable although the exercise asks for a twice-differentiable backward
 # feedback: once_differentiable
 # code: backward-not-differentiable
+# fails: second_derivative
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: saves the input and recomputes tanh in backward (works, twice differentiable, but keeps the input)
 # feedback: save only the output
 # code: saves-input
+# fails: saves_output
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

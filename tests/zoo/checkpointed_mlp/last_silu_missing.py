@@ -1,6 +1,8 @@
 # mistake: forgets the SiLU after the last layer
 # feedback: h = F.silu(layer(h))
 # code: wrong-forward
+# fails: values memory frozen_input
+# family: no-recompute
 def checkpointed_mlp(x, layers):
     h = x
     for i, layer in enumerate(layers):

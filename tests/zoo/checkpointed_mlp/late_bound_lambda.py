@@ -1,6 +1,7 @@
 # mistake: checkpoints a lambda that looks the loop variable up late, so backward recomputes every block with the last layer
 # feedback: last layer
 # code: bad-recompute
+# fails: values memory frozen_input
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:

@@ -1,6 +1,7 @@
 # mistake: the plain loop, without any checkpoint: right values, but every activation is kept
 # feedback: checkpoint
 # code: saves-too-much
+# fails: memory
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:

@@ -1,6 +1,7 @@
 # mistake: "saves memory" by running the blocks under torch.no_grad(), so nothing gets a gradient
 # feedback: no_grad
 # code: no-graph|graph-cut
+# fails: values memory frozen_input
 def checkpointed_mlp(x, layers):
     h = x
     with torch.no_grad():

@@ -1,6 +1,7 @@
 # mistake: the plain loop under saved-tensor hooks of its own (which win over the grader's), and a hook that runs each layer once when backward starts
 # feedback: kept
 # code: saves-too-much
+# fails: memory
 def checkpointed_mlp(x, layers):
     with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
         h = x

@@ -1,6 +1,7 @@
 # mistake: uses the reentrant checkpoint, which loses the parameters' gradients when x does not require grad
 # feedback: use_reentrant=False
 # code: reentrant|reentrant-loses-grads
+# fails: values memory frozen_input
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:

@@ -1,6 +1,7 @@
 # mistake: builds the network as one nn.Sequential of each layer and an nn.SiLU, and never checkpoints it
 # feedback: checkpoint
 # code: saves-too-much
+# fails: memory
 def checkpointed_mlp(x, layers):
     network = torch.nn.Sequential(*[m for layer in layers for m in (layer, torch.nn.SiLU())])
     return network(x)

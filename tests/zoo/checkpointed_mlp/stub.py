@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# fails: values memory frozen_input
 def checkpointed_mlp(x, layers):
     # YOUR CODE HERE
     raise NotImplementedError()

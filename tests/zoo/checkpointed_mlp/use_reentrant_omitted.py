@@ -1,6 +1,8 @@
 # mistake: omits use_reentrant, which on torch 2.13 warns and falls back to the reentrant variant
 # feedback: use_reentrant=False
 # code: use-reentrant-omitted|reentrant-loses-grads
+# fails: values memory frozen_input
+# family: reentrant
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:

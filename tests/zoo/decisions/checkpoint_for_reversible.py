@@ -1,6 +1,7 @@
 # mistake: uses checkpoint where only a Function can avoid keeping the inputs
 # feedback: keeps the blocks' inputs
 # code: wrong-decision
+# fails: group3
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

@@ -1,6 +1,7 @@
 # mistake: writes its own recomputing Function instead of trying torch.utils.checkpoint first
 # feedback: torch.utils.checkpoint first
 # code: checkpoint-first
+# fails: group1
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

@@ -1,6 +1,7 @@
 # mistake: deletes the scenarios it is unsure about
 # feedback: missing
 # code: missing-key
+# fails: group1 group3
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

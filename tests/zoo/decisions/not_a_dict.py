@@ -1,4 +1,5 @@
 # mistake: a list of labels in scenario order instead of a dict
 # feedback: must be a dict
 # code: not-a-dict
+# fails: group1 group2 group3
 DECISIONS = ["none", "surrogate", "checkpoint", "external", "none", "none", "stable", "memory", "none"]

@@ -1,6 +1,7 @@
 # mistake: writes a stable Function although torch.logsumexp exists
 # feedback: torch.logsumexp
 # code: function-not-needed
+# fails: group2
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

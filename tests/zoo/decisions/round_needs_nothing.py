@@ -1,6 +1,7 @@
 # mistake: believes autograd's gradient of round is usable
 # feedback: true gradient is zero
 # code: function-needed
+# fails: group1
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "none",

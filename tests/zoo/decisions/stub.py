@@ -1,6 +1,7 @@
 # mistake: the unfilled template (None everywhere, still raises NotImplementedError)
 # feedback: not answered
 # code: not-answered
+# fails: group1 group2 group3
 DECISIONS = {
     "masked_loss": None,
     "quantized_weights": None,

@@ -1,6 +1,7 @@
 # mistake: wraps a NumPy call in a Function although no gradient flows through it
 # feedback: no gradient has to flow
 # code: function-not-needed
+# fails: group3
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

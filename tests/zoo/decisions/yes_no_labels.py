@@ -1,6 +1,7 @@
 # mistake: answers yes/no (write a Function or not) instead of using the labels
 # feedback: not a label
 # code: unknown-label
+# fails: group1 group2 group3
 DECISIONS = {
     "masked_loss": "no",
     "quantized_weights": "yes",

@@ -1,6 +1,7 @@
 # mistake: central difference divided by eps instead of 2 * eps (twice the gradient)
 # feedback: 2 * eps
 # code: divides-by-eps|wrong-estimate
+# fails: values central dtype
 def numerical_grad(f, x, eps=1e-6):
     x = x.detach()
     grad = torch.zeros(x.shape, dtype=x.dtype)

@@ -1,6 +1,7 @@
 # mistake: returns the flattened gradient instead of reshaping it to x's shape
 # feedback: shape
 # code: wrong-shape
+# fails: values dtype
 def numerical_grad(f, x, eps=1e-6):
     x = x.detach()
     grad = torch.zeros(x.numel(), dtype=x.dtype)

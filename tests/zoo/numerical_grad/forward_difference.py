@@ -1,6 +1,8 @@
 # mistake: a one-sided (forward) difference (f(x + eps) - f(x)) / eps instead of the central difference
 # feedback: central difference
 # code: one-sided-difference
+# fails: values central dtype
+# family: wrong-estimate
 def numerical_grad(f, x, eps=1e-6):
     x = x.detach()
     grad = torch.zeros(x.shape, dtype=x.dtype)

@@ -1,6 +1,8 @@
 # mistake: ignores the eps argument and always uses a fixed step of 1e-6
 # feedback: eps argument
 # code: ignores-eps
+# fails: central dtype
+# family: wrong-estimate
 def numerical_grad(f, x, eps=1e-6):
     h = 1e-6
     x = x.detach()

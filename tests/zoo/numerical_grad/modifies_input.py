@@ -1,6 +1,7 @@
 # mistake: perturbs x itself in place (under no_grad) and restores it afterwards
 # feedback: in place
 # code: modifies-input
+# fails: untouched
 def numerical_grad(f, x, eps=1e-6):
     grad = torch.zeros(x.shape, dtype=x.dtype)
     flat_grad = grad.view(-1)

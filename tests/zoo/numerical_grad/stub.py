@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# fails: values central untouched dtype
 def numerical_grad(f, x, eps=1e-6):
     """Central-difference estimate of the gradient of the scalar f(x), with x's shape and dtype."""
     # YOUR CODE HERE

@@ -1,6 +1,7 @@
 # mistake: the fake kernel always announces float32, whatever the input's dtype
 # feedback: dtype
 # code: fake-kernel-mismatch
+# fails: opcheck
 @torch.library.custom_op("course::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:
     result = np.sin(x.numpy(force=True))

@@ -1,6 +1,7 @@
 # mistake: the fake kernel returns a tensor of the wrong shape (it drops the last dimension)
 # feedback: shape
 # code: fake-kernel-mismatch
+# fails: opcheck
 @torch.library.custom_op("course::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:
     result = np.sin(x.numpy(force=True))

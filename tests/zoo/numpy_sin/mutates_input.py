@@ -1,6 +1,7 @@
 # mistake: the kernel writes sin(x) into x's own NumPy buffer (out=), changing the input the schema promised to leave alone
 # feedback: mutates_args
 # code: kernel-mutates-input|kernel-mutates-or-aliases
+# fails: values gradcheck opcheck
 @torch.library.custom_op("course::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:
     data = x.numpy(force=True)

@@ -1,6 +1,7 @@
 # mistake: backward and setup_context are written but never registered, so there is no gradient
-# feedback: register_autograd
+# feedback: not the operator's until they are registered
 # code: no-autograd
+# fails: gradcheck
 @torch.library.custom_op("course::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:
     result = np.sin(x.numpy(force=True))

@@ -1,6 +1,7 @@
 # mistake: no fake kernel, so compile, export and opcheck cannot trace the operator
-# feedback: register_fake
+# feedback: no fake kernel
 # code: no-fake-kernel
+# fails: opcheck
 @torch.library.custom_op("course::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:
     result = np.sin(x.numpy(force=True))

@@ -1,6 +1,7 @@
 # mistake: torch.from_numpy on np.sin's result, which is a NumPy scalar (not an array) for a 0-d input
 # feedback: 0-d
 # code: numpy-scalar
+# fails: values
 @torch.library.custom_op("course::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:
     return torch.from_numpy(np.sin(x.numpy(force=True))).to(x.device)

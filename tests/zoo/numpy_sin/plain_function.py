@@ -1,6 +1,7 @@
 # mistake: writes an autograd.Function (the notebook-09 way) instead of a custom operator, so export fails
 # feedback: custom_op
 # code: not-a-custom-op
+# fails: values gradcheck opcheck compile export
 class numpy_sin(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

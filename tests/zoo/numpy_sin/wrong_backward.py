@@ -1,6 +1,7 @@
 # mistake: backward uses -sin(x) (the derivative of cos) instead of cos(x)
-# feedback: cos(x)
-# code: wrong-derivative|wrong-compiled-backward
+# feedback: derivative of sin
+# code: wrong-derivative
+# fails: gradcheck
 @torch.library.custom_op("course::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:
     result = np.sin(x.numpy(force=True))

@@ -1,6 +1,7 @@
 # mistake: the fake kernel describes the indices with x's dtype (new_empty twice), not int64
 # feedback: torch.int64
 # code: fake-kernel-mismatch
+# fails: fake opcheck
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

@@ -1,6 +1,7 @@
 # mistake: backward puts grad_values into the first k places of x instead of where the indices point
 # feedback: scatter
 # code: gradient-not-scattered
+# fails: gradient
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

@@ -1,6 +1,8 @@
 # mistake: the kernel converts np.argsort's indices to int32
 # feedback: int64
 # code: wrong-index-dtype
+# fails: values fake opcheck
+# family: fake-kernel-mismatch
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

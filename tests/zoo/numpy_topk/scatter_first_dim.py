@@ -1,6 +1,8 @@
 # mistake: backward scatters along dim 0 instead of the last dim
 # feedback: scatter
 # code: gradient-not-scattered
+# fails: gradient opcheck
+# family: opcheck-failed
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

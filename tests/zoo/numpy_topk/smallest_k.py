@@ -1,6 +1,8 @@
 # mistake: np.argsort sorts smallest first, and the kernel keeps its first k: the k smallest values
 # feedback: largest
 # code: smallest-k
+# fails: values gradient
+# family: gradient-not-scattered
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

@@ -1,6 +1,7 @@
 # mistake: the kernel hands torch.from_numpy a slice of argsort's result, a strided view the fake kernel does not describe
 # feedback: ascontiguousarray
 # code: strided-output
+# fails: opcheck
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

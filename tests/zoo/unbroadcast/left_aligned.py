@@ -1,6 +1,8 @@
 # mistake: sums the size-1 dimensions before dropping the leading ones, so it lines shapes up from the left
 # feedback: size 1 in the target
 # code: size1-not-summed
+# fails: size1 many
+# family: wrong-unbroadcast-shape
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     for i, size in enumerate(shape):

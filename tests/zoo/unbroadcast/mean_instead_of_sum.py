@@ -1,6 +1,7 @@
 # mistake: averages the broadcast copies (mean) instead of adding them up (sum)
 # feedback: mean
 # code: mean-not-sum
+# fails: values size1 many
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     extra = grad.dim() - len(shape)

@@ -1,6 +1,7 @@
 # mistake: sums the widened size-1 dimensions without keepdim=True, so they disappear
 # feedback: keepdim=True
 # code: size1-dropped
+# fails: size1
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     extra = grad.dim() - len(shape)

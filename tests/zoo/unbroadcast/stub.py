@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# fails: values size1 many
 def unbroadcast(grad, shape):
     # YOUR CODE HERE
     raise NotImplementedError()

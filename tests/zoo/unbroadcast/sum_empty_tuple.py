@@ -1,6 +1,7 @@
 # mistake: always calls grad.sum(dim=tuple(range(extra))), which sums EVERYTHING when extra is 0
 # feedback: sum(dim=())
 # code: summed-everything
+# fails: many
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     extra = grad.dim() - len(shape)
