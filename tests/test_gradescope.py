@@ -491,3 +491,25 @@ def test_try_a_zip_locally_as_gradescope_runs_it(tmp_path):
                 ["--zip", str(out), "--test", str(tmp_path / "missing.ipynb")], ["--zip", str(out)]):
         refused = run_cli("gradescope", *bad)
         assert refused.returncode == 2 and refused.stderr.startswith("error:"), (bad, refused.stderr)
+
+
+def test_the_grading_copy_grades_exactly_as_the_instructors_source():
+    """The same submissions (the reference answers and a mistake from the zoo for each of three notebooks)
+    graded against solutions/ and against the zip's grading copy: the same status, points and feedback."""
+    from autograder import grading, notebooks
+    from autograder.sandbox import Limits
+
+    zoo = {e.exercise: e.source for e in samples.zoo()}
+    with grading.new_sandbox() as sandbox:
+        for assignment in ("01_square", "04_saving_tensors", "13_safe_gradients"):
+            source = next(s for s in notebooks.sources() if s.assignment == assignment)
+            copy = notebooks.Source(source.path, gradescope.grading_copy(source))
+            exercise = samples.exercises_of(assignment)[0]
+            for answers in (None, {exercise: zoo[exercise]}):
+                _, nb = samples.student_notebook(assignment, answers)
+                text = nbformat.writes(nb)
+                reports = [grading.grade_text(text, f"{source.name}.ipynb", sandbox, 7, Limits(), [s])[0]
+                           for s in (source, copy)]
+                first, second = ([(c.grade_id, c.status, c.points, c.feedback) for c in r.cells] for r in reports)
+                assert first == second and first, assignment
+                assert answers or reports[0].score == reports[0].max_score
