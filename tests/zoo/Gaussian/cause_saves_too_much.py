@@ -2,6 +2,7 @@
 # feedback: is not what breaks the broken Gaussian
 # code: wrong-cause
 # score: 3/4
+# fails: cause
 CAUSE_Gaussian = "saves-too-much"
 
 

@@ -2,6 +2,7 @@
 # feedback: before backward, the caller dropped its last reference
 # code: reference-cycle
 # score: 2/4
+# fails: freed
 CAUSE_Gaussian = "reference-cycle"
 
 

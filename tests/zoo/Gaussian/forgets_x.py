@@ -2,6 +2,7 @@
 # feedback: -2 * x * output
 # code: wrong-derivative
 # score: 3/4
+# fails: values
 CAUSE_Gaussian = "reference-cycle"
 
 

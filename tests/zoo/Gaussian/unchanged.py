@@ -2,6 +2,7 @@
 # feedback: the output stayed alive
 # code: reference-cycle
 # score: 2/4
+# fails: freed
 CAUSE_Gaussian = "reference-cycle"
 
 

@@ -2,6 +2,7 @@
 # feedback: grad_output.T @ x for w
 # code: wrong-derivative
 # score: 3/4
+# fails: values
 CAUSE_LinearMap = "saved-without-version"
 
 

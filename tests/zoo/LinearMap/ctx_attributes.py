@@ -2,6 +2,7 @@
 # feedback: the version counter never saw the tensors backward read
 # code: not-saved-for-backward
 # score: 2/4
+# fails: inplace
 CAUSE_LinearMap = "saved-without-version"
 
 

@@ -2,6 +2,7 @@
 # feedback: computed from the changed values, without an error
 # code: not-saved-for-backward
 # score: 2/4
+# fails: inplace
 CAUSE_LinearMap = "saved-without-version"
 
 

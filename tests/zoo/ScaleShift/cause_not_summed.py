@@ -2,6 +2,7 @@
 # feedback: is not what breaks the broken ScaleShift
 # code: wrong-cause
 # score: 3/4
+# fails: cause
 CAUSE_ScaleShift = "not-summed"
 
 

@@ -2,6 +2,7 @@
 # feedback: the gradient for input 2
 # code: wrong-grad-shape
 # score: 2/4
+# fails: broadcast
 CAUSE_ScaleShift = "sum-before-multiply"
 
 

@@ -2,6 +2,7 @@
 # feedback: only right when no input broadcasts
 # code: broadcast-gradient
 # score: 2/4
+# fails: broadcast
 CAUSE_ScaleShift = "sum-before-multiply"
 
 

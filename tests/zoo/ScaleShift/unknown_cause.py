@@ -2,6 +2,7 @@
 # feedback: which is not a key of CAUSES
 # code: unknown-cause
 # score: 3/4
+# fails: cause
 CAUSE_ScaleShift = "the gradient of w is summed too early"
 
 

@@ -2,6 +2,7 @@
 # feedback: is not what breaks the broken Sinc
 # code: wrong-cause
 # score: 3/4
+# fails: cause
 CAUSE_Sinc = "wrong-derivative"
 
 

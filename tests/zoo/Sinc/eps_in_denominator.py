@@ -2,6 +2,7 @@
 # feedback: does not match the finite-difference gradient
 # code: wrong-derivative
 # score: 3/4
+# fails: away
 CAUSE_Sinc = "zero-over-zero"
 
 

@@ -2,6 +2,7 @@
 # feedback: the derivative of sinc there is exactly 0
 # code: nonzero-at-zero
 # score: 2/4
+# fails: zero
 CAUSE_Sinc = "zero-over-zero"
 
 

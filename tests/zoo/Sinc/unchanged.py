@@ -2,6 +2,7 @@
 # feedback: where x is exactly 0
 # code: nan-at-zero
 # score: 2/4
+# fails: zero
 CAUSE_Sinc = "zero-over-zero"
 
 
