@@ -32,6 +32,7 @@ import re
 
 import torch
 
+from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.explain import Rule, explained
 
@@ -622,34 +623,57 @@ def linear_needs_input_grad(LinearFunction, cases=NEEDS_CASES) -> None:
         what = (f"{LINEAR_FN}.backward called with ctx.needs_input_grad = {needs}"
                 + ("" if has_bias else " and bias None"))
         grads = _direct(LinearFunction, needs, x, weight, bias, g, what)
-        expected = _linear_grads_ref(x, weight, bias, g)
-        if not has_bias and grads[2] is not None:
-            c.fail("grad-for-none-bias",
-                   f"{what}: backward returned a {type(grads[2]).__name__} for bias, which is None: return None for "
-                   "a missing bias.")
-        for i, name in enumerate(INPUTS):
-            got, exp = grads[i], expected[i]
-            if not needs[i]:
-                if got is not None:
-                    c.fail("ignores-needs-input-grad",
-                           f"{what}: backward computed a gradient for {name}, whose ctx.needs_input_grad entry is "
-                           f"False (a frozen weight, an input that is data). Check ctx.needs_input_grad[{i}] and "
-                           f"return None for {name}: skipping that matmul is the point.")
-                continue
-            if got is None:
-                c.fail("missing-gradient", f"{what}: backward returned None for {name}, which needs a gradient.")
-            if i == 2 and isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(g.shape):
-                c.fail("bias-grad-not-summed",
-                       f"{what}: the gradient of bias has shape {tuple(got.shape)}, grad_output's, not bias's "
-                       f"{tuple(bias.shape)}: sum it over the batch, grad_output.sum(0). (Through autograd the "
-                       "engine silently sums such a gradient for you; do not lean on that.)")
-            if i == 1 and isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(exp.shape[::-1]):
-                c.fail("weight-grad-transposed",
-                       f"{what}: the gradient of weight has shape {tuple(got.shape)}, the transpose of weight's "
-                       f"{tuple(exp.shape)}: grad_weight = grad_output.T @ x.")
-            c.require_shape(got, exp.shape, f"{what}: the gradient of {name}", code="wrong-grad-shape")
-            c.require_close(got, exp, f"{what}: the gradient of {name}", "wrong-derivative", LINEAR_HINT,
-                            rtol=1e-10, atol=1e-12)
+        _linear_needs_verdict(grads, needs, has_bias, x, weight, bias, g, what)
+        # The same with the node autograd made for LinearFunction.apply as backward's ctx, on inputs that require
+        # grad as needs says: a stand-in ctx can be recognised, autograd's own node cannot.
+        if not any(needs):
+            continue
+        inputs = tuple(None if t is None else t.detach().clone().requires_grad_(n)
+                       for t, n in zip((x, weight, bias), needs))
+        real = behaviour.backward_by_its_node(LinearFunction, inputs, g, rules=LINEAR_RULES, as_returned=True,
+                                              what=f"{LINEAR_FN}.backward with autograd's own node as its ctx")
+        if real is None:
+            continue  # no node of its own: the values test says so
+        lead = (f"{what}: called directly, backward returned what it should; but with the node autograd made for "
+                f"{LINEAR_FN}.apply (on inputs requiring grad as needs_input_grad says) as its ctx")
+        if not isinstance(real, tuple) or len(real) != 3:
+            got = f"{len(real)} values" if isinstance(real, tuple) else f"a {behaviour.type_name(real)}"
+            c.fail("wrong-arity", f"{lead}, backward returned {got}; it must return a tuple of three, one per input "
+                                  "(x, weight, bias), with None where there is no gradient.")
+        _linear_needs_verdict(real, needs, has_bias, x, weight, bias, g, lead)
+
+
+def _linear_needs_verdict(grads, needs, has_bias, x, weight, bias, g, what: str) -> None:
+    """What backward returned for `needs`: a gradient of each needed input's exact shape and value (bias summed
+    over the batch), None for a missing bias and for every input whose needs_input_grad entry is False."""
+    expected = _linear_grads_ref(x, weight, bias, g)
+    if not has_bias and grads[2] is not None:
+        c.fail("grad-for-none-bias",
+               f"{what}: backward returned a {behaviour.type_name(grads[2])} for bias, which is None: return None for "
+               "a missing bias.")
+    for i, name in enumerate(INPUTS):
+        got, exp = grads[i], expected[i]
+        if not needs[i]:
+            if got is not None:
+                c.fail("ignores-needs-input-grad",
+                       f"{what}: backward computed a gradient for {name}, whose ctx.needs_input_grad entry is "
+                       f"False (a frozen weight, an input that is data). Check ctx.needs_input_grad[{i}] and "
+                       f"return None for {name}: skipping that matmul is the point.")
+            continue
+        if got is None:
+            c.fail("missing-gradient", f"{what}: backward returned None for {name}, which needs a gradient.")
+        if i == 2 and isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(g.shape):
+            c.fail("bias-grad-not-summed",
+                   f"{what}: the gradient of bias has shape {tuple(got.shape)}, grad_output's, not bias's "
+                   f"{tuple(bias.shape)}: sum it over the batch, grad_output.sum(0). (Through autograd the "
+                   "engine silently sums such a gradient for you; do not lean on that.)")
+        if i == 1 and isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(exp.shape[::-1]):
+            c.fail("weight-grad-transposed",
+                   f"{what}: the gradient of weight has shape {tuple(got.shape)}, the transpose of weight's "
+                   f"{tuple(exp.shape)}: grad_weight = grad_output.T @ x.")
+        c.require_shape(got, exp.shape, f"{what}: the gradient of {name}", code="wrong-grad-shape")
+        c.require_close(got, exp, f"{what}: the gradient of {name}", "wrong-derivative", LINEAR_HINT,
+                        rtol=1e-10, atol=1e-12)
 
 
 # ------------------------------------------------------------------------------------------------ Linear
