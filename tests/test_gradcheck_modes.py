@@ -30,7 +30,8 @@ HONEST = sorted((Path(__file__).parent / "honest").glob("*/*.py"))
 
 
 def _cases() -> list:
-    """(id, source, the learner's answers or None for the references, only the tests about this exercise?)"""
+    """(source, exercise, the learner's answer): every reference notebook (exercise and answer None: all its tests),
+    every zoo entry and every honest answer (the tests about its exercise)."""
     cases = [pytest.param(SOURCES[a], None, None, id=f"reference/{a}") for a in sorted(SOURCES)]
     cases += [pytest.param(EXERCISE_TO_SOURCE[e.exercise], e.exercise, e.source, id=f"zoo/{e.exercise}/{e.name}")
               for e in samples.zoo()]
@@ -81,6 +82,8 @@ def test_fast_then_slow_gives_the_slow_modes_verdict_and_feedback(source, exerci
             continue  # no gradcheck in this test: nothing could differ
         assert counted["fast"], f"{grade_id}: gradcheck ran without trying fast mode"
         fast_passed = counted["fast_passed"]
+        if answer is None:  # a reference never needs the slow mode: FAST_TIGHTER is not so tight that it would
+            assert fast_passed == counted["fast"], f"{grade_id}: the reference failed fast mode {counted}"
         counted.update(calls=0, fast=0, fast_passed=0)
         monkeypatch.setattr(common, "SLOW_ONLY", True)
         [(_, slow)] = run_in_process(before, [test])
