@@ -339,6 +339,21 @@ def dual_tangent(Fn, x, t, args: tuple = ()):
     return tangent
 
 
+@c.probe
+def dual_tangents(Fn, inputs: tuple, tangents: tuple):
+    """In the learner's process: the output tangent of Fn.apply(*inputs) in forward-mode AD, each input with a
+    tangent (None: none) made a dual tensor (torch.autograd.forward_ad, no torch.func transform)."""
+    import torch.autograd.forward_ad as fwad
+
+    with fwad.dual_level():
+        duals = [x if t is None else fwad.make_dual(x, t) for x, t in zip(inputs, tangents)]
+        out = behaviour.function_apply(Fn, *duals)
+        tangent = fwad.unpack_dual(out).tangent if isinstance(out, torch.Tensor) else None
+    if tangent is None:
+        raise RuntimeError(f"{getattr(Fn, '__name__', 'the Function')}.apply gave no tangent under forward_ad")
+    return tangent
+
+
 # ---------------------------------------------------------------------------------------------- Cube
 # A case is ("values",), ("gradcheck", seed, shape), ("gradgradcheck", seed, shape), ("vmap", seed, shape,
 # in_dims), ("grad", seed, shape), ("vmap(grad)", seed, shape), ("jacobian", seed, shape) or ("methods", seed,
@@ -775,6 +790,13 @@ def _scaled_jvp(Fn, seed, shape, alpha, which, dtype=F64) -> None:
                                           "y_t, the tangent of y. " + JVP_TWO_HINT)
     rtol = 1e-9 if dtype == F64 else 1e-5
     c.require_close(got, expected, what, "wrong-jvp", JVP_TWO_HINT, rtol=rtol, atol=rtol * 1e-2)
+    # The same tangent under forward-mode AD itself (x and y dual tensors, in the learner's process), where jvp's
+    # ctx is autograd's own node: a stand-in ctx can be recognised, that node cannot.
+    real = _run(functools.partial(dual_tangents, Fn), (x, y, alpha), (x_t, y_t, None),
+                what=f"torch.autograd.forward_ad through ScaledProduct.apply with {pattern}")
+    c.require_close(real, expected, f"Called directly, your jvp gave the right tangent; but under forward-mode AD "
+                    f"(x and y dual tensors, {pattern}), where its ctx is autograd's own node, the output tangent",
+                    "wrong-jvp", JVP_TWO_HINT, rtol=rtol, atol=rtol * 1e-2)
 
 
 def _scaled_central(Fn, seed, shape, alpha) -> None:
