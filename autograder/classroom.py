@@ -138,7 +138,8 @@ def marker_path(sub: Submission) -> Path:
     return autograded_dir() / sub.student / sub.assignment / f"{sub.notebook}.grade.json"
 
 
-def up_to_date(sub: Submission, digests: dict[str, str]) -> bool:
+def up_to_date(sub: Submission, digests: dict[str, str], sha: str | None = None) -> bool:
+    """Whether its grade record matches this file (`sha`, if already computed) and the current sources."""
     marker = marker_path(sub)
     if not marker.exists():
         return False
@@ -146,11 +147,30 @@ def up_to_date(sub: Submission, digests: dict[str, str]) -> bool:
         data = json.loads(marker.read_text())
     except ValueError:
         return False
-    return data.get("sha256") == file_sha(sub.path) and data.get("sources") == digests.get(sub.assignment)
+    return data.get("sha256") == (sha or file_sha(sub.path)) and data.get("sources") == digests.get(sub.assignment)
 
 
 def file_sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _stat_of(path: Path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def _read_once(path: Path) -> tuple[bytes | None, tuple | None]:
+    """(its bytes, capped as a submission's are; None if unreadable or too large, its stat when read)."""
+    stat = _stat_of(path)
+    try:
+        if stat is None or stat[1] > notebooks.max_submission_bytes():
+            return None, stat
+        return path.read_bytes(), stat
+    except OSError:
+        return None, stat
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -163,11 +183,21 @@ def _atomic_write(path: Path, text: str) -> None:
 
 # ---------------------------------------------------------------------------------------------- work
 
+_PARSED: dict = {}  # the sources' texts -> their Sources, parsed once per worker process
+
+
+def _candidates(source_texts: dict[str, str]) -> list[Source]:
+    key = tuple(sorted((p, hashlib.sha256(t.encode()).hexdigest()) for p, t in source_texts.items()))
+    if key not in _PARSED:
+        _PARSED[key] = [Source(Path(p), notebooks.parse(t, p)) for p, t in source_texts.items()]
+    return _PARSED[key]
+
+
 def grade_payload(text: str, name: str, source_texts: dict[str, str], seed: int, limits: Limits) -> dict:
     """Pure function run by a worker (a local thread or a Dask worker on another machine): everything it
     needs travels with it. Returns the JSON report and the autograded notebook as text."""
     sandbox = _worker_sandbox()
-    candidates = [Source(Path(p), nbformat.reads(t, as_version=4)) for p, t in source_texts.items()]
+    candidates = _candidates(source_texts)
     try:
         report, autograded = grading.grade_text(text, name, sandbox, seed, limits, candidates)
     except NotebookError as error:
@@ -325,14 +355,18 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
     digests = source_digests(sources)
     writer = GradebookWriter(db_url)
     subs, problems = discover(sources, assignment)
-    todo = [s for s in subs if force or not up_to_date(s, digests)]
+    # Each submission is read once: its bytes give the digest, the text graded, and (by their file's stat) the
+    # proof at the end that nothing changed it meanwhile.
+    contents = {s.key: _read_once(s.path) for s in subs}
+    shas = {key: hashlib.sha256(data).hexdigest() if data is not None else "" for key, (data, _) in contents.items()}
+    todo = [s for s in subs if force or not up_to_date(s, digests, shas[s.key])]
     skipped = len(subs) - len(todo)
     if todo and not scheduler:
         require_isolation(limits, allow_weak_isolation)
     source_texts = {str(s.path): s.path.read_text() for s in sources}
     by_assignment = {a: {p: t for p, t in source_texts.items() if Path(p).parent.name == a}
                      for a in {s.assignment for s in sources}}
-    before = {s.key: file_sha(s.path) for s in todo}
+    before = {s.key: shas[s.key] for s in todo}
 
     bar = _progress(len(todo), progress)
     graded = []
@@ -353,9 +387,13 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
                       f" ({report['seconds']:.1f} s)")
 
     def payload_for(sub: Submission) -> tuple:
+        data, stat = contents[sub.key]
+        limit = notebooks.max_submission_bytes()
         try:
-            text = sub.path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError) as error:
+            text = data.decode("utf-8") if data is not None else \
+                f"<unreadable: larger than {limit / 1e6:g} MB, the most a submitted notebook may be>" \
+                if stat is not None and stat[1] > limit else "<unreadable: it cannot be read>"
+        except UnicodeDecodeError as error:
             text = f"<unreadable: {error}>"
         # The file name given to the grader is the course notebook's: a renamed file is graded as what it is.
         return (text, f"{sub.notebook}.ipynb", by_assignment[sub.assignment], seed, limits)
@@ -381,8 +419,8 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
         close_sandboxes()
         if bar is not None:
             bar.close()
-    for sub in todo:  # the grader never changes a submission: prove it
-        if file_sha(sub.path) != before[sub.key]:
+    for sub in todo:  # the grader never changes a submission: prove it (without reading it again)
+        if _stat_of(sub.path) != contents[sub.key][1]:
             raise RuntimeError(f"{sub.path} changed while being graded")
     _write_problems(problems)
     return BatchResult(graded, skipped, problems, time.monotonic() - start)

@@ -41,9 +41,10 @@ def cmd_grade(args) -> int:
 
     path = Path(args.notebook)
     try:
-        notebooks.match_source(notebooks.read(path), path.name)  # bad input fails fast, before the sandbox
+        submission = notebooks.submission_from_path(path)  # read once; bad input fails fast, before the sandbox
         with grading.new_sandbox() as sandbox:
-            report, _ = grading.grade_path(path, sandbox, seed=_seed(args), limits=_limits(args))
+            report, _ = grading.grade_submission(submission, sandbox, seed=_seed(args), limits=_limits(args),
+                                                 autograded=False)
     except NotebookError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -68,13 +69,26 @@ def format_report(report: dict) -> str:
     return "\n".join(lines)
 
 
+def progress_printer(args):
+    """What a long command says as it goes, a line at a time to stderr (nothing with --quiet): stdout stays
+    the result alone, for scripts."""
+    if getattr(args, "quiet", False):
+        return None
+    start = time.monotonic()
+
+    def say(line: str) -> None:
+        print(f"[{time.monotonic() - start:6.1f} s] {line}", file=sys.stderr, flush=True)
+
+    return say
+
+
 def cmd_release(args) -> int:
     from autograder import grading, release
 
     start = time.monotonic()
     try:
         with grading.new_sandbox() as sandbox:
-            reports = release.release(sandbox, check=not args.no_check)
+            reports = release.release(sandbox, check=not args.no_check, progress=progress_printer(args))
     except release.ReleaseRefused as error:
         print(f"release refused: {error}", file=sys.stderr)
         return 1
@@ -121,7 +135,7 @@ def grade_table(reports: list[dict]) -> str:
 def cmd_feedback(args) -> int:
     from autograder import classroom
 
-    written = classroom.feedback(args.db_url)
+    written = classroom.feedback(args.db_url, progress=progress_printer(args))
     print(f"wrote {len(written)} feedback pages under {classroom.home() / 'feedback'}")
     return 0
 
@@ -137,19 +151,34 @@ def cmd_export(args) -> int:
         print(f"error: {' and '.join(extra)} need --format canvas or --format moodle (nbgrader's CSV has no LMS "
               "columns)", file=sys.stderr)
         return 2
+    say = progress_printer(args)
+    if say:
+        say(f"reading the gradebook ({args.db_url or 'SQLite in the grading folder'})")
     try:
         path = classroom.export_csv(Path(args.output) if args.output else None, args.db_url,
                                     getattr(args, "assignment", None))
     except classroom.UnknownAssignment as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if say:
+        say(f"wrote {_rows(path)} rows (one per student and assignment)")
     print(f"wrote {path}")
     return 0
+
+
+def _rows(path: Path) -> int:
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as f:
+        return max(sum(1 for _ in csv.reader(f)) - 1, 0)
 
 
 def export_lms(args) -> int:
     from autograder import lms
 
+    say = progress_printer(args)
+    if say:
+        say(f"reading the gradebook ({args.db_url or 'SQLite in the grading folder'}) for a {args.format} import")
     try:
         done = lms.export(args.format, Path(args.output) if args.output else None, args.db_url,
                           Path(args.roster) if args.roster else None, lms.parse_columns(args.column),
@@ -157,6 +186,8 @@ def export_lms(args) -> int:
     except (OSError, ValueError) as error:  # lms.ExportError, an unknown assignment, an unreadable roster
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if say:
+        say(f"wrote {done.students} students x {len(done.columns)} assignments")
     print(f"wrote {done.path} ({done.students} students, {args.format} gradebook import)")
     lms_name = args.format.capitalize()
     for column in done.columns:
@@ -181,7 +212,17 @@ def export_lms(args) -> int:
 def cmd_report(args) -> int:
     from autograder import classroom, class_report
 
-    path = class_report.write(classroom.reports(), Path(args.output) if args.output else None)
+    say = progress_printer(args)
+    if say:
+        say(f"reading the graded reports in {classroom.autograded_dir()}")
+    reports = classroom.reports()
+    if say:
+        for student in sorted({r["student"] for r in reports}):
+            mine = [r for r in reports if r["student"] == student]
+            say(f"  {student}: {len(mine)} notebooks, {sum(r['score'] for r in mine):g}/"
+                f"{sum(r['max_score'] for r in mine):g}")
+        say("drawing the figures")
+    path = class_report.write(reports, Path(args.output) if args.output else None)
     print(f"wrote {path}")
     return 0
 
@@ -221,10 +262,72 @@ def cmd_demo(args) -> int:
     return code
 
 
-def main(argv: list[str] | None = None) -> int:
+# Each command's help ends with examples (tests/test_cli.py checks every command has them).
+EXAMPLES = {
+    "grade": """
+  python -m autograder grade course/01_square/01_square.ipynb
+  python -m autograder grade mine.ipynb --json            one JSON object, for tools
+  python -m autograder grade mine.ipynb --timeout 60      a slow machine: more time per test""",
+    "release": """
+  python -m autograder release                 grade the reference answers, then regenerate course/
+  python -m autograder release --quiet         the same, without a line per notebook on stderr
+  python -m autograder release --no-check      regenerate course/ without grading the references first""",
+    "autograde": """
+  python -m autograder autograde --workers 4
+  python -m autograder autograde --assignment 01_square --force
+  python -m autograder autograde --scheduler tcp://grader-host:8786
+  python -m autograder autograde --db-url postgresql://grader@db-host/gradebook""",
+    "feedback": """
+  python -m autograder feedback                a feedback page per graded submission, under .grading/feedback/
+  python -m autograder feedback --db-url postgresql://grader@db-host/gradebook""",
+    "export": """
+  python -m autograder export                                   nbgrader's CSV: .grading/grades.csv
+  python -m autograder export --format canvas --roster canvas-grades.csv
+  python -m autograder export --format canvas --column 01_square="Notebook 01 - The skeleton (998877)"
+  python -m autograder export --format moodle --roster moodle-grades.csv --assignment 01_square""",
+    "report": """
+  python -m autograder report                  .grading/class-report.html
+  python -m autograder report --output week1.html""",
+    "collect": """
+  python -m autograder collect ~/Downloads/submissions.zip
+  python -m autograder collect ~/Downloads/submissions/ --assignment 01_square""",
+    "gradescope": """
+  python -m autograder gradescope --assignment 01_square       .grading/gradescope-01_square.zip
+  python -m autograder gradescope --all --budget 540
+  python -m autograder gradescope --assignment 01_square --visibility hidden=after_due_date
+  python -m autograder gradescope --test mine.ipynb --assignment 01_square    try it as Gradescope runs it
+  python -m autograder gradescope --test upload/ --zip gradescope-01_square.zip --json""",
+    "demo": """
+  python -m autograder demo                    release, grade the sample class, print the grades
+  python -m autograder demo --workers 1""",
+}
+
+
+def _version() -> str:
+    import autograder
+
+    return autograder.__version__
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder",
-                                     description="Grade notebooks of the custom autograd.Function course.")
-    sub = parser.add_subparsers(dest="command", required=True)
+                                     description="Grade notebooks of the custom autograd.Function course.",
+                                     epilog="examples:\n  python -m autograder grade mine.ipynb\n"
+                                            "  python -m autograder release\n  python -m autograder demo\n"
+                                            "  python -m autograder COMMAND --help    what a command does, "
+                                            "with examples",
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}",
+                        help="print the course package's version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_parser = sub.add_parser
+
+    def command(name: str, **kwargs):
+        return add_parser(name, epilog="examples:" + EXAMPLES[name], description=kwargs.get("help"),
+                          formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
+
+    def quiet(p):
+        p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
     def limits(p):
         p.add_argument("--timeout", type=float, help="seconds allowed per test (answers + one test cell)")
@@ -235,17 +338,18 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--isolation", choices=ISOLATION_LEVELS,
                        help="force a weaker isolation level (default: full, or $AUTOGRADER_ISOLATION)")
 
-    p = sub.add_parser("grade", help="grade ONE notebook against the hidden tests and print a report")
+    p = command("grade", help="grade ONE notebook against the hidden tests and print a report")
     p.add_argument("notebook", help="a copy of a course notebook with your answers")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     limits(p)
     p.set_defaults(func=cmd_grade)
 
-    p = sub.add_parser("release", help="regenerate course/ from solutions/ (refuses if a solution fails)")
+    p = command("release", help="regenerate course/ from solutions/ (refuses if a solution fails)")
     p.add_argument("--no-check", action="store_true", help="skip grading the reference solutions first")
+    quiet(p)
     p.set_defaults(func=cmd_release)
 
-    p = sub.add_parser("autograde", help="grade every submission into the gradebook")
+    p = command("autograde", help="grade every submission into the gradebook")
     p.add_argument("--workers", type=int, default=1, help="grading processes on this machine")
     p.add_argument("--scheduler", help="address of a Dask scheduler (tcp://host:8786) to grade on")
     p.add_argument("--assignment", help="only this assignment")
@@ -257,13 +361,15 @@ def main(argv: list[str] | None = None) -> int:
     limits(p)
     p.set_defaults(func=cmd_autograde)
 
-    p = sub.add_parser("feedback", help="write feedback HTML for every graded submission")
-    p.add_argument("--db-url")
+    p = command("feedback", help="write feedback HTML for every graded submission")
+    p.add_argument("--db-url", help="gradebook SQLAlchemy URL (default: SQLite in the grading folder)")
+    quiet(p)
     p.set_defaults(func=cmd_feedback)
 
-    p = sub.add_parser("export", help="write the grades CSV")
+    p = command("export", help="write the grades CSV")
     p.add_argument("--output", help="CSV path (default: <grading folder>/grades.csv)")
-    p.add_argument("--db-url")
+    p.add_argument("--db-url", help="gradebook SQLAlchemy URL (default: SQLite in the grading folder)")
+    quiet(p)
     p.add_argument("--format", choices=("nbgrader", "canvas", "moodle"), default="nbgrader",
                    help="nbgrader's CSV (default), or the gradebook import CSV of Canvas or Moodle "
                         "(default path: <grading folder>/grades-<format>.csv)")
@@ -278,16 +384,17 @@ def main(argv: list[str] | None = None) -> int:
                    help="only this assignment (default: every graded one); repeatable")
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("report", help="write the class report (HTML with figures)")
+    p = command("report", help="write the class report (HTML with figures)")
     p.add_argument("--output", help="HTML path (default: <grading folder>/class-report.html)")
+    quiet(p)
     p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser("collect", help="import a folder of notebooks or an LMS zip as submissions")
+    p = command("collect", help="import a folder of notebooks or an LMS zip as submissions")
     p.add_argument("source", help="folder or .zip")
     p.add_argument("--assignment", help="only notebooks of this assignment")
     p.set_defaults(func=cmd_collect)
 
-    p = sub.add_parser("gradescope", help="write a Gradescope autograder zip (setup.sh, run_autograder, sources)")
+    p = command("gradescope", help="write a Gradescope autograder zip (setup.sh, run_autograder, sources)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--assignment", help="the notebook's assignment, e.g. 01_square")
     which.add_argument("--all", action="store_true", help="every notebook of the course in one autograder")
@@ -311,9 +418,12 @@ def main(argv: list[str] | None = None) -> int:
     limits(p)
     p.set_defaults(func=cmd_gradescope)
 
-    p = sub.add_parser("demo", help="release, grade a bundled sample class, print grades, write feedback")
-    p.add_argument("--workers", type=int, default=2)
+    p = command("demo", help="release, grade a bundled sample class, print grades, write feedback")
+    p.add_argument("--workers", type=int, default=2, help="grading processes (default: 2)")
     p.set_defaults(func=cmd_demo)
+    return parser
 
-    args = parser.parse_args(argv)
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     return args.func(args)

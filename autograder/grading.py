@@ -74,13 +74,15 @@ class Report:
 
 # ------------------------------------------------------------------------------------------ the steps
 
-def plan(source: Source, submission) -> tuple[list, list]:
-    """(cells to run before each test, tests). Answers come from the submission, all else from the source.
+def plan(source: Source, submission, answers: dict | None = None) -> tuple[list, list]:
+    """(cells to run before each test, tests). Answers come from the submission (`answers` if already
+    extracted), all else from the source; submission None: the source's own reference answers.
 
     An answer cell missing from the submission runs as an empty cell: its tests then fail with
     "not defined", which is the truth.
     """
-    answers = notebooks.submitted_answers(submission) if submission is not None else {}
+    if answers is None:
+        answers = notebooks.submitted_answers(submission) if submission is not None else {}
     before, tests = [], []
     for cell in source.notebook.cells:
         kind = role(cell)
@@ -96,8 +98,8 @@ def plan(source: Source, submission) -> tuple[list, list]:
     return before, tests
 
 
-def missing_answers(source: Source, submission) -> list[str]:
-    present = notebooks.submitted_answers(submission)
+def missing_answers(source: Source, submission, answers: dict | None = None) -> list[str]:
+    present = notebooks.submitted_answers(submission) if answers is None else answers
     return [g for g in source.grade_ids("answer") if g not in present]
 
 
@@ -128,11 +130,11 @@ def _phases(outcome: Outcome) -> dict:
     return {str(k): round(float(v), 4) for k, v in phases.items() if isinstance(v, (int, float))}
 
 
-def autograded_notebook(source: Source, submission, results: list[CellResult]):
+def autograded_notebook(source: Source, submission, results: list[CellResult], answers: dict | None = None):
     """The submission as nbgrader's autograde leaves it: source's locked cells, the student's answers,
     and in each test cell an output (an error output for a failed test) so that nbgrader's own
     `SaveAutoGrades` and `generate_feedback` give the same scores and show our feedback."""
-    answers = notebooks.submitted_answers(submission)
+    answers = notebooks.submitted_answers(submission) if answers is None else answers
     by_id = {r.grade_id: r for r in results}
     nb = copy.deepcopy(source.notebook)
     for cell in nb.cells:
@@ -165,24 +167,31 @@ def digest(text: str) -> str:
 def grade_text(text: str, name: str, sandbox: Sandbox, seed: int = 0, limits: Limits | None = None,
                candidates: list[Source] | None = None) -> tuple[Report, object]:
     """Grade a notebook given as text. Returns the report and the autograded notebook."""
+    return grade_submission(notebooks.submission_from_text(text, name, candidates), sandbox, seed, limits)
+
+
+def grade_submission(submission: notebooks.Submission, sandbox: Sandbox, seed: int = 0,
+                     limits: Limits | None = None, autograded: bool = True) -> tuple[Report, object]:
+    """Grade a Submission (read, parsed, matched and extracted once). Returns the report and, with
+    `autograded`, the autograded notebook (else None: the self-check has no use for one)."""
     start = time.monotonic()
-    submission = notebooks.parse(text, name)
-    source = notebooks.match_source(submission, name, candidates)
-    before, tests = plan(source, submission)
+    source, answers = submission.source, submission.answers
+    before, tests = plan(source, submission.notebook, answers)
     notes: list = []
     isolation: dict = {}
     results = run_tests(sandbox, before, tests, seed, limits or Limits(), notes, isolation)
     if isolation and not isolation.get("strong"):
         notes.append(WEAK_ISOLATION_NOTE.format(layers=describe_isolation(isolation)))
-    missing = missing_answers(source, submission)
+    missing = missing_answers(source, submission.notebook, answers)
     for result in results:
         if result.status != "passed" and missing:
             result.feedback += (f" (Your notebook has no answer cell {', '.join(missing)}: was it deleted, or "
                                 "its metadata changed? Copy it back from the course notebook.)")
-    report = Report(Path(name).name, source.assignment, sum(r.points for r in results),
-                    sum(r.max_points for r in results), results, time.monotonic() - start, digest(text), notes,
-                    isolation)
-    return report, autograded_notebook(source, submission, results)
+    report = Report(Path(submission.name).name, source.assignment, sum(r.points for r in results),
+                    sum(r.max_points for r in results), results, time.monotonic() - start, submission.sha256,
+                    notes, isolation)
+    notebook = autograded_notebook(source, submission.notebook, results, answers) if autograded else None
+    return report, notebook
 
 
 WEAK_ISOLATION_NOTE = ("graded with weaker isolation than a class is graded with ({layers}): the verdicts are "
@@ -194,15 +203,15 @@ def describe_isolation(isolation: dict) -> str:
     parts = ["namespaces" if isolation.get("namespaces") else
              f"no namespaces ({isolation['namespaces_refused']})" if isolation.get("namespaces_refused")
              else "no namespaces"]
+    parts.append("a read-only root" if isolation.get("read_only_root") else "no read-only root")
     parts.append(f"Landlock {isolation['landlock']}" if isolation.get("landlock") else "no Landlock")
     parts.append("seccomp" if isolation.get("seccomp") else "no seccomp")
     return ", ".join(parts)
 
 
 def grade_path(path: str | Path, sandbox: Sandbox, seed: int = 0, limits: Limits | None = None):
-    path = Path(path)
-    notebooks.read(path)  # the clear errors: missing file, folder, unreadable, too large
-    return grade_text(notebooks.read_text(path), str(path), sandbox, seed, limits)
+    """The clear errors first (missing file, folder, unreadable, too large, not the course's): NotebookError."""
+    return grade_submission(notebooks.submission_from_path(path), sandbox, seed, limits)
 
 
 def protected_paths() -> list[Path]:
@@ -249,5 +258,5 @@ def reference_report(source: Source, sandbox: Sandbox, seed: int = 0, limits: Li
                   sum(r.max_points for r in results), results)
 
 
-__all__ = ["Report", "CellResult", "grade_text", "grade_path", "reference_report", "new_sandbox",
+__all__ = ["Report", "CellResult", "grade_text", "grade_path", "grade_submission", "reference_report", "new_sandbox",
            "NotebookError"]

@@ -98,6 +98,8 @@ def read(path: str | Path, limit: int | None = None) -> nbformat.NotebookNode:
 
 
 def parse(text: str, name: str = "notebook") -> nbformat.NotebookNode:
+    """The notebook in `text`, its JSON decoded once (then handed to nbformat as a dict, as `nbformat.reads`
+    would after decoding it again)."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -105,10 +107,55 @@ def parse(text: str, name: str = "notebook") -> nbformat.NotebookNode:
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise NotebookError(f"{name}: not a Jupyter notebook (no list of cells)")
     try:
-        nb = nbformat.reads(text, as_version=4)
+        major, minor = nbformat.reader.get_version(data)
+        if major not in nbformat.versions:
+            raise nbformat.NBFormatError(f"unsupported nbformat version {major}")
+        nb = nbformat.convert(nbformat.versions[major].to_notebook_json(data, minor=minor), 4)
     except Exception as error:  # nbformat raises several types for malformed notebooks
         raise NotebookError(f"{name}: not a valid Jupyter notebook ({error})") from None
+    try:
+        nbformat.validate(nb)
+    except Exception:  # noqa: BLE001 - as nbformat.reads: an invalid but readable notebook is still read
+        pass
     return nb
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One submitted notebook, made once: read (capped), parsed, matched to its assignment, answers extracted.
+    Every later step takes this value; none reads or parses the file again."""
+
+    name: str                    # the file name it was submitted as
+    text: str
+    notebook: nbformat.NotebookNode
+    source: "Source"
+    answers: dict                # grade_id -> source of each answer cell it holds
+
+    @property
+    def sha256(self) -> str:
+        import hashlib
+
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+def submission_from_text(text: str, name: str, candidates: list | None = None) -> Submission:
+    nb = parse(text, name)
+    return Submission(name, text, nb, match_source(nb, name, candidates), submitted_answers(nb))
+
+
+def submission_from_path(path: str | Path, candidates: list | None = None, limit: int | None = None) -> Submission:
+    """NotebookError (a sentence) for a missing file, a folder, an unreadable or oversized file, not a notebook,
+    not one of this course's."""
+    path = Path(path)
+    if not path.exists():
+        raise NotebookError(f"{path}: no such file")
+    if path.is_dir():
+        raise NotebookError(f"{path}: is a folder, not a notebook")
+    try:
+        text = read_text(path, limit)
+    except (UnicodeDecodeError, OSError) as error:
+        raise NotebookError(f"{path}: cannot be read as text ({error})") from None
+    return submission_from_text(text, str(path), candidates)
 
 
 @dataclass(frozen=True)
@@ -133,10 +180,23 @@ class Source:
         return [nbgrader_meta(c)["grade_id"] for c in self.cells(kind)]
 
 
+_SOURCES: dict = {}  # path -> ((mtime, size), its Source): each instructor notebook parsed once per change
+
+
 def sources(root: Path | None = None) -> list[Source]:
+    """The instructor notebooks, each parsed once per process and again only when its file changes."""
     root = root or paths.SOLUTIONS
-    return [Source(p, read(p, limit=1 << 40)) for p in sorted(root.glob("*/*.ipynb"))  # the instructor's: no cap
-            if ".ipynb_checkpoints" not in p.parts]
+    found = []
+    for path in sorted(root.glob("*/*.ipynb")):
+        if ".ipynb_checkpoints" in path.parts:
+            continue
+        stat = path.stat()
+        stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        cached = _SOURCES.get(str(path))
+        if cached is None or cached[0] != stamp:
+            cached = _SOURCES[str(path)] = (stamp, Source(path, read(path, limit=1 << 40)))  # the instructor's: no cap
+        found.append(cached[1])
+    return found
 
 
 def ids_in(nb) -> set[str]:

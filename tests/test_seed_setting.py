@@ -53,13 +53,13 @@ def _capture_grade(monkeypatch) -> dict:
         def __exit__(self, *exc):
             return False
 
-    def grade_path(path, sandbox, seed=0, limits=None):
+    def grade_submission(submission, sandbox, seed=0, limits=None, autograded=True):
         seen["seed"] = seed
         return types.SimpleNamespace(to_json=lambda: {"notebook": "n", "cells": [], "score": 0, "max_score": 0}), None
 
     monkeypatch.setattr(grading, "new_sandbox", Box)
-    monkeypatch.setattr(grading, "grade_path", grade_path)
-    monkeypatch.setattr("autograder.notebooks.match_source", lambda *a, **k: None)
+    monkeypatch.setattr(grading, "grade_submission", grade_submission)
+    monkeypatch.setattr("autograder.notebooks.submission_from_path", lambda *a, **k: None)
     monkeypatch.setattr("autograder.notebooks.read", lambda *a, **k: None)
     return seen
 

@@ -80,16 +80,19 @@ class Sandbox:
         return self.root_pid
 
     def start(self) -> "Sandbox":
+        """Start the root process if it is not running (it imports PyTorch meanwhile; the first judge waits for
+        it). No judge is forked just to say hello: a root that cannot start fails the first grading, per test."""
         from autograder.sandbox import confine  # ctypes only: no PyTorch in the grader
 
-        hello = self.exchange({"hello": True})
-        if type(hello) is not dict or not hello.get("ready"):
-            raise RuntimeError("the grading sandbox failed to start")
+        with _root_lock:
+            if _root.get("process") is None or _root["process"].poll() is not None:
+                _start_root()
+            self.root_pid = _root["process"].pid
         self.landlock = confine.landlock_abi()
         return self
 
     def exchange(self, job: dict) -> dict:
-        """One request to a fresh judge (a job, or {"hello": True}); its reply, or {"error": why}. A job's
+        """One request to a fresh judge (a job); its reply, or {"error": why}. A job's
         test cells go in a frame of their own, after the rest: the judge reads them only once the process
         that starts the learner's sandboxes exists (judge.grade_notebook)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
