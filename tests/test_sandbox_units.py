@@ -214,3 +214,13 @@ def test_prefix_blocks_cover_exactly_the_interval(low, high):
     if high >= low:
         assert any(high & mask == value for mask, value in blocks)
     assert len(blocks) <= 2 * max(high, 1).bit_length()
+
+
+def test_warm_ups_are_chosen_from_the_tests_text_and_run_once():
+    from autograder.sandbox import warm
+
+    assert warm.needed(["check.sin_opcheck(numpy_sin)", "check.values(Square)"]) == ["opcheck"]
+    assert warm.needed(["check.jacfwd(Softplus)"]) == ["forward-ad"]
+    assert warm.needed(["check.values(Square)"]) == []
+    first = warm.run(["forward-ad", "no-such-warm-up"])
+    assert warm.run(["forward-ad"]) == [] and first in ([], ["forward-ad"])

@@ -14,6 +14,7 @@ from dataclasses import asdict
 
 from autograder.sandbox.cells import Outcome, STATUSES
 from autograder.sandbox.channel import Channel, ChannelClosed, CodecError, send_fd
+from autograder.sandbox import warm
 from autograder.sandbox.limits import Job, Limits
 
 _root: dict = {}                # "process", "control": the root process and the socket that asks it for judges
@@ -118,7 +119,8 @@ class Sandbox:
         source)]. Returns {"outcomes": [Outcome per test], "notes": [...], "output": str}."""
         limits = limits or Limits()
         job = {"cells": [list(c) for c in cells], "tests": [list(t) for t in tests], "seed": int(seed),
-               "limits": asdict(limits), "protected": self.protected}
+               "limits": asdict(limits), "protected": self.protected,
+               "warm": warm.needed([source for _, source in tests])}
         result = self.exchange(job)
         self.notebooks_run += 1
         if "error" in result or type(result.get("outcomes")) is not list:

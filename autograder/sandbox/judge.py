@@ -27,7 +27,7 @@ import tempfile
 import time
 
 from autograder import shared
-from autograder.sandbox import cells, cgroup, codec, confine, learner, protocol, proxy, seccomp
+from autograder.sandbox import cells, cgroup, codec, confine, learner, protocol, proxy, seccomp, warm
 from autograder.sandbox.cells import Outcome
 from autograder.sandbox.channel import Channel, ChannelClosed, ChannelTimeout, CodecError, recv_fd, send_fd
 
@@ -52,6 +52,10 @@ def grade_notebook(job: dict, read_roots: list, read_tests=None) -> dict:
             group = cgroup.memory_group(job["limits"]["group_memory_mb"] << 20)
         job["memory_group"] = group.folder if group is not None else None
         judge = Judge(job, workdir, read_roots)
+        try:  # before the starter: every learner copy and every test's judge inherits it
+            warm.run(job.get("warm", []))
+        except Exception:  # noqa: BLE001 - a warm-up only saves time; the tests pay for what it did not do
+            pass
         judge.start_starter()
         if read_tests is not None:
             job["tests"], job["seed"] = read_tests()
