@@ -1,7 +1,7 @@
 # mistake: zeroes grad_output in place (after .sum() it is one number broadcast everywhere, so all become 0)
 # feedback: in place
 # code: inplace-grad-output
-# fails: values backward boundary
+# fails: backward
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,7 +1,7 @@
 # mistake: multiplies the mask with x instead of grad_output
 # feedback: grad_output
 # code: ignores-grad-output
-# fails: values backward boundary dtype
+# fails: values backward
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,7 +1,7 @@
 # mistake: builds the clipping mask from grad_output instead of the saved input x
 # feedback: depends on the INPUT x
 # code: mask-from-grad-output
-# fails: values backward boundary dtype
+# fails: backward
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

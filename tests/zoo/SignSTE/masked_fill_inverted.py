@@ -1,7 +1,8 @@
 # mistake: masked_fill with the inside mask, which zeroes the gradient inside [-1, 1] instead of outside
 # feedback: inverted
 # code: inverted-mask
-# fails: values backward boundary dtype
+# fails: values backward
+# family: zero-gradient
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

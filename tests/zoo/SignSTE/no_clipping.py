@@ -1,7 +1,7 @@
 # mistake: no clipping: passes grad_output through everywhere, also where |x| > 1
 # feedback: outside [-1, 1]
 # code: no-clipping
-# fails: values backward boundary dtype
+# fails: backward
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,7 +1,7 @@
 # mistake: returns the boolean mask itself, forgetting grad_output (the engine silently turns it into 0/1 floats)
 # feedback: grad_output
 # code: ignores-grad-output|wrong-dtype
-# fails: values backward boundary dtype
+# fails: values backward dtype
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

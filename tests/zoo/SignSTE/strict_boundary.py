@@ -1,7 +1,7 @@
 # mistake: the mask uses < instead of <=, so the gradient is zeroed at |x| == 1 exactly
-# feedback: x.abs() <= 1, not x.abs() < 1
+# feedback: exactly counts as inside
 # code: strict-boundary
-# fails: boundary dtype
+# fails: boundary
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

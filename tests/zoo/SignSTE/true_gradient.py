@@ -1,7 +1,7 @@
 # mistake: returns sign's true derivative (zero everywhere), so no gradient passes straight through
 # feedback: true derivative
 # code: zero-gradient
-# fails: values backward boundary dtype
+# fails: values backward
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
