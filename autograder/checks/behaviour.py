@@ -40,7 +40,7 @@ def function_apply(Fn, *args):
     """`Fn.apply(*args)` as torch.autograd.Function defines it, whatever `apply` the class itself defines: under a
     torch.func transform that runs the Function's own methods (a class that overrides `apply` to take another
     path for wrapped inputs is run through them all the same). A non-Function is called as it is."""
-    if isinstance(Fn, type) and issubclass(Fn, torch.autograd.Function):
+    if issubclass(type(Fn), type) and issubclass(Fn, torch.autograd.Function):  # a class by its C-level type
         return _FUNCTION_APPLY.__get__(None, Fn)(*args)
     return Fn.apply(*args)
 

@@ -57,8 +57,9 @@ def same_storage(a, b) -> bool:
 
 @probe
 def function_facts(obj) -> dict:
-    """What kind of object `obj` is, for require_function (probe: type checks happen where obj lives)."""
-    facts = {"is_class": isinstance(obj, type), "type": type(obj).__name__, "is_function": False,
+    """What kind of object `obj` is, for require_function (probe: type checks happen where obj lives), by its
+    C-level type: an object whose `__class__` says `type` (and whose `__bases__` name Function) is not a class."""
+    facts = {"is_class": issubclass(type(obj), type), "type": type(obj).__name__, "is_function": False,
              "not_static": [], "setup_context": False, "vmap_rule": False, "callable": callable(obj)}
     if facts["is_class"]:
         facts["is_function"] = issubclass(obj, torch.autograd.Function)
