@@ -4,10 +4,10 @@ fails names the same cause.
 Each zoo entry (tests/zoo/<Exercise>/<name>.py) declares, beside its `# mistake:`, `# feedback:` and `# code:`, the
 tests of its exercise it fails (`# fails: values gradcheck`, the grade ids' suffixes after `test_<Exercise>_`) and,
 where a test reaches the same cause by another road (a version counter that stayed put, where the cause is a
-missing ctx.mark_dirty), the other codes that cause may carry (`# family: code|code`). Every test of the exercise
-runs here, in-process (the fast tier's way, tests/test_fast.py): a test failed that is not declared is a cascade, a
-declared one that passes is a stale header, and a failing test whose mistake code is neither the entry's nor of its
-family blames another cause.
+missing ctx.mark_dirty), the other codes that cause may carry (`# family: code|code`); its `# score:` is what
+follows (tests/test_zoo_scores.py checks it). Every test of the exercise runs here, in-process (the fast tier's
+way, tests/test_fast.py): a test failed that is not declared is a cascade, a declared one that passes is a stale
+header, and a failing test whose mistake code is neither the entry's nor of its family blames another cause.
 
 A test checks one rule and takes a reference for the parts it does not test (as notebook 12's Linear tests run the
 learner's module on a reference LinearFunction when the learner's own is wrong). CAPS holds the entries issue 26

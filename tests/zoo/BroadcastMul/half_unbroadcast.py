@@ -2,6 +2,7 @@
 # feedback: the gradient of b has shape
 # code: missing-unbroadcast
 # fails: shapes
+# score: 2/4
 class BroadcastMul(torch.autograd.Function):
     @staticmethod
     def forward(ctx, a, b):

@@ -2,6 +2,7 @@
 # feedback: sum over the broadcast dimensions
 # code: missing-unbroadcast
 # fails: shapes
+# score: 2/4
 class BroadcastMul(torch.autograd.Function):
     @staticmethod
     def forward(ctx, a, b):

@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values gradcheck shapes
+# score: 0/4
 class BroadcastMul(torch.autograd.Function):
     @staticmethod
     def forward(ctx, a, b):

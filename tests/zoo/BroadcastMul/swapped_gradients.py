@@ -2,6 +2,7 @@
 # feedback: grad_output * b
 # code: wrong-derivative
 # fails: values gradcheck shapes
+# score: 0/4
 class BroadcastMul(torch.autograd.Function):
     @staticmethod
     def forward(ctx, a, b):

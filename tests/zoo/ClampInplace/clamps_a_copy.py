@@ -2,6 +2,7 @@
 # feedback: left x unchanged and returned a new tensor
 # code: returns-new-tensor
 # fails: values saved version
+# score: 0/3
 class ClampInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, low, high):

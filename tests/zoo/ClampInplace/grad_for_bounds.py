@@ -2,6 +2,7 @@
 # feedback: return None for each bound
 # code: grad-for-bound
 # fails: values saved version
+# score: 0/3
 class ClampInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, low, high):

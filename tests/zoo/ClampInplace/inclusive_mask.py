@@ -3,6 +3,7 @@
 # code: clamp-mask-all-ones
 # fails: values saved version
 # family: wrong-derivative
+# score: 0/3
 class ClampInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, low, high):

@@ -2,6 +2,7 @@
 # feedback: call ctx.mark_dirty(x)
 # code: no-mark-dirty
 # fails: values saved version
+# score: 0/3
 class ClampInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, low, high):

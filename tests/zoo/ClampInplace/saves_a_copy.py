@@ -2,6 +2,7 @@
 # feedback: Its mask must come from the saved output
 # code: output-change-unnoticed
 # fails: saved
+# score: 2/3
 class ClampInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, low, high):

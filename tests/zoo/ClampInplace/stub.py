@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values saved version
+# score: 0/3
 class ClampInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, low, high):

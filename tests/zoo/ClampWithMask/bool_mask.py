@@ -2,6 +2,7 @@
 # feedback: float tensor of x's dtype
 # code: bool-mask
 # fails: values mask
+# score: 1/3
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

@@ -2,6 +2,7 @@
 # feedback: None
 # code: missing-none
 # fails: values mask gradcheck
+# score: 0/3
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

@@ -2,6 +2,7 @@
 # feedback: mark_non_differentiable
 # code: mask-requires-grad
 # fails: mask
+# score: 2/3
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

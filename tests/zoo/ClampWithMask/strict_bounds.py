@@ -2,6 +2,7 @@
 # feedback: boundary
 # code: boundary-excluded
 # fails: mask
+# score: 2/3
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

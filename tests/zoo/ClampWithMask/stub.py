@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values mask gradcheck
+# score: 0/3
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

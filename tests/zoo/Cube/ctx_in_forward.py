@@ -2,6 +2,7 @@
 # feedback: setup_context
 # code: no-setup-context
 # fails: vmap grad jacrev
+# score: 2/5
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -2,6 +2,7 @@
 # feedback: differentiable
 # code: not-twice-differentiable
 # fails: gradgradcheck
+# score: 4/5
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -2,6 +2,7 @@
 # feedback: generate_vmap_rule
 # code: no-vmap-rule
 # fails: vmap grad
+# score: 3/5
 class Cube(torch.autograd.Function):
     @staticmethod
     def forward(x):

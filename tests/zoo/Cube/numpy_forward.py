@@ -2,6 +2,7 @@
 # feedback: leaves torch
 # code: leaves-torch
 # fails: values vmap grad
+# score: 2/5
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

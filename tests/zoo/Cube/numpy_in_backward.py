@@ -3,6 +3,7 @@
 # code: not-twice-differentiable
 # fails: values gradgradcheck grad
 # family: leaves-torch
+# score: 2/5
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

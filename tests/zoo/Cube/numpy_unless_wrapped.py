@@ -3,6 +3,7 @@
 # code: not-twice-differentiable
 # fails: values gradgradcheck grad
 # family: leaves-torch
+# score: 2/5
 import torch._C._functorch as _functorch
 
 

@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values gradgradcheck vmap grad jacrev
+# score: 0/5
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True   # vmap runs forward and backward on batched tensors itself
 

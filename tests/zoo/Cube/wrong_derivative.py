@@ -2,6 +2,7 @@
 # feedback: 3 * x**2
 # code: wrong-derivative|wrong-jacobian
 # fails: values jacrev
+# score: 3/5
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -2,6 +2,7 @@
 # feedback: save_for_backward
 # code: not-saved-for-backward|output-change-unnoticed
 # fails: saves_output inplace_output
+# score: 2/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: grad_output * y
 # code: wrong-derivative
 # fails: values inplace_output inplace_input
+# score: 2/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

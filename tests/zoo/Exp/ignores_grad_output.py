@@ -2,6 +2,7 @@
 # feedback: grad_output
 # code: ignores-grad-output|wrong-derivative
 # fails: values inplace_output
+# score: 3/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

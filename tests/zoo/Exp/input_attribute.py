@@ -3,6 +3,7 @@
 # code: not-saved-for-backward|output-change-unnoticed
 # fails: saves_output inplace_output inplace_input
 # family: uses-input
+# score: 1/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

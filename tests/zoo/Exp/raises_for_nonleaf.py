@@ -3,6 +3,7 @@
 # code: error-without-change
 # fails: saves_output inplace_output
 # family: saves-copy
+# score: 2/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

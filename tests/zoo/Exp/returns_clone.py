@@ -3,6 +3,7 @@
 # code: saves-copy
 # fails: saves_output inplace_output
 # family: output-change-unnoticed
+# score: 2/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: detach
 # code: saves-alias
 # fails: saves_output
+# score: 3/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

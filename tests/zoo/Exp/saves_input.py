@@ -3,6 +3,7 @@
 # code: saves-input|output-change-unnoticed
 # fails: saves_output inplace_output inplace_input
 # family: needs-input
+# score: 1/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

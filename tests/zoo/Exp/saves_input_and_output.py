@@ -2,6 +2,7 @@
 # feedback: save only y
 # code: saves-extra|needs-input
 # fails: saves_output inplace_input
+# score: 2/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

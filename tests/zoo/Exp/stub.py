@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values saves_output inplace_output inplace_input
+# score: 0/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

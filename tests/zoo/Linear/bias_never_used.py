@@ -3,6 +3,7 @@
 # code: bias-unused
 # fails: forward trains
 # family: wrong-training
+# score: 1/3
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()

@@ -2,6 +2,7 @@
 # feedback: bias=False must create no bias
 # code: bias-when-false
 # fails: parameters trains
+# score: 1/3
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()

@@ -2,6 +2,7 @@
 # feedback: super().__init__()
 # code: no-super-init
 # fails: parameters forward trains
+# score: 0/3
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         bound = 1 / math.sqrt(in_features)

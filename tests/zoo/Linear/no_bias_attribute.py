@@ -2,6 +2,7 @@
 # feedback: bias` attribute set to None
 # code: no-bias-attribute
 # fails: parameters
+# score: 2/3
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()

@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: parameters forward trains
+# score: 0/3
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         # YOUR CODE HERE

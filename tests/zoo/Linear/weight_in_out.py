@@ -2,6 +2,7 @@
 # feedback: (out_features, in_features)
 # code: weight-shape-in-out
 # fails: parameters
+# score: 2/3
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()

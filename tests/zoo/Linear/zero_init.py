@@ -2,6 +2,7 @@
 # feedback: small random values
 # code: not-initialised
 # fails: parameters
+# score: 2/3
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()

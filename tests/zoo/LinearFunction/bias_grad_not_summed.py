@@ -2,6 +2,7 @@
 # feedback: sum it over the batch
 # code: bias-grad-not-summed
 # fails: needs_input_grad
+# score: 2/3
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

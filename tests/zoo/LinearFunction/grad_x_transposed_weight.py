@@ -2,6 +2,7 @@
 # feedback: grad_output @ weight
 # code: matmul-shapes|wrong-derivative
 # fails: values gradcheck needs_input_grad
+# score: 0/3
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

@@ -3,6 +3,7 @@
 # code: ignores-bias
 # fails: values gradcheck
 # family: wrong-derivative
+# score: 1/3
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

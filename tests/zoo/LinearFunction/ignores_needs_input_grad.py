@@ -2,6 +2,7 @@
 # feedback: needs_input_grad
 # code: ignores-needs-input-grad
 # fails: needs_input_grad
+# score: 2/3
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

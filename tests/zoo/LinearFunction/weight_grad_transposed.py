@@ -2,6 +2,7 @@
 # feedback: transpose of weight's
 # code: weight-grad-transposed
 # fails: values gradcheck needs_input_grad
+# score: 0/3
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, bias):

@@ -3,6 +3,7 @@
 # code: no-vmap-rule
 # fails: vmap forward_mode
 # family: no-jvp
+# score: 8/10
 import torch._C._functorch as _functorch
 
 

@@ -3,6 +3,7 @@
 # code: jvp-ignores-tangent
 # fails: vmap forward_mode
 # family: wrong-jvp
+# score: 8/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -2,6 +2,7 @@
 # feedback: keepdim=ctx.keepdim
 # code: wrong-tangent-shape
 # fails: vmap forward_mode
+# score: 8/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

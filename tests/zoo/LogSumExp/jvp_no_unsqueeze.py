@@ -2,6 +2,7 @@
 # feedback: unsqueeze(ctx.dim) the saved output
 # code: no-unsqueeze
 # fails: vmap forward_mode
+# score: 8/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

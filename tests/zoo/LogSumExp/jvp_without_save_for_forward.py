@@ -2,6 +2,7 @@
 # feedback: save_for_forward
 # code: no-save-for-forward
 # fails: vmap forward_mode
+# score: 8/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -3,6 +3,7 @@
 # code: wrong-arity|missing-none
 # fails: values stability shapes none gradcheck gradgradcheck vmap forward_mode
 # family: no-jvp|not-twice-differentiable
+# score: 1/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

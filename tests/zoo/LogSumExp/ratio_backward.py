@@ -2,6 +2,7 @@
 # feedback: exp(x - output)
 # code: unstable-backward|no-jvp
 # fails: stability vmap forward_mode
+# score: 7/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

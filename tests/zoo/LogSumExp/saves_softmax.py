@@ -3,6 +3,7 @@
 # code: saves-too-much
 # fails: stability gradgradcheck vmap forward_mode memory
 # family: masked-row-nan|no-jvp|not-twice-differentiable
+# score: 5/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

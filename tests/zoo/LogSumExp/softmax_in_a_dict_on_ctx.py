@@ -2,6 +2,7 @@
 # feedback: ctx.cache
 # code: saves-too-much
 # fails: memory
+# score: 9/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

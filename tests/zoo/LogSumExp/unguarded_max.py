@@ -2,6 +2,7 @@
 # feedback: replace an infinite max by 0
 # code: masked-row-nan
 # fails: stability
+# score: 9/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

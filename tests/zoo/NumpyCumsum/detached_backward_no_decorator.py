@@ -2,6 +2,7 @@
 # feedback: once_differentiable
 # code: not-once-differentiable
 # fails: once_differentiable
+# score: 2/3
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

@@ -2,6 +2,7 @@
 # feedback: dim
 # code: wrong-forward
 # fails: values
+# score: 2/3
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

@@ -2,6 +2,7 @@
 # feedback: negative strides
 # code: negative-strides
 # fails: values gradcheck once_differentiable
+# score: 0/3
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

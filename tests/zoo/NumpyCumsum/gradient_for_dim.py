@@ -2,6 +2,7 @@
 # feedback: None for inputs that are not tensors
 # code: wrong-arity
 # fails: values gradcheck once_differentiable
+# score: 0/3
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

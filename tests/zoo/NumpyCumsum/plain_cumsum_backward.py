@@ -2,6 +2,7 @@
 # feedback: REVERSED
 # code: wrong-derivative
 # fails: values gradcheck
+# score: 1/3
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

@@ -2,6 +2,7 @@
 # feedback: torch.from_numpy
 # code: not-a-tensor
 # fails: values gradcheck once_differentiable
+# score: 0/3
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values gradcheck once_differentiable
+# score: 0/3
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

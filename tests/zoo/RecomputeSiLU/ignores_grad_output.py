@@ -2,6 +2,7 @@
 # feedback: grad_output
 # code: wrong-derivative|ignores-grad-output
 # fails: gradcheck saved graph
+# score: 1/5
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

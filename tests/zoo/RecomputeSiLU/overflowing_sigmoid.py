@@ -2,6 +2,7 @@
 # feedback: large
 # code: unstable
 # fails: values
+# score: 4/5
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

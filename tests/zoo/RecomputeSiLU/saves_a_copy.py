@@ -2,6 +2,7 @@
 # feedback: save_for_backward
 # code: saves-a-copy
 # fails: saved
+# score: 3/5
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: the output
 # code: saves-too-much
 # fails: saved
+# score: 3/5
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(x):

@@ -2,6 +2,7 @@
 # feedback: ctx.cache
 # code: ctx-attribute
 # fails: saved
+# score: 3/5
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

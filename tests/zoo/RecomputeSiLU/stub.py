@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values gradcheck saved graph
+# score: 0/5
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: unchanged everywhere
 # code: clipped-round
 # fails: values backward
+# score: 2/5
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -3,6 +3,7 @@
 # code: wrong-dtype
 # fails: values backward dtype
 # family: inexact-pass-through
+# score: 1/5
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

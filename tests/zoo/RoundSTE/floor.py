@@ -2,6 +2,7 @@
 # feedback: torch.round
 # code: wrong-forward
 # fails: values dtype
+# score: 3/5
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

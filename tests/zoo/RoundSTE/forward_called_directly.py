@@ -2,6 +2,7 @@
 # feedback: .apply
 # code: forward-called-directly
 # fails: graph
+# score: 4/5
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: even
 # code: wrong-ties
 # fails: values
+# score: 4/5
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: grad_output
 # code: ignores-grad-output
 # fails: values backward
+# score: 2/5
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values backward dtype graph
+# score: 0/5
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: sums across the batch
 # code: vmap-sums-the-batch
 # fails: vmap
+# score: 1/2
 class RunningSum(torch.autograd.Function):
     @staticmethod
     def forward(x):

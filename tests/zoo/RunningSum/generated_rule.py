@@ -2,6 +2,7 @@
 # feedback: generate_vmap_rule
 # code: generated-vmap-rule
 # fails: vmap
+# score: 1/2
 class RunningSum(torch.autograd.Function):
     generate_vmap_rule = True
 

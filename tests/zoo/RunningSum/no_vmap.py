@@ -2,6 +2,7 @@
 # feedback: no vmap staticmethod
 # code: no-vmap-rule
 # fails: vmap
+# score: 1/2
 class RunningSum(torch.autograd.Function):
     @staticmethod
     def forward(x):

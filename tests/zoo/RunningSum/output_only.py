@@ -2,6 +2,7 @@
 # feedback: (output, out_dims)
 # code: wrong-vmap
 # fails: vmap
+# score: 1/2
 class RunningSum(torch.autograd.Function):
     @staticmethod
     def forward(x):

@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values vmap
+# score: 0/2
 class RunningSum(torch.autograd.Function):
     @staticmethod
     def forward(x):

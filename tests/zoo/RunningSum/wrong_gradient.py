@@ -2,6 +2,7 @@
 # feedback: flip
 # code: wrong-derivative
 # fails: values
+# score: 1/2
 class RunningSum(torch.autograd.Function):
     @staticmethod
     def forward(x):

@@ -2,6 +2,7 @@
 # feedback: each sample must get its own running sum
 # code: wrong-vmap
 # fails: vmap
+# score: 1/2
 class RunningSum(torch.autograd.Function):
     @staticmethod
     def forward(x):

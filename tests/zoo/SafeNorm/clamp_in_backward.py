@@ -2,6 +2,7 @@
 # feedback: instead of 1
 # code: eps-in-backward
 # fails: small_norms
+# score: 5/6
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: clamp_min
 # code: value-at-zero
 # fails: zero_rows
+# score: 4/6
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: NaN
 # code: nan-at-zero
 # fails: zero_rows
+# score: 4/6
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -3,6 +3,7 @@
 # code: eps-in-backward
 # fails: values zero_rows small_norms
 # family: wrong-derivative
+# score: 1/6
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

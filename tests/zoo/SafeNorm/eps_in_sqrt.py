@@ -2,6 +2,7 @@
 # feedback: eps inside the square root
 # code: value-at-zero|value-biased
 # fails: zero_rows small_norms
+# score: 3/6
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

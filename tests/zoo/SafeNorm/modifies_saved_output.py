@@ -3,6 +3,7 @@
 # code: modifies-output
 # fails: gradcheck zero_rows
 # family: inplace-error
+# score: 3/6
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: unsqueeze
 # code: no-unsqueeze|wrong-derivative
 # fails: values gradcheck zero_rows small_norms
+# score: 0/6
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: last dimension
 # code: wrong-dim
 # fails: values zero_rows small_norms
+# score: 1/6
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: keep alpha on ctx
 # code: alpha-shared-state
 # fails: chain
+# score: 2/3
 class ScaleInplace(torch.autograd.Function):
     alpha = 1.0
 

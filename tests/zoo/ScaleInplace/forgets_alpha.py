@@ -2,6 +2,7 @@
 # feedback: return grad_output * alpha
 # code: forgets-alpha
 # fails: values
+# score: 2/3
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

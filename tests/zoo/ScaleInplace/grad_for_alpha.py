@@ -2,6 +2,7 @@
 # feedback: return None for alpha
 # code: grad-for-alpha
 # fails: values version chain
+# score: 0/3
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

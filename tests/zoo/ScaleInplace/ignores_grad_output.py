@@ -2,6 +2,7 @@
 # feedback: ignores grad_output
 # code: ignores-grad-output
 # fails: values
+# score: 2/3
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

@@ -2,6 +2,7 @@
 # feedback: not on a clone
 # code: returns-new-tensor
 # fails: values version
+# score: 1/3
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

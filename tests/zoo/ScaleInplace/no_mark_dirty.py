@@ -2,6 +2,7 @@
 # feedback: ctx.mark_dirty(x)
 # code: no-mark-dirty
 # fails: values
+# score: 2/3
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

@@ -2,6 +2,7 @@
 # feedback: return x itself
 # code: dirty-not-returned
 # fails: values version chain
+# score: 0/3
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

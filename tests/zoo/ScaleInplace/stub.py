@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values version chain
+# score: 0/3
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

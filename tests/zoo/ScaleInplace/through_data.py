@@ -3,6 +3,7 @@
 # code: no-mark-dirty
 # fails: values version
 # family: version-counter-missed
+# score: 1/3
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

@@ -2,6 +2,7 @@
 # feedback: float32
 # code: alpha-rounded
 # fails: alpha
+# score: 4/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

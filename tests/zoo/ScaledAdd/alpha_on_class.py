@@ -2,6 +2,7 @@
 # feedback: not on the class
 # code: alpha-shared-state
 # fails: alpha
+# score: 4/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

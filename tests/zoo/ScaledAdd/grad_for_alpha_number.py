@@ -2,6 +2,7 @@
 # feedback: None for the float alpha
 # code: grad-for-float
 # fails: values none_for_alpha needs_input_grad alpha
+# score: 0/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

@@ -3,6 +3,7 @@
 # code: grad-y-not-scaled
 # fails: values needs_input_grad alpha
 # family: wrong-grad-y
+# score: 1/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

@@ -3,6 +3,7 @@
 # code: wrong-grad-shape
 # fails: values none_for_alpha needs_input_grad alpha
 # family: ignores-needs-input-grad
+# score: 0/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

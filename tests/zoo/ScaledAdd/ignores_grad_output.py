@@ -3,6 +3,7 @@
 # code: ignores-grad-output
 # fails: values needs_input_grad alpha
 # family: wrong-grad-x
+# score: 1/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

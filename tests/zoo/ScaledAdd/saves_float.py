@@ -2,6 +2,7 @@
 # feedback: save_for_backward only takes tensors
 # code: saved-a-float
 # fails: values none_for_alpha needs_input_grad alpha
+# score: 0/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

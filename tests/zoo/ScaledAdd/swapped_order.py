@@ -2,6 +2,7 @@
 # feedback: swapped
 # code: swapped-order
 # fails: values needs_input_grad alpha
+# score: 1/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

@@ -2,6 +2,7 @@
 # feedback: return None for y
 # code: ignores-needs-input-grad
 # fails: needs_input_grad
+# score: 4/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

@@ -2,6 +2,7 @@
 # feedback: Return None in that position
 # code: missing-none
 # fails: values
+# score: 1/2
 class ScaledProduct(torch.autograd.Function):
     generate_vmap_rule = True
 

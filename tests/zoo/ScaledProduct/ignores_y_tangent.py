@@ -2,6 +2,7 @@
 # feedback: ignores y_t
 # code: jvp-ignores-tangent
 # fails: jvp
+# score: 1/2
 class ScaledProduct(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -2,6 +2,7 @@
 # feedback: one tangent per input of forward
 # code: wrong-signature
 # fails: jvp
+# score: 1/2
 class ScaledProduct(torch.autograd.Function):
     generate_vmap_rule = True
 

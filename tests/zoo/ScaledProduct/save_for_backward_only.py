@@ -2,6 +2,7 @@
 # feedback: save_for_forward
 # code: nothing-saved
 # fails: jvp
+# score: 1/2
 class ScaledProduct(torch.autograd.Function):
     generate_vmap_rule = True
 

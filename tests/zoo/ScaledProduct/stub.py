@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values jvp
+# score: 0/2
 class ScaledProduct(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -2,6 +2,7 @@
 # feedback: None as the tangent
 # code: jvp-none-tangent
 # fails: jvp
+# score: 1/2
 class ScaledProduct(torch.autograd.Function):
     generate_vmap_rule = True
 

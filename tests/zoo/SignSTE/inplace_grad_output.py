@@ -2,6 +2,7 @@
 # feedback: in place
 # code: inplace-grad-output
 # fails: backward
+# score: 4/6
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: grad_output
 # code: ignores-grad-output
 # fails: values backward
+# score: 3/6
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

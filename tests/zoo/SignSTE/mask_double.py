@@ -2,6 +2,7 @@
 # feedback: dtype
 # code: wrong-dtype
 # fails: dtype
+# score: 5/6
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: depends on the INPUT x
 # code: mask-from-grad-output
 # fails: backward
+# score: 4/6
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: outside [-1, 1]
 # code: no-clipping
 # fails: backward
+# score: 4/6
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: grad_output
 # code: ignores-grad-output|wrong-dtype
 # fails: values backward dtype
+# score: 2/6
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: sign(0) is 0
 # code: wrong-sign-at-zero
 # fails: values
+# score: 5/6
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

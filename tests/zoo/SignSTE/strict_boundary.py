@@ -2,6 +2,7 @@
 # feedback: exactly counts as inside
 # code: strict-boundary
 # fails: boundary
+# score: 5/6
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

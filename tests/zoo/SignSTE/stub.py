@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values backward boundary dtype graph
+# score: 0/6
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: dtype
 # code: wrong-dtype
 # fails: stable dtype
+# score: 5/8
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

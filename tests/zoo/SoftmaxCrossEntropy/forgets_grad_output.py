@@ -2,6 +2,7 @@
 # feedback: grad_output
 # code: ignores-grad-output
 # fails: gradcheck grad_output
+# score: 6/8
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

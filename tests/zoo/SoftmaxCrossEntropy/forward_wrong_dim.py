@@ -2,6 +2,7 @@
 # feedback: dim=1
 # code: wrong-loss|wrong-derivative
 # fails: values gradcheck stable
+# score: 3/8
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

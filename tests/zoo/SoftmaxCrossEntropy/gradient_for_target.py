@@ -2,6 +2,7 @@
 # feedback: None
 # code: missing-none
 # fails: none_for_target
+# score: 7/8
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

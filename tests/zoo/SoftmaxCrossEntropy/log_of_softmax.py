@@ -2,6 +2,7 @@
 # feedback: never log(softmax)
 # code: overflow
 # fails: stable
+# score: 6/8
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

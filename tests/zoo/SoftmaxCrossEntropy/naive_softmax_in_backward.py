@@ -2,6 +2,7 @@
 # feedback: backward's softmax overflowed
 # code: overflow-backward
 # fails: stable
+# score: 6/8
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

@@ -2,6 +2,7 @@
 # feedback: dim=1
 # code: wrong-softmax-dim|wrong-derivative
 # fails: values gradcheck stable grad_output none_for_target
+# score: 1/8
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

@@ -2,6 +2,7 @@
 # feedback: mean
 # code: sum-instead-of-mean|forgot-divide-by-n
 # fails: values stable grad_output none_for_target
+# score: 2/8
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

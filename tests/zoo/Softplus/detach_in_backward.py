@@ -2,6 +2,7 @@
 # feedback: differentiable
 # code: not-twice-differentiable
 # fails: hessian
+# score: 5/6
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

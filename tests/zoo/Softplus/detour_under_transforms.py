@@ -2,6 +2,7 @@
 # feedback: jvp
 # code: no-jvp
 # fails: jvp jacfwd
+# score: 4/6
 import torch._C._functorch as _functorch
 
 

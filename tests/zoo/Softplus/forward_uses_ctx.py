@@ -2,6 +2,7 @@
 # feedback: setup_context
 # code: no-setup-context
 # fails: jvp jacfwd hessian vmap
+# score: 2/6
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

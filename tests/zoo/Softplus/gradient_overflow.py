@@ -2,6 +2,7 @@
 # feedback: inf / inf
 # code: derivative-overflow
 # fails: values jvp jacfwd hessian
+# score: 2/6
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

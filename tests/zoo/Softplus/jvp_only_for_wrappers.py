@@ -2,6 +2,7 @@
 # feedback: jvp returns the output's tangent
 # code: wrong-jvp
 # fails: jvp jacfwd
+# score: 4/6
 import torch._C._functorch as _functorch
 
 

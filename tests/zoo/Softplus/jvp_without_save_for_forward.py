@@ -2,6 +2,7 @@
 # feedback: save_for_forward
 # code: nothing-saved
 # fails: jvp jacfwd
+# score: 4/6
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

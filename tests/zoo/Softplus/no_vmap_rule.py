@@ -2,6 +2,7 @@
 # feedback: generate_vmap_rule
 # code: no-vmap-rule
 # fails: jacfwd vmap
+# score: 4/6
 class Softplus(torch.autograd.Function):
     @staticmethod
     def forward(x):

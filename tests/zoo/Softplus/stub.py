@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values gradcheck jvp jacfwd hessian vmap
+# score: 0/6
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

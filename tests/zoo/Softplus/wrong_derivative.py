@@ -2,6 +2,7 @@
 # feedback: sigmoid(x)
 # code: wrong-derivative|wrong-jvp|wrong-jacobian|not-twice-differentiable
 # fails: values gradcheck jvp jacfwd hessian
+# score: 1/6
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

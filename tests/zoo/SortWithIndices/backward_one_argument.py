@@ -2,6 +2,7 @@
 # feedback: one gradient per forward output
 # code: wrong-signature
 # fails: values gradcheck indices
+# score: 0/3
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

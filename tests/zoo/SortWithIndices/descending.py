@@ -2,6 +2,7 @@
 # feedback: ascending
 # code: descending
 # fails: values indices
+# score: 1/3
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: int64
 # code: wrong-index-dtype
 # fails: values indices
+# score: 1/3
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

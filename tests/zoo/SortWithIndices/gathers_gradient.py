@@ -2,6 +2,7 @@
 # feedback: scatter
 # code: wrong-derivative
 # fails: values gradcheck indices
+# score: 0/3
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

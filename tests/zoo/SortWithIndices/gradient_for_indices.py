@@ -2,6 +2,7 @@
 # feedback: one value per forward input
 # code: wrong-arity
 # fails: values gradcheck indices
+# score: 0/3
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

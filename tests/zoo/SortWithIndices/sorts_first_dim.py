@@ -2,6 +2,7 @@
 # feedback: last dim
 # code: wrong-forward
 # fails: values indices
+# score: 1/3
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values gradcheck indices
+# score: 0/3
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

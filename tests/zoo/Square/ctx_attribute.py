@@ -2,6 +2,7 @@
 # feedback: save_for_backward
 # code: not-saved-for-backward
 # fails: saved
+# score: 2/3
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

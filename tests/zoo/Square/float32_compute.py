@@ -2,6 +2,7 @@
 # feedback: dtype
 # code: wrong-dtype
 # fails: values
+# score: 2/3
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: .apply
 # code: forward-called-directly
 # fails: graph saved
+# score: 1/3
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: grad_output
 # code: ignores-grad-output
 # fails: values graph
+# score: 1/3
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

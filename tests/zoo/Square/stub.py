@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values graph saved
+# score: 0/3
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -3,6 +3,7 @@
 # code: wrong-derivative
 # fails: values graph
 # family: ignores-grad-output
+# score: 1/3
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: keepdim
 # code: unsqueeze-with-keepdim
 # fails: values
+# score: 3/4
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

@@ -2,6 +2,7 @@
 # feedback: None
 # code: missing-none
 # fails: values gradcheck none
+# score: 1/4
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

@@ -2,6 +2,7 @@
 # feedback: grad_output
 # code: wrong-derivative
 # fails: values gradcheck
+# score: 2/4
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

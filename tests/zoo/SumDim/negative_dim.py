@@ -2,6 +2,7 @@
 # feedback: negative dim
 # code: missing-unsqueeze
 # fails: values
+# score: 3/4
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

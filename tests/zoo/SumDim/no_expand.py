@@ -2,6 +2,7 @@
 # feedback: expand
 # code: missing-expand|wrong-grad-shape
 # fails: values gradcheck shape none
+# score: 0/4
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values gradcheck shape none
+# score: 0/4
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

@@ -2,6 +2,7 @@
 # feedback: overflow
 # code: overflow
 # fails: extremes
+# score: 4/5
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: dtype
 # code: wrong-dtype
 # fails: values second_derivative extremes
+# score: 1/5
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: no_grad
 # code: backward-not-differentiable
 # fails: second_derivative
+# score: 3/5
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: numpy
 # code: crashed|backward-not-differentiable
 # fails: values second_derivative
+# score: 2/5
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

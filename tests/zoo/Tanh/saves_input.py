@@ -2,6 +2,7 @@
 # feedback: save only the output
 # code: saves-input
 # fails: saves_output
+# score: 4/5
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

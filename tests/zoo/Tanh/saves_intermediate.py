@@ -2,6 +2,7 @@
 # feedback: intermediate
 # code: backward-not-differentiable|saves-wrong-tensor
 # fails: second_derivative saves_output
+# score: 2/5
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

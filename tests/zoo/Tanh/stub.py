@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values second_derivative saves_output extremes
+# score: 0/5
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

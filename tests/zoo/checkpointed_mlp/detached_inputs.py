@@ -2,6 +2,7 @@
 # feedback: detach
 # code: graph-cut
 # fails: values memory frozen_input
+# score: 0/4
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:

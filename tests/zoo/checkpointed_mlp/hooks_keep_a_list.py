@@ -2,6 +2,7 @@
 # feedback: kept
 # code: saves-too-much
 # fails: memory
+# score: 2/4
 _kept = []
 
 

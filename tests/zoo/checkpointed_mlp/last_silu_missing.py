@@ -3,6 +3,7 @@
 # code: wrong-forward
 # fails: values memory frozen_input
 # family: no-recompute
+# score: 0/4
 def checkpointed_mlp(x, layers):
     h = x
     for i, layer in enumerate(layers):

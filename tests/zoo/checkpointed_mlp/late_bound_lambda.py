@@ -2,6 +2,7 @@
 # feedback: last layer
 # code: bad-recompute
 # fails: values memory frozen_input
+# score: 0/4
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:

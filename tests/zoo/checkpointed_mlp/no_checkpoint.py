@@ -2,6 +2,7 @@
 # feedback: checkpoint
 # code: saves-too-much
 # fails: memory
+# score: 2/4
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:

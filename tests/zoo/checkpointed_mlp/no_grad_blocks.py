@@ -2,6 +2,7 @@
 # feedback: no_grad
 # code: no-graph|graph-cut
 # fails: values memory frozen_input
+# score: 0/4
 def checkpointed_mlp(x, layers):
     h = x
     with torch.no_grad():

@@ -2,6 +2,7 @@
 # feedback: kept
 # code: saves-too-much
 # fails: memory
+# score: 2/4
 def checkpointed_mlp(x, layers):
     with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
         h = x

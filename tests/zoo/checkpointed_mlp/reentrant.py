@@ -2,6 +2,7 @@
 # feedback: use_reentrant=False
 # code: reentrant|reentrant-loses-grads
 # fails: values memory frozen_input
+# score: 0/4
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:

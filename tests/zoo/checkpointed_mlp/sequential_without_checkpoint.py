@@ -2,6 +2,7 @@
 # feedback: checkpoint
 # code: saves-too-much
 # fails: memory
+# score: 2/4
 def checkpointed_mlp(x, layers):
     network = torch.nn.Sequential(*[m for layer in layers for m in (layer, torch.nn.SiLU())])
     return network(x)

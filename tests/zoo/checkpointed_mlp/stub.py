@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values memory frozen_input
+# score: 0/4
 def checkpointed_mlp(x, layers):
     # YOUR CODE HERE
     raise NotImplementedError()

@@ -2,6 +2,7 @@
 # feedback: keeps the blocks' inputs
 # code: wrong-decision
 # fails: group3
+# score: 2/3
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

@@ -2,6 +2,7 @@
 # feedback: leaves torch
 # code: function-needed
 # fails: group2
+# score: 2/3
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

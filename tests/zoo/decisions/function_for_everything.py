@@ -2,6 +2,7 @@
 # feedback: autograd already handles this
 # code: function-not-needed
 # fails: group1 group2 group3
+# score: 0/3
 DECISIONS = {
     "masked_loss": "stable",
     "quantized_weights": "surrogate",

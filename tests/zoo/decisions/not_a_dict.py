@@ -2,4 +2,5 @@
 # feedback: must be a dict
 # code: not-a-dict
 # fails: group1 group2 group3
+# score: 0/3
 DECISIONS = ["none", "surrogate", "checkpoint", "external", "none", "none", "stable", "memory", "none"]

@@ -2,6 +2,7 @@
 # feedback: torch.logsumexp
 # code: function-not-needed
 # fails: group2
+# score: 2/3
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

@@ -2,6 +2,7 @@
 # feedback: true gradient is zero
 # code: function-needed
 # fails: group1
+# score: 2/3
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "none",

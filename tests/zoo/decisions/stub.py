@@ -2,6 +2,7 @@
 # feedback: not answered
 # code: not-answered
 # fails: group1 group2 group3
+# score: 0/3
 DECISIONS = {
     "masked_loss": None,
     "quantized_weights": None,

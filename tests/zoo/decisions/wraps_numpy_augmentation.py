@@ -2,6 +2,7 @@
 # feedback: no gradient has to flow
 # code: function-not-needed
 # fails: group3
+# score: 2/3
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

@@ -2,6 +2,7 @@
 # feedback: not a label
 # code: unknown-label
 # fails: group1 group2 group3
+# score: 0/3
 DECISIONS = {
     "masked_loss": "no",
     "quantized_weights": "yes",

@@ -2,6 +2,7 @@
 # feedback: 2 * eps
 # code: divides-by-eps|wrong-estimate
 # fails: values central dtype
+# score: 1/4
 def numerical_grad(f, x, eps=1e-6):
     x = x.detach()
     grad = torch.zeros(x.shape, dtype=x.dtype)

@@ -2,6 +2,7 @@
 # feedback: shape
 # code: wrong-shape
 # fails: values dtype
+# score: 2/4
 def numerical_grad(f, x, eps=1e-6):
     x = x.detach()
     grad = torch.zeros(x.numel(), dtype=x.dtype)

@@ -3,6 +3,7 @@
 # code: one-sided-difference
 # fails: values central dtype
 # family: wrong-estimate
+# score: 1/4
 def numerical_grad(f, x, eps=1e-6):
     x = x.detach()
     grad = torch.zeros(x.shape, dtype=x.dtype)

@@ -3,6 +3,7 @@
 # code: ignores-eps
 # fails: central dtype
 # family: wrong-estimate
+# score: 2/4
 def numerical_grad(f, x, eps=1e-6):
     h = 1e-6
     x = x.detach()

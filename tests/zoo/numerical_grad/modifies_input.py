@@ -2,6 +2,7 @@
 # feedback: in place
 # code: modifies-input
 # fails: untouched
+# score: 3/4
 def numerical_grad(f, x, eps=1e-6):
     grad = torch.zeros(x.shape, dtype=x.dtype)
     flat_grad = grad.view(-1)

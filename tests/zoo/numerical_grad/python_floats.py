@@ -2,6 +2,7 @@
 # feedback: dtype
 # code: wrong-dtype
 # fails: values central dtype
+# score: 1/4
 def numerical_grad(f, x, eps=1e-6):
     x = x.detach()
     values = []

@@ -2,6 +2,7 @@
 # feedback: shape
 # code: fake-kernel-mismatch
 # fails: opcheck
+# score: 4/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:
     result = np.sin(x.numpy(force=True))

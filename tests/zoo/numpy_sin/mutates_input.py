@@ -2,6 +2,7 @@
 # feedback: mutates_args
 # code: kernel-mutates-input|kernel-mutates-or-aliases
 # fails: values gradcheck opcheck
+# score: 2/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:
     data = x.numpy(force=True)

@@ -2,6 +2,7 @@
 # feedback: 0-d
 # code: numpy-scalar
 # fails: values
+# score: 4/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:
     return torch.from_numpy(np.sin(x.numpy(force=True))).to(x.device)

@@ -2,6 +2,7 @@
 # feedback: custom_op
 # code: not-a-custom-op
 # fails: values gradcheck opcheck compile export
+# score: 0/5
 class numpy_sin(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,6 +2,7 @@
 # feedback: (*x.shape[:-1], k)
 # code: fake-kernel-mismatch
 # fails: fake opcheck
+# score: 2/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

@@ -3,6 +3,7 @@
 # code: gradient-for-k
 # fails: gradient opcheck
 # family: opcheck-failed
+# score: 2/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

@@ -2,6 +2,7 @@
 # feedback: not implemented
 # code: not-implemented
 # fails: values gradient fake opcheck
+# score: 0/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     # YOUR CODE HERE

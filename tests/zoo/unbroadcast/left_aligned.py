@@ -3,6 +3,7 @@
 # code: size1-not-summed
 # fails: size1 many
 # family: wrong-unbroadcast-shape
+# score: 1/3
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     for i, size in enumerate(shape):

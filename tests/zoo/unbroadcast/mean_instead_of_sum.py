@@ -2,6 +2,7 @@
 # feedback: mean
 # code: mean-not-sum
 # fails: values size1 many
+# score: 0/3
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     extra = grad.dim() - len(shape)

@@ -2,6 +2,7 @@
 # feedback: keepdim=True
 # code: size1-dropped
 # fails: size1
+# score: 2/3
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     extra = grad.dim() - len(shape)

@@ -2,6 +2,7 @@
 # feedback: size 1 in the target
 # code: size1-not-summed
 # fails: size1
+# score: 2/3
 def unbroadcast(grad, shape):
     extra = grad.dim() - len(shape)
     if extra > 0:

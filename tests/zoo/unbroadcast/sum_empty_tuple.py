@@ -2,6 +2,7 @@
 # feedback: sum(dim=())
 # code: summed-everything
 # fails: many
+# score: 2/3
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     extra = grad.dim() - len(shape)
