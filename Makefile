@@ -23,10 +23,17 @@ help:
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+# The venv is requirements/dev.lock (hashed; tools/lock.sh writes it from pyproject.toml), then the package with
+# --no-deps: torch's CPU build from PyTorch's CPU index, every other package from PyPI.
+$(STAMP): pyproject.toml requirements/dev.lock
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PYTHON) tools/requirements.py --lock requirements/dev.lock --package torch > $(VENV)/torch.lock
+	$(PYTHON) tools/requirements.py --lock requirements/dev.lock --without torch > $(VENV)/rest.lock
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r $(VENV)/torch.lock \
+	    --index-url https://download.pytorch.org/whl/cpu
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r $(VENV)/rest.lock
+	$(PY) -m pip install --quiet --no-deps -e .
 	bash tools/install-compiler.sh
 	$(PY) -m autograder.kernels   # notebook 16's C++ kernel, built before any grading (about a minute, once)
 	touch $(STAMP)
@@ -42,7 +49,9 @@ test-fast: $(STAMP)
 	$(PY) -m pytest tests/test_fast.py -n 2 -q
 
 # The course on another torch release (any version pip can take): a venv of its own, .venv-torch-$(TORCH)
-# (git-ignored), with every pin of pyproject.toml but torch's, then the package with --no-deps. Runs every
+# (git-ignored), with every package of requirements/dev.lock but torch (hashed), then torch $(TORCH)'s CPU build
+# from PyTorch's CPU index (where that index cannot be reached, PyPI's build, which is CUDA's: it says so), then
+# the package with --no-deps. Runs every
 # instructor notebook on both releases, grades the references through the real grader, runs the fast tier,
 # the upstream-bug sentinels and the compatibility matrix there, and writes .grading/torch-$(TORCH)-report.md.
 TORCH       ?= 2.14.1
@@ -50,12 +59,16 @@ TORCH_VENV  := .venv-torch-$(TORCH)
 TORCH_PY    := $(TORCH_VENV)/bin/python
 TORCH_STAMP := $(TORCH_VENV)/.installed
 
-$(TORCH_STAMP): pyproject.toml tools/requirements.py
+$(TORCH_STAMP): pyproject.toml requirements/dev.lock tools/requirements.py
 	test -d $(TORCH_VENV) || $(PYTHON) -m venv $(TORCH_VENV)
 	$(TORCH_PY) -m pip install --quiet --upgrade pip
-	$(PYTHON) tools/requirements.py --extra test --without torch > $(TORCH_VENV)/requirements.txt
-	$(TORCH_PY) -m pip install --quiet "torch==$(TORCH)" -r $(TORCH_VENV)/requirements.txt
+	$(PYTHON) tools/requirements.py --lock requirements/dev.lock --without torch > $(TORCH_VENV)/requirements.txt
+	$(TORCH_PY) -m pip install --quiet --require-hashes --no-deps -r $(TORCH_VENV)/requirements.txt
+	$(TORCH_PY) -m pip install --quiet "torch==$(TORCH)+cpu" --extra-index-url https://download.pytorch.org/whl/cpu \
+	  || { echo "torch $(TORCH)+cpu: PyTorch's CPU index cannot be reached; torch $(TORCH) from PyPI (its CUDA build)"; \
+	       $(TORCH_PY) -m pip install --quiet "torch==$(TORCH)"; }
 	$(TORCH_PY) -m pip install --quiet --no-deps -e .
+	$(TORCH_PY) -c 'import torch; print("$(TORCH_VENV): torch", torch.__version__)'
 	touch $(TORCH_STAMP)
 
 test-torch: $(STAMP) $(TORCH_STAMP)

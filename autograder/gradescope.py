@@ -5,8 +5,9 @@ The zip holds `setup.sh` (the pinned environment: Python 3.11, CPU PyTorch, the 
 `run_autograder`, this package, a grading copy of each chosen notebook (`grading/<assignment>/`: the
 instructor's test cells, hidden tests included, with the released, empty answer cells: no reference answer
 travels), `grading/course.json` (every course notebook's cell ids, so another assignment's notebook is named
-as such), the project's `pyproject.toml`, a `requirements.txt` of its pins and `gradescope.json` (what the zip
-grades, with which limits, isolation, time budget and size cap, and who sees which test when).
+as such), the project's `pyproject.toml`, `requirements.txt` (the hashed lock requirements/grader.lock) and
+`gradescope.json` (what the zip grades, with which limits, isolation, time budget and size cap, and who sees
+which test when).
 
 Gradescope's layout (https://gradescope-autograders.readthedocs.io/en/latest/specs/):
 
@@ -91,15 +92,17 @@ def parse_visibility(items: list[str] | None) -> dict:
 
 
 def requirements() -> str:
-    """The project's pinned dependencies, one a line (torch is installed first, from PyTorch's CPU index)."""
-    import tomllib
-
-    project = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]
-    return "\n".join(project["dependencies"]) + "\n"
+    """The grading environment's lock, requirements/grader.lock: the grader extra and what it needs, each pinned
+    and hashed, torch as its CPU build (tools/lock.sh writes it). setup.sh installs it and nothing else."""
+    return (paths.ROOT / "requirements" / "grader.lock").read_text()
 
 
 def torch_pin() -> str:
-    return next(line for line in requirements().splitlines() if re.match(r"torch\s*==", line)).replace(" ", "")
+    """pyproject.toml's torch pin (torch==2.13.0): the release setup.sh's check expects."""
+    import tomllib
+
+    project = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]
+    return next(r for r in project["dependencies"] if re.match(r"torch\s*==", r)).replace(" ", "")
 
 
 def grading_copy(source, course: Path | None = None):

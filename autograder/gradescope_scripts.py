@@ -10,8 +10,8 @@ temporary folder. setup.sh also honours, for machines where the environment alre
 """
 
 SETUP = r"""#!/usr/bin/env bash
-# Gradescope runs this once, when it builds the autograder's image: the course's pinned environment
-# (Python 3.11, CPU PyTorch, the grader's dependencies). Nothing is downloaded when a submission is graded.
+# Gradescope runs this once, when it builds the autograder's image: the course's locked grading environment
+# (Python 3.11, CPU PyTorch, what grading imports). Nothing is downloaded when a submission is graded.
 set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/}"
 BASE="${ROOT%/}/autograder"
@@ -44,8 +44,17 @@ else
   "$AUTOGRADER_PYTHON" -m venv "$VENV"
 fi
 
-"$PY" -m pip install "${PIP_FLAGS[@]}" '@TORCH@' --index-url https://download.pytorch.org/whl/cpu
-"$PY" -m pip install "${PIP_FLAGS[@]}" -r "$SOURCE/requirements.txt"
+# requirements.txt is the course's requirements/grader.lock: the grader extra and all it needs, each pinned and
+# hashed (46 packages, no JupyterLab or nbgrader), so the image built next term is the one tested. Its torch,
+# @TORCH@, is the CPU build (+cpu), which only PyTorch's CPU index has: torch from there, the rest from PyPI.
+LOCK="$(dirname "$VENV")/.grader-lock"
+mkdir -p "$LOCK"
+awk '/^[^ #]/ { torch = ($0 ~ /^torch==/) } torch' "$SOURCE/requirements.txt" > "$LOCK/torch.txt"
+awk '/^[^ #]/ { torch = ($0 ~ /^torch==/) } !torch' "$SOURCE/requirements.txt" > "$LOCK/rest.txt"
+"$PY" -m pip install "${PIP_FLAGS[@]}" --require-hashes --no-deps -r "$LOCK/torch.txt" \
+  --index-url https://download.pytorch.org/whl/cpu
+"$PY" -m pip install "${PIP_FLAGS[@]}" --require-hashes --no-deps -r "$LOCK/rest.txt"
+rm -rf "$LOCK"
 cd "$SOURCE"
 PYTHONPATH="$SOURCE" "$PY" -m autograder.gradescope check
 """
