@@ -349,7 +349,7 @@ def real_node(Fn, inputs: tuple, grad_output=None) -> dict:
     if not isinstance(out, torch.Tensor):
         return facts
     node = _GRAD_FN(out)
-    if node is None or not isinstance(node, torch._C._FunctionBase):
+    if node is None or not isinstance(node, _FUNCTION_BASE):
         return facts
     facts["node"], facts["values"] = True, out.detach().clone()  # the output's values before any backward
     saved = tuple(_NODE_SAVED(node))
