@@ -4,11 +4,13 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test test-fast test-torch matrix test-browser test-postgres test-classroom lab release bench site-assets site test-site clean help
+.PHONY: setup demo test test-more test-all test-fast test-torch matrix test-browser test-postgres test-classroom lab release bench site-assets site test-site clean help
 
 help:
 	@echo "make demo          release the course, grade a sample class, print grades, write feedback"
-	@echo "make test          run the test suite"
+	@echo "make test          the test tier a newcomer runs: units, every check in process, the sandbox end to end"
+	@echo "make test-more     everything else of the suite (the real grader on every answer, red team, classroom)"
+	@echo "make test-all      both tiers"
 	@echo "make test-fast     the checks alone: reference answers and zoo, in-process (under a minute)"
 	@echo "make test-torch TORCH=2.14.1  the course on another torch release, in .venv-torch-2.14.1, with a report"
 	@echo "make matrix        re-run the compatibility matrix on the pinned torch; rewrite its tables"
@@ -41,7 +43,16 @@ $(STAMP): pyproject.toml requirements/dev.lock
 demo: $(STAMP)
 	$(PY) -m autograder demo
 
+# The README's test command: units, every check in process, the sandbox end to end (tests/conftest.py TIER_TEST).
 test: $(STAMP)
+	$(PY) -m pytest -n 2 --dist loadgroup -q --tier test
+
+# Everything else: the references, zoo and honest answers through the real grader, the red team, faults, every
+# notebook run, the classroom, Gradescope, LMS, release. `make test-all` is both tiers (what CI runs).
+test-more: $(STAMP)
+	$(PY) -m pytest -n 2 --dist loadgroup -q --tier more
+
+test-all: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadgroup -q
 
 # Every check against the reference answers and every zoo entry, in one process, no sandbox (under a minute).

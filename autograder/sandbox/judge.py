@@ -320,7 +320,10 @@ class Judge:
                 "answers_seconds": round(self.answers_seconds, 4)}
 
     def _with_isolation(self, outcome: Outcome) -> Outcome:
-        outcome.details.update(isolation=dict(self.isolation, strong=strong(self.isolation)))
+        isolation = dict(self.isolation, strong=strong(self.isolation))
+        if isolation.get("memory_cgroup") and self.job.get("memory_group"):
+            isolation["memory_cgroup"] = os.path.basename(self.job["memory_group"])  # the judge's own record
+        outcome.details.update(isolation=isolation)
         return outcome
 
     def _all(self, outcome: Outcome) -> dict:
