@@ -466,15 +466,21 @@ def reports() -> list[dict]:
 
 # ----------------------------------------------------------------------------------- feedback / export
 
-def feedback(db_url: str | None = None) -> list[Path]:
-    """nbgrader's feedback HTML for every autograded submission (hidden tests removed)."""
+def feedback(db_url: str | None = None, progress=None) -> list[Path]:
+    """nbgrader's feedback HTML for every autograded submission (hidden tests removed). `progress`, if given,
+    is called with a line per assignment, before its pages are written."""
     from nbgrader.apps import NbGraderAPI
 
     from autograder.nbgrader_setup import config
 
     api = NbGraderAPI(config=config(db_url))
     written = []
-    for assignment in sorted({p.name for p in autograded_dir().glob("*/*") if p.is_dir()}):
+    assignments = sorted({p.name for p in autograded_dir().glob("*/*") if p.is_dir()})
+    for number, assignment in enumerate(assignments, 1):
+        if progress:
+            students = sorted(p.parent.name for p in autograded_dir().glob(f"*/{assignment}") if p.is_dir())
+            progress(f"feedback {assignment} ({number}/{len(assignments)}): {len(students)} students "
+                     f"({', '.join(students)})")
         result = api.generate_feedback(assignment, force=True)
         if not result["success"]:
             raise RuntimeError(f"feedback for {assignment} failed:\n{result.get('log', '')[-2000:]}")

@@ -207,3 +207,32 @@ def test_report_and_export_say_what_they_read(tmp_path, monkeypatch, capsys):
     assert "reading the gradebook" in err and "wrote 2 rows" in err and "grades.csv" in out
     assert cli.main(["export", "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_feedback_prints_a_line_per_assignment(tmp_path, monkeypatch, capsys):
+    import nbgrader.apps
+
+    from autograder import cli
+
+    monkeypatch.setenv("AUTOGRADER_HOME", str(tmp_path))
+    for student in ("ada", "alan"):
+        for assignment in ("01_square", "03_shapes"):
+            (tmp_path / "autograded" / student / assignment).mkdir(parents=True)
+    done = []
+
+    class API:
+        def __init__(self, config):
+            pass
+
+        def generate_feedback(self, assignment, force):
+            done.append(assignment)
+            return {"success": True}
+
+    monkeypatch.setattr(nbgrader.apps, "NbGraderAPI", API)
+    assert cli.main(["feedback"]) == 0
+    out, err = capsys.readouterr()
+    assert done == ["01_square", "03_shapes"]
+    assert "feedback 01_square (1/2): 2 students (ada, alan)" in err
+    assert "feedback 03_shapes (2/2): 2 students (ada, alan)" in err and "wrote 0 feedback pages" in out
+    assert cli.main(["feedback", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
