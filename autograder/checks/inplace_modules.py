@@ -322,6 +322,25 @@ def _clamp(ClampInplace, x, low, high, what):
     return y
 
 
+def _clamp_in_place(ClampInplace, x, low, high, what):
+    """ClampInplace.apply(x, low, high) must leave x clamped, its version counter moved; what it returns is
+    clamp_values' rule (so the tests of the other rules follow what it returns, x itself for a right answer)."""
+    version, before = x._version, x.detach().clone()
+    with explained(what, CLAMP_RULES):
+        y = ClampInplace.apply(x, low, high)
+    expected = before.clamp(low, high)
+    if bool(torch.equal(x.detach(), before)) and not bool(torch.equal(before, expected)):
+        c.fail("returns-new-tensor", f"{what} left x unchanged: this Function works in place, so clamp x itself "
+                                     "(not a clone of it).")
+    c.require_close(x, expected, f"x after {what}", "wrong-forward", "forward must clamp x itself.",
+                    rtol=1e-12, atol=1e-14)
+    if x._version == version:
+        c.fail("version-counter-missed",
+               f"{what} changed x without moving its version counter (x._version is still {version}): the change "
+               "went through x.data and x was not marked dirty, so autograd cannot know x changed.")
+    return y
+
+
 def _require_clamp_grad(grad, start, weight, low, high, what) -> None:
     inside = ((start > low) & (start < high)).to(weight.dtype)
     expected = weight * inside
@@ -343,7 +362,8 @@ def _require_clamp_grad(grad, start, weight, low, high, what) -> None:
 # (shape, low, high, seed, dtype)
 CLAMP_VALUE_CASES = [((6,), -0.5, 0.5, 200, torch.float64)]
 CLAMP_VALUE_TABLE = [((), -1.0, 1.0, 210, torch.float64), ((3, 4), 0.0, 2.0, 211, torch.float64),
-                     ((2, 3, 2), -2.0, -0.5, 212, torch.float64), ((5, 3), -0.25, 0.75, 213, torch.float32)]
+                     ((2, 3, 2), -2.0, -0.5, 212, torch.float64), ((5, 3), -0.25, 0.75, 213, torch.float32),
+                     "gradcheck"]
 
 
 def clamp_values(ClampInplace, cases=CLAMP_VALUE_CASES) -> None:
@@ -352,7 +372,14 @@ def clamp_values(ClampInplace, cases=CLAMP_VALUE_CASES) -> None:
     afterwards is grad_output where low < x < high, 0 elsewhere. Visible: one (6,) float64 case;
     CLAMP_VALUE_TABLE: more shapes, bounds and float32."""
     c.require_function(ClampInplace, CLAMP)
-    for shape, low, high, seed, dtype in cases:
+    for case in cases:
+        if case == "gradcheck":  # float64 gradcheck of x -> ClampInplace.apply(x.clone(), -0.5, 0.5)
+            leaf = _clamp_input((6,), -0.5, 0.5, 231, torch.float64).requires_grad_(True)
+            what = f"{CLAMP} under gradcheck"
+            with explained(what, CLAMP_RULES):
+                c.gradcheck(lambda t: ClampInplace.apply(t.clone(), -0.5, 0.5), (leaf,), what, hint=CLAMP_HINT)
+            continue
+        shape, low, high, seed, dtype = case
         start = _clamp_input(shape, low, high, seed, dtype)
         for how, make_x in (("x = leaf * 1.0", lambda leaf: leaf * 1.0),
                             ("x = (leaf - 1) + 1", lambda leaf: (leaf - 1.0) + 1.0)):
@@ -372,8 +399,10 @@ CLAMP_SAVED_TABLE = ("changed-after", "left-alone", "clamped-again")
 def clamp_saves_output(ClampInplace, cases=CLAMP_SAVED_CASES) -> None:
     """backward reads the saved output, so the version counter guards it. Visible: the caller changes x in place
     after the call (x.mul_(2)), and backward must raise autograd's in-place error rather than compute a mask from
-    values that are no longer the output. CLAMP_SAVED_TABLE adds x left alone (backward works) and x clamped
-    again in place by a second call (which changes the first call's saved output: refused too)."""
+    values that are no longer the output. CLAMP_SAVED_TABLE adds x left alone (backward runs: its values are
+    clamp_values' rule) and x clamped again in place by a second call (which changes the first call's saved
+    output: refused too). The backward goes through what the call returned (x itself for a right answer: that is
+    clamp_values' rule)."""
     c.require_function(ClampInplace, CLAMP)
     start = _clamp_input((8,), -0.5, 0.5, 220, torch.float64)
     weight = c.randn(8, seed=221, requires_grad=False)
@@ -381,27 +410,28 @@ def clamp_saves_output(ClampInplace, cases=CLAMP_SAVED_CASES) -> None:
         leaf = start.clone().requires_grad_(True)
         x = leaf * 1.0
         what = f"{CLAMP}.apply(x, -0.5, 0.5)"
-        _clamp(ClampInplace, x, -0.5, 0.5, what)
+        y = _clamp_in_place(ClampInplace, x, -0.5, 0.5, what)
         if case == "left-alone":
-            grad = _grad_through(leaf, x, weight, f"{CLAMP}.backward", CLAMP_RULES)
-            _require_clamp_grad(grad, start, weight, -0.5, 0.5, what)
+            grad = _grad_through(leaf, y, weight, f"{CLAMP}.backward", CLAMP_RULES)
+            c.require_shape(grad, tuple(weight.shape), f"the gradient through {what}")
             continue
         if case == "changed-after":
             what += ", then x.mul_(2) by the caller"
             x.mul_(2.0)
         else:
             what += f", then {CLAMP}.apply(x, -0.2, 0.3) on the same x"
-            _clamp(ClampInplace, x, -0.2, 0.3, what)
-        _require_refused(x, weight, leaf, what)
+            _clamp_in_place(ClampInplace, x, -0.2, 0.3, what)
+        _require_refused(y, weight, leaf, what)
 
 
 def _require_refused(x, weight, leaf, what) -> None:
-    """The first call's saved output was changed: backward through it must raise autograd's in-place error."""
+    """The first call's saved output was changed: backward through it must raise autograd's in-place error (or,
+    for an output that is a view of x, which is clamp_values' rule, autograd's refusal of a view changed in place)."""
     with explained(f"{CLAMP}.backward", (c.NOT_IMPLEMENTED,)):
         try:
             torch.autograd.grad((x * weight).sum(), [leaf])
         except RuntimeError as error:
-            if INPLACE_ERROR in str(error):
+            if INPLACE_ERROR in str(error) or "has been modified inplace" in str(error):
                 return
             raise
     c.fail("output-change-unnoticed",
@@ -411,26 +441,22 @@ def _require_refused(x, weight, leaf, what) -> None:
 
 
 CLAMP_VERSION_CASES = ("saved-by-sin",)
-CLAMP_VERSION_TABLE = ("saved-by-sin", "no-grad", "gradcheck")
+CLAMP_VERSION_TABLE = ("saved-by-sin", "no-grad")          # (gradcheck is in CLAMP_VALUE_TABLE: the gradient's rule)
 
 
 def clamp_version_counter(ClampInplace, cases=CLAMP_VERSION_CASES) -> None:
     """Visible: x saved by an earlier op (sin saves its input), then clamped in place: backward through sin must
-    raise autograd's in-place error. CLAMP_VERSION_TABLE adds a tensor without gradient (clamped in place,
-    returned itself) and float64 gradcheck of x -> ClampInplace.apply(x.clone(), -0.5, 0.5)."""
+    raise autograd's in-place error. CLAMP_VERSION_TABLE adds a tensor without gradient, clamped in place (what
+    the call returns is clamp_values' rule)."""
     c.require_function(ClampInplace, CLAMP)
     for case in cases:
         if case == "saved-by-sin":
             what = f"{CLAMP}.apply(x, -0.5, 0.5) after x.sin()"
-            _saved_then_changed(lambda x: _clamp(ClampInplace, x, -0.5, 0.5, what), what)
+            _saved_then_changed(lambda x: _clamp_in_place(ClampInplace, x, -0.5, 0.5, what), what)
         elif case == "no-grad":
             x = _clamp_input((2, 3), -0.5, 0.5, 230, torch.float64)
-            _clamp(ClampInplace, x, -0.5, 0.5, f"{CLAMP}.apply(x, -0.5, 0.5) for x that does not require grad")
-        elif case == "gradcheck":
-            leaf = _clamp_input((6,), -0.5, 0.5, 231, torch.float64).requires_grad_(True)
-            what = f"{CLAMP} under gradcheck"
-            with explained(what, CLAMP_RULES):
-                c.gradcheck(lambda t: ClampInplace.apply(t.clone(), -0.5, 0.5), (leaf,), what, hint=CLAMP_HINT)
+            _clamp_in_place(ClampInplace, x, -0.5, 0.5, f"{CLAMP}.apply(x, -0.5, 0.5) for x that does not require "
+                                                        "grad")
 
 
 # ----------------------------------------------------------------------------------------- LinearFunction

@@ -1,8 +1,8 @@
 # mistake: returns zeros as the gradients of the float bounds instead of None
 # feedback: return None for each bound
 # code: grad-for-bound
-# fails: values saved version
-# score: 0/3
+# fails: values saved
+# score: 1/3
 class ClampInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, low, high):

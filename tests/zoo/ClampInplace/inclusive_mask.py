@@ -1,9 +1,8 @@
 # mistake: reads the mask from the saved x with >= and <=, as for the input; after clamp_ x is the output, so the mask is all ones
 # feedback: a mask written with >= and <= is then all ones
 # code: clamp-mask-all-ones
-# fails: values saved version
-# family: wrong-derivative
-# score: 0/3
+# fails: values
+# score: 2/3
 class ClampInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, low, high):

@@ -1,8 +1,8 @@
 # mistake: clamps x in place and saves it, but never calls ctx.mark_dirty
 # feedback: call ctx.mark_dirty(x)
 # code: no-mark-dirty
-# fails: values saved version
-# score: 0/3
+# fails: values
+# score: 2/3
 class ClampInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, low, high):
