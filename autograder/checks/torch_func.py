@@ -219,10 +219,15 @@ def _require_split_style(Fn, name: str) -> None:
                "setup_context(ctx, inputs, output).")
 
 
+# What require_own_methods judges of a Function's methods, by part: forward's value and history, backward's value
+# (called directly and by autograd's node), backward differentiable again, jvp, the vmap rule.
+ALL_PARTS = frozenset({"forward", "backward", "twice", "jvp", "vmap"})
+
+
 def require_own_methods(Fn, name: str, x, ref, args: tuple = (), seed: int = 0, jvp: bool = False,
-                        tolerance=(1e-7, 1e-9), dual: bool | None = None) -> None:
+                        tolerance=(1e-7, 1e-9), dual: bool | None = None, parts=ALL_PARTS) -> None:
     """torch.func runs a Function through its own static methods: forward(x, *args) without ctx, setup_context,
-    backward (differentiated again by grad of grad, jacrev and hessian), jvp in forward mode, and its vmap rule.
+    backward (differentiated again by grad of grad and hessian), jvp in forward mode, and its vmap rule.
     Here the judge calls each of them directly, on inputs of its own choosing (x, of a shape the other tests
     use too, and random grad_output, tangents and directions), and compares each result with the reference
     `ref(x, *args)` (torch operations) differentiated here. So the points of the torch.func tests go to the
@@ -230,7 +235,13 @@ def require_own_methods(Fn, name: str, x, ref, args: tuple = (), seed: int = 0, 
 
     With `dual` (by default, whenever `jvp`), the same tangent also goes through `Fn.apply` in forward-mode AD
     with dual tensors, in the learner's process (the probe `dual_tangent`); notebook 10 turns it off where its
-    tests rest on the direct calls alone."""
+    tests rest on the direct calls alone.
+
+    `parts` (of ALL_PARTS) names what this test judges: a test of one rule judges that rule's part only (the
+    split style and setup_context always), so one mistake costs the points of its own rule. "twice" without
+    "backward" asks only that backward's result has a history autograd can differentiate again (directly and
+    under autograd), not that it is the reference's: whether backward is right is the "backward" part's rule."""
+    parts = frozenset(parts)
     _require_split_style(Fn, name)
     rtol, atol = tolerance
     sig = ", ".join(["x"] + [repr(a) for a in args])
@@ -238,51 +249,19 @@ def require_own_methods(Fn, name: str, x, ref, args: tuple = (), seed: int = 0, 
     expected = ref(x.detach(), *args)
     # forward, in grad mode: torch operations leave a history; NumPy, .item() and .tolist() do not
     out = _direct(Fn.forward, x, *args, what=f"{name}.forward({sig}), called as torch.func calls it")
-    c.require_close(out, expected, f"{name}.forward({sig}) called directly", "wrong-forward", rtol=rtol, atol=atol)
-    if not out.requires_grad:
-        c.fail("leaves-torch",
-               f"{name}.forward({sig}), called directly on an x that requires grad, returned a tensor with no "
-               "history: it leaves torch (NumPy, .item(), .tolist()) or detaches. Under torch.func your forward "
-               "runs on wrapped tensors (batched ones, with generate_vmap_rule): write it with torch operations.")
+    if "forward" in parts:
+        c.require_close(out, expected, f"{name}.forward({sig}) called directly", "wrong-forward", rtol=rtol,
+                        atol=atol)
+        if not out.requires_grad:
+            c.fail("leaves-torch",
+                   f"{name}.forward({sig}), called directly on an x that requires grad, returned a tensor with no "
+                   "history: it leaves torch (NumPy, .item(), .tolist()) or detaches. Under torch.func your forward "
+                   "runs on wrapped tensors (batched ones, with generate_vmap_rule): write it with torch operations.")
     ctx = _set_up(Fn, name, (x, *args), out)
-    # backward: the right gradient, made of operations autograd can differentiate again
-    g = c.randn(*expected.shape, seed=seed + 1, requires_grad=False, dtype=x.dtype)
-    v = c.randn(*x.shape, seed=seed + 2, requires_grad=False, dtype=x.dtype)
-    first, second = _reference_grads(ref, x, args, g, v)
-    grads = _direct(Fn.backward, ctx, g, what=f"{name}.backward(ctx, grad_output)")
-    grad = grads[0] if isinstance(grads, (tuple, list)) and grads else grads
-    c.require_close(grad, first, f"{name}.backward(ctx, grad_output) called directly", "wrong-derivative",
-                    rtol=rtol, atol=atol)
-    if not grad.requires_grad:
-        c.fail("not-twice-differentiable",
-               f"{name}.backward, called directly with the x that setup_context saved (x requires grad), returned "
-               "a gradient with no history: autograd cannot differentiate it again, and torch.func's grad of grad, "
-               "jacrev and hessian need to. " + TWICE_HINT)
-    (again,) = _direct(lambda: torch.autograd.grad(grad, [x], v, allow_unused=True), what=f"{name}.backward's "
-                       "gradient, differentiated again")
-    if again is None:
-        again = torch.zeros_like(x)
-    c.require_close(again.detach(), second, f"the derivative of {name}.backward's result with respect to x",
-                    "not-twice-differentiable", TWICE_HINT, rtol=1e-6, atol=1e-9)
-    # The same second derivative through the node autograd made for Fn.apply (the judge's double backward asks
-    # the learner's process for it): a stand-in ctx can be recognised, the real node cannot.
-    leaf = x.detach().clone().requires_grad_(True)
-    real = _direct(Fn.apply, leaf, *args, what=f"{name}.apply({sig})")
-    (real_first,) = _direct(lambda: torch.autograd.grad(real, [leaf], g, create_graph=True),
-                            what=f"{name}.backward under autograd")
-    c.require_close(real_first, first, f"the gradient of {name}.apply({sig}) under autograd", "wrong-derivative",
-                    rtol=rtol, atol=atol)
-    if not real_first.requires_grad:
-        c.fail("not-twice-differentiable",
-               f"Called directly, {name}.backward returned a gradient autograd can differentiate again; but under "
-               f"autograd ({name}.apply) it has no history: your backward takes another path when autograd calls "
-               "it. " + TWICE_HINT)
-    (real_again,) = _direct(lambda: torch.autograd.grad(real_first, [leaf], v, allow_unused=True),
-                            what=f"{name}.backward's gradient under autograd, differentiated again")
-    real_again = torch.zeros_like(leaf) if real_again is None else real_again
-    c.require_close(real_again.detach(), second, f"the second derivative of {name}.apply({sig}) under autograd",
-                    "not-twice-differentiable", TWICE_HINT, rtol=1e-6, atol=1e-9)
-    if jvp:
+    if parts & {"backward", "twice"}:
+        _require_own_backward(Fn, name, x, ref, args, ctx, seed, (rtol, atol), "backward" in parts,
+                              "twice" in parts)
+    if jvp and "jvp" in parts:
         t = c.randn(*x.shape, seed=seed + 3, requires_grad=False, dtype=x.dtype)
         _, reference = torch.func.jvp(lambda u: ref(u, *args), (x.detach(),), (t,))
         tangent = _own_jvp(Fn, name, ctx, (t,) + (None,) * len(args))
@@ -296,7 +275,7 @@ def require_own_methods(Fn, name: str, x, ref, args: tuple = (), seed: int = 0, 
                             "wrong-jvp", "forward-mode AD calls your jvp: the derivative times x_t.",
                             rtol=rtol, atol=atol)
     # the vmap rule: generated from these methods, or the Function's own vmap staticmethod
-    if not bool(Fn.generate_vmap_rule):
+    if "vmap" in parts and not bool(Fn.generate_vmap_rule):
         batch = torch.stack([x.detach(), 2 * x.detach()])
         result = _direct(Fn.vmap, _VmapInfo(2), (0,) + (None,) * len(args), batch, *args,
                          what=f"{name}.vmap(info, in_dims, x{', ...' if args else ''}), called as vmap calls it")
@@ -306,6 +285,54 @@ def require_own_methods(Fn, name: str, x, ref, args: tuple = (), seed: int = 0, 
                                  "(tensor, 0) for a batch on dimension 0.")
         c.require_close(got, torch.stack([ref(b, *args) for b in batch]), f"{name}.vmap on a batch of two samples",
                         "wrong-vmap", "each sample must get its own result.", rtol=rtol, atol=atol)
+
+
+def _require_own_backward(Fn, name, x, ref, args, ctx, seed, tolerance, value: bool, twice: bool) -> None:
+    """backward called with the stand-in `ctx` and by the node autograd made for Fn.apply: the reference's gradient
+    (if `value`), made of operations autograd can differentiate again (if `twice`: a history, and with `value`
+    the reference's second derivative)."""
+    rtol, atol = tolerance
+    sig = ", ".join(["x"] + [repr(a) for a in args])
+    g = c.randn(*ref(x.detach(), *args).shape, seed=seed + 1, requires_grad=False, dtype=x.dtype)
+    v = c.randn(*x.shape, seed=seed + 2, requires_grad=False, dtype=x.dtype)
+    first, second = _reference_grads(ref, x, args, g, v)
+    grads = _direct(Fn.backward, ctx, g, what=f"{name}.backward(ctx, grad_output)")
+    grad = grads[0] if isinstance(grads, (tuple, list)) and grads else grads
+    if value or not isinstance(grad, torch.Tensor):
+        c.require_close(grad, first, f"{name}.backward(ctx, grad_output) called directly", "wrong-derivative",
+                        rtol=rtol, atol=atol)
+    if twice and not grad.requires_grad:
+        c.fail("not-twice-differentiable",
+               f"{name}.backward, called directly with the x that setup_context saved (x requires grad), returned "
+               "a gradient with no history: autograd cannot differentiate it again, and torch.func's grad of grad "
+               "and hessian need to. " + TWICE_HINT)
+    if twice and value:
+        (again,) = _direct(lambda: torch.autograd.grad(grad, [x], v, allow_unused=True), what=f"{name}.backward's "
+                           "gradient, differentiated again")
+        if again is None:
+            again = torch.zeros_like(x)
+        c.require_close(again.detach(), second, f"the derivative of {name}.backward's result with respect to x",
+                        "not-twice-differentiable", TWICE_HINT, rtol=1e-6, atol=1e-9)
+    # The same through the node autograd made for Fn.apply (the judge's double backward asks the learner's process
+    # for it): a stand-in ctx can be recognised, the real node cannot.
+    leaf = x.detach().clone().requires_grad_(True)
+    real = _direct(Fn.apply, leaf, *args, what=f"{name}.apply({sig})")
+    (real_first,) = _direct(lambda: torch.autograd.grad(real, [leaf], g, create_graph=True),
+                            what=f"{name}.backward under autograd")
+    if value:
+        c.require_close(real_first, first, f"the gradient of {name}.apply({sig}) under autograd", "wrong-derivative",
+                        rtol=rtol, atol=atol)
+    if twice and not real_first.requires_grad:
+        c.fail("not-twice-differentiable",
+               f"Called directly, {name}.backward returned a gradient autograd can differentiate again; but under "
+               f"autograd ({name}.apply) it has no history: your backward takes another path when autograd calls "
+               "it. " + TWICE_HINT)
+    if twice and value:
+        (real_again,) = _direct(lambda: torch.autograd.grad(real_first, [leaf], v, allow_unused=True),
+                                what=f"{name}.backward's gradient under autograd, differentiated again")
+        real_again = torch.zeros_like(leaf) if real_again is None else real_again
+        c.require_close(real_again.detach(), second, f"the second derivative of {name}.apply({sig}) under autograd",
+                        "not-twice-differentiable", TWICE_HINT, rtol=1e-6, atol=1e-9)
 
 
 def _set_up(Fn, name: str, inputs: tuple, out):
@@ -354,13 +381,51 @@ def dual_tangents(Fn, inputs: tuple, tangents: tuple):
     return tangent
 
 
+@c.probe
+def without_storage(Fn, shape) -> str:
+    """In the learner's process: Fn's setup_context and backward called directly on tensors without storage (the
+    meta device; an elementwise Function's output of x's shape), as torch.func's wrappers have none (grad runs
+    backward on them). The error they raised, or "" (and "" for a Function not in the split style)."""
+    if not c.uses_setup_context(Fn):
+        return ""
+    x = torch.empty(shape, dtype=F64, device="meta", requires_grad=True)
+    out = torch.empty(shape, dtype=F64, device="meta")
+    try:
+        ctx = c.FakeCtx((True,))
+        with torch.no_grad():
+            Fn.setup_context(ctx, (x,), out)
+        Fn.backward(ctx, torch.empty_like(out))
+    except Exception as error:  # noqa: BLE001 - reported, in words
+        return f"{type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}"
+    return ""
+
+
+def _require_storage_free(Fn, name: str, shape) -> None:
+    """backward runs on tensors without storage, as under torch.func.grad (a Function that detects the transforms'
+    wrappers and takes another path does not see one in a meta tensor)."""
+    error = _run(functools.partial(without_storage, Fn), shape, what=f"{name}.backward on tensors without storage")
+    if error:
+        c.fail("leaves-torch",
+               f"{name}.backward, called on tensors without storage (as torch.func's wrappers are), raised {error}: "
+               "it leaves torch (NumPy, .item(), .tolist()), which torch.func.grad cannot run.")
+
+
 # ---------------------------------------------------------------------------------------------- Cube
 # A case is ("values",), ("gradcheck", seed, shape), ("gradgradcheck", seed, shape), ("vmap", seed, shape,
-# in_dims), ("grad", seed, shape), ("vmap(grad)", seed, shape), ("jacobian", seed, shape) or ("methods", seed,
-# shape): Cube's own methods called directly (see require_own_methods).
+# in_dims), ("grad", seed, shape), ("vmap(grad)", seed, shape), ("jacobian", seed, shape), ("storage", shape)
+# or ("methods", seed, shape, parts): Cube's own methods called directly (see require_own_methods), judged on the
+# parts (space-separated) of the test's own rule.
 
-def _cube_methods(Cube, seed: int, shape) -> None:
-    require_own_methods(Cube, CUBE, c.randn(*shape, seed=seed, requires_grad=False), lambda t: t ** 3, seed=seed)
+def _cube_methods(Cube, seed: int, shape, parts: str = " ".join(sorted(ALL_PARTS))) -> None:
+    if parts == "twice" and not c.uses_setup_context(Cube):
+        return  # the style is the transforms' rule; gradgradcheck judges a ctx-style backward through autograd
+    require_own_methods(Cube, CUBE, c.randn(*shape, seed=seed, requires_grad=False), lambda t: t ** 3, seed=seed,
+                        parts=parts.split())
+
+
+def _cube_storage(Cube, shape) -> None:
+    _require_split_style(Cube, CUBE)
+    _require_storage_free(Cube, CUBE, shape)
 
 
 def _cube_values(Cube) -> None:
@@ -387,19 +452,33 @@ def _cube_vmap(Cube, seed, shape, in_dims) -> None:
                     "each sample must be cubed.")
 
 
+def _cube_eager_grad(Cube, x, w):
+    """Cube's own gradient of (Cube.apply(x) * w).sum() through ordinary autograd: what a transform must give
+    (whether it is 3 x**2 w is cube_values' rule)."""
+    leaf = x.detach().clone().requires_grad_(True)
+    y = _run(Cube.apply, leaf, what="Cube.apply(x)")
+    (grad,) = _run(c.backward_grads, y, [leaf], w, what="Cube.backward")
+    return grad
+
+
+SAME_AS_EAGER = ("it differs from the gradient your Function gives through ordinary autograd: under torch.func "
+                 "your methods run on wrapped tensors, and must compute the same there.")
+
+
 def _cube_grad(Cube, seed, shape) -> None:
     x = c.randn(*shape, seed=seed, requires_grad=False)
     w = c.randn(*shape, seed=seed + 100, requires_grad=False)
     g = under_func(Cube, "grad", x, weight=w, what="torch.func.grad(lambda t: (Cube.apply(t) * w).sum())")
-    c.require_close(g, 3 * x ** 2 * w, f"torch.func.grad of (Cube.apply(x) * w).sum() for shape {shape}",
-                    "wrong-derivative", CUBE_HINT)
+    c.require_close(g, _cube_eager_grad(Cube, x, w), f"torch.func.grad of (Cube.apply(x) * w).sum() for shape "
+                    f"{shape}", "wrong-derivative", SAME_AS_EAGER)
 
 
 def _cube_per_sample_grad(Cube, seed, shape) -> None:
     xb = c.randn(*shape, seed=seed, requires_grad=False)
     g = under_func(Cube, "vmap(grad)", xb, what="vmap(grad(...)) through Cube")
-    c.require_close(g, 3 * xb ** 2, "per-sample gradients vmap(grad(lambda t: Cube.apply(t).sum()))(x)",
-                    "wrong-derivative", CUBE_HINT)
+    c.require_close(g, _cube_eager_grad(Cube, xb, torch.ones_like(xb)),  # elementwise: per sample = whole batch
+                    "per-sample gradients vmap(grad(lambda t: Cube.apply(t).sum()))(x)", "wrong-derivative",
+                    SAME_AS_EAGER)
 
 
 def _cube_jacobian(Cube, seed, shape) -> None:
@@ -417,6 +496,7 @@ def _cube_jacobian(Cube, seed, shape) -> None:
 
 
 CUBE_CASE_CHECKS = {"values": _cube_values, "gradcheck": _cube_gradcheck, "methods": _cube_methods,
+                    "storage": _cube_storage,
                     "gradgradcheck": functools.partial(_cube_gradcheck, second=True), "vmap": _cube_vmap,
                     "grad": _cube_grad, "vmap(grad)": _cube_per_sample_grad, "jacobian": _cube_jacobian}
 
@@ -428,11 +508,16 @@ def _cube_cases(Cube, cases) -> None:
 
 
 CUBE_VALUES_CASES = (("values",),) + tuple(("gradcheck", seed, shape) for seed in (0, 1, 2) for shape in CUBE_SHAPES)
+# Each test's methods case judges its own rule's part: gradgradcheck a backward autograd can differentiate again,
+# vmap a forward in torch operations and a vmap rule, grad the split style and methods that run without storage
+# (its values are compared with the Function's own ordinary gradient), jacrev backward's values.
 CUBE_GRADGRAD_CASES = (("gradgradcheck", 10, (3,)), ("gradgradcheck", 11, (2, 3)), ("gradgradcheck", 10, (2, 3, 4)),
-                       ("methods", 14, (2, 3)), ("methods", 16, (5,)))
-CUBE_VMAP_CASES = (("vmap", 20, (5, 3), 0), ("vmap", 21, (6,), 0), ("vmap", 22, (3, 4, 2), 1), ("methods", 24, (3,)))
-CUBE_GRAD_CASES = (("grad", 30, (4,)), ("grad", 31, (2, 3)), ("vmap(grad)", 32, (4, 3)), ("methods", 34, (4,)))
-CUBE_JACREV_CASES = (("jacobian", 41, (2, 3)), ("jacobian", 44, ()), ("methods", 43, (2, 3, 4)))
+                       ("methods", 14, (2, 3), "twice"), ("methods", 16, (5,), "twice"))
+CUBE_VMAP_CASES = (("vmap", 20, (5, 3), 0), ("vmap", 21, (6,), 0), ("vmap", 22, (3, 4, 2), 1),
+                   ("methods", 24, (3,), "forward vmap"))
+CUBE_GRAD_CASES = (("grad", 30, (4,)), ("grad", 31, (2, 3)), ("vmap(grad)", 32, (4, 3)), ("methods", 34, (4,), ""),
+                   ("storage", (2, 3)))
+CUBE_JACREV_CASES = (("jacobian", 41, (2, 3)), ("jacobian", 44, (1,)), ("methods", 43, (2, 3, 4), "backward"))
 
 
 def cube_values(Cube, cases=(("values",),)) -> None:
@@ -441,26 +526,26 @@ def cube_values(Cube, cases=(("values",),)) -> None:
     _cube_cases(Cube, cases)
 
 
-def cube_gradgradcheck(Cube, cases=(("gradgradcheck", 10, (3,)), ("methods", 15, (2, 3)))) -> None:
+def cube_gradgradcheck(Cube, cases=(("gradgradcheck", 10, (3,)), ("methods", 15, (2, 3), "twice"))) -> None:
     """Second derivatives, in the judge: gradgradcheck, and backward called directly, then differentiated."""
     _cube_cases(Cube, cases)
 
 
-def cube_vmap(Cube, cases=(("vmap", 23, (4, 3), 0), ("methods", 25, (2, 3)))) -> None:
+def cube_vmap(Cube, cases=(("vmap", 23, (4, 3), 0), ("methods", 25, (2, 3), "forward vmap"))) -> None:
     """torch.func.vmap(Cube.apply) (a probe) equals x ** 3 sample by sample; the table adds other shapes and
     in_dims."""
     _cube_cases(Cube, cases)
 
 
-def cube_func_grad(Cube, cases=(("grad", 33, (3,)), ("methods", 35, (3,)))) -> None:
-    """torch.func.grad (a probe) of a weighted sum through Cube is 3x^2 w; the table adds shapes and per-sample
-    gradients (vmap of grad)."""
+def cube_func_grad(Cube, cases=(("grad", 33, (3,)), ("methods", 35, (3,), ""), ("storage", (3,)))) -> None:
+    """torch.func.grad (a probe) of a weighted sum through Cube is Cube's own ordinary gradient, and its methods
+    run on tensors without storage (a probe); the table adds shapes and per-sample gradients (vmap of grad)."""
     _cube_cases(Cube, cases)
 
 
-def cube_jacrev(Cube, cases=(("jacobian", 40, (4,)), ("methods", 42, (4,)))) -> None:
+def cube_jacrev(Cube, cases=(("jacobian", 40, (4,)), ("methods", 42, (4,), "backward"))) -> None:
     """What torch.func.jacrev(Cube.apply) needs of Cube, verified in the judge: the Jacobian diag(3x^2) row by row
-    from backward, and Cube's own methods (split style, differentiable backward, a vmap rule)."""
+    from backward, and Cube's own backward called directly (split style, the right gradient)."""
     _cube_cases(Cube, cases)
 
 
@@ -518,10 +603,11 @@ def _require_derivative(got, x, scale, what: str, code: str = "wrong-derivative"
     c.require_close(got, scale * torch.sigmoid(x.detach()), what, code, hint, rtol=rtol, atol=atol)
 
 
-def _softplus_methods(Softplus, seed: int, shape, jvp: bool = True) -> None:
+def _softplus_methods(Softplus, seed: int, shape, jvp: bool = True,
+                      parts: str = " ".join(sorted(ALL_PARTS))) -> None:
     x = c.randn(*shape, seed=seed, scale=3.0, requires_grad=False)
     require_own_methods(Softplus, SOFTPLUS, x, F.softplus, seed=seed, jvp=jvp, tolerance=_tolerance(x.dtype),
-                        dual=False)
+                        dual=False, parts=parts.split())
 
 
 def _values_case(Softplus, x, grad_output) -> None:
@@ -571,7 +657,6 @@ def _softplus_jvp(Softplus, spec, tangent_seed, dtype=F64) -> None:
     what = f"Softplus.jvp(ctx, x_t) for x of shape {tuple(x.shape)}, {x.dtype}, called as forward mode calls it"
     leaf = x.clone().requires_grad_(True)
     out = _direct(Softplus.forward, leaf, what="Softplus.forward(x), called as torch.func calls it")
-    _require_softplus(out, x, "Softplus.forward(x) called directly")
     tangent = _own_jvp(Softplus, SOFTPLUS, _set_up(Softplus, SOFTPLUS, (leaf,), out), (t,))
     if isinstance(tangent, torch.Tensor) and tangent.shape == x.shape and bool(torch.isfinite(tangent).all()) \
             and x.numel() > 1 and bool(torch.allclose(tangent, torch.sigmoid(x), rtol=1e-6, atol=1e-9)):
@@ -628,6 +713,9 @@ def _hessian_case(Softplus, spec, weight_seed) -> None:
         y = _run(Softplus.apply, leaf, what=f"Softplus.apply(x) for x of shape {tuple(x.shape)}")
         (first,) = _run(lambda: torch.autograd.grad((y if w is None else y * w).sum(), [leaf], create_graph=True),
                         what="Softplus.backward")
+        if isinstance(first, torch.Tensor) and not first.requires_grad:
+            c.fail("not-twice-differentiable", f"{what}: backward's gradient has no history, so autograd cannot "
+                                               "differentiate it again. " + SOFTPLUS_TWICE_HINT)
         (row,) = _run(lambda: torch.autograd.grad(first, [leaf], e.reshape(x.shape), allow_unused=True),
                       what="Softplus.backward's gradient, differentiated again")
         rows.append(row if row is not None else torch.zeros_like(x))
@@ -674,14 +762,18 @@ SOFTPLUS_VALUES_CASES = (("points", (-1e4, -100.0, -30.0, 30.0, 100.0, 1e4), F32
     ("random", 100 + seed, shape, scale) for seed, shape in enumerate(SOFTPLUS_SHAPES) for scale in (3.0, 1e3))
 SOFTPLUS_GRADCHECK_CASES = tuple(("gradcheck", 120, shape, 1.0) for shape in SOFTPLUS_SHAPES) + (
     ("gradcheck", 121, (2, 3), 5.0), ("gradcheck", 122, (5,), 8.0))
+# Each test's methods case judges its own rule's part (require_own_methods): jvp the jvp, jacfwd the jvp and the
+# vmap rule (jacfwd is vmap of jvp), hessian a backward autograd can differentiate again, vmap a forward in torch
+# operations and the vmap rule; the forward's values at the extremes are softplus_values' alone.
 SOFTPLUS_JVP_CASES = tuple(("jvp", (130 + k, shape), 140 + k) for k, shape in enumerate(SOFTPLUS_SHAPES)) + (
-    ("jvp", EXTREMES, 150, F64), ("jvp", EXTREMES, 151, F32), ("methods", 136, (2, 3)))
+    ("jvp", EXTREMES, 150, F64), ("jvp", EXTREMES, 151, F32), ("methods", 136, (2, 3), True, "jvp"))
 SOFTPLUS_JACFWD_CASES = (("jacfwd", (160, (2, 3))), ("jacfwd", (-1e4, -50.0, 50.0, 1e4)), ("dual", 162, (2, 3)),
-                         ("methods", 166, (4,)))
+                         ("vmap(jvp)", 182, (5, 3)), ("methods", 166, (4,), True, "jvp vmap"))
 SOFTPLUS_HESSIAN_CASES = (("hessian", (170, (2, 3)), 171), ("hessian", (-1e4, -50.0, 50.0, 1e4), None),
-                          ("gradgradcheck", 175, (4,)), ("gradgradcheck", 176, (2, 3)), ("methods", 173, (2, 3)))
-SOFTPLUS_VMAP_CASES = (("vmap", 180, (4, 3), 0), ("vmap", 181, (3, 4, 2), 1), ("vmap", None, (7,), 0),
-                       ("vmap(jvp)", 182, (5, 3)), ("methods", 186, (2, 3)))
+                          ("gradgradcheck", 175, (4,)), ("gradgradcheck", 176, (2, 3)),
+                          ("methods", 173, (2, 3), False, "twice"))
+SOFTPLUS_VMAP_CASES = (("vmap", 180, (4, 3), 0), ("vmap", 181, (3, 4, 2), 1), ("vmap", 183, (7,), 0),
+                       ("methods", 186, (2, 3), False, "forward vmap"))
 
 
 def softplus_values(Softplus, cases=(("points", (-3.0, -0.5, 0.0, 0.5, 3.0), F64, 2.0),
@@ -696,28 +788,31 @@ def softplus_gradcheck(Softplus, cases=(("gradcheck", 120, (4,), 2.0),)) -> None
     _softplus_cases(Softplus, cases)
 
 
-def softplus_jvp(Softplus, cases=(("jvp", (-2.0, 0.5, 3.0), 135), ("methods", 135, (3,)))) -> None:
+def softplus_jvp(Softplus, cases=(("jvp", (-2.0, 0.5, 3.0), 135), ("methods", 135, (3,), True, "jvp"))) -> None:
     """Softplus.jvp, called in the judge as forward mode calls it: the tangent sigmoid(x) * t (the table: random
     shapes and tangents, the extremes, float32)."""
     _softplus_cases(Softplus, cases)
 
 
-def softplus_jacfwd(Softplus, cases=(("jacfwd", (-1.0, 0.25, 2.0)), ("methods", 165, (3,)))) -> None:
+def softplus_jacfwd(Softplus, cases=(("jacfwd", (-1.0, 0.25, 2.0)),
+                                     ("methods", 165, (3,), True, "jvp vmap"))) -> None:
     """torch.func.jacfwd(Softplus.apply) (a probe) is diag(sigmoid(x)); the table adds shape (2, 3), the extremes,
-    and forward-mode AD with dual tensors (a probe too)."""
+    forward-mode AD with dual tensors and per-sample jvp (vmap of jvp; probes too)."""
     _softplus_cases(Softplus, cases)
 
 
-def softplus_hessian(Softplus, cases=(("hessian", (-1.0, 0.25, 2.0), None), ("methods", 172, (3,)))) -> None:
+def softplus_hessian(Softplus, cases=(("hessian", (-1.0, 0.25, 2.0), None),
+                                      ("methods", 172, (3,), False, "twice"))) -> None:
     """What torch.func.hessian needs of Softplus, verified in the judge: the Hessian diag(sigmoid(x)(1 - sigmoid(x)))
     through backward twice, and the methods called directly (the table: a weighted sum, the extremes,
     gradgradcheck)."""
     _softplus_cases(Softplus, cases)
 
 
-def softplus_vmap(Softplus, cases=(("vmap", 180, (4, 3), 0), ("methods", 185, (4,), False))) -> None:
-    """torch.func.vmap(Softplus.apply) (a probe) is softplus sample by sample; the table adds in_dims=1, scalars,
-    the extremes, and per-sample jvp (vmap of jvp)."""
+def softplus_vmap(Softplus, cases=(("vmap", 180, (4, 3), 0),
+                                   ("methods", 185, (4,), False, "forward vmap"))) -> None:
+    """torch.func.vmap(Softplus.apply) (a probe) is softplus sample by sample; the table adds in_dims=1 and other
+    shapes."""
     _softplus_cases(Softplus, cases)
 
 
