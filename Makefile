@@ -76,7 +76,7 @@ $(TORCH_STAMP): pyproject.toml requirements/dev.lock tools/requirements.py
 	$(PYTHON) tools/requirements.py --lock requirements/dev.lock --without torch > $(TORCH_VENV)/requirements.txt
 	$(TORCH_PY) -m pip install --quiet --require-hashes --no-deps -r $(TORCH_VENV)/requirements.txt
 	$(TORCH_PY) -m pip install --quiet "torch==$(TORCH)+cpu" --extra-index-url https://download.pytorch.org/whl/cpu \
-	  || { echo "torch $(TORCH)+cpu: PyTorch's CPU index cannot be reached; torch $(TORCH) from PyPI (its CUDA build)"; \
+	  || { echo "torch $(TORCH)+cpu could not be installed (PyTorch's CPU index unreachable, or no such build): torch $(TORCH) from PyPI, its CUDA build"; \
 	       $(TORCH_PY) -m pip install --quiet "torch==$(TORCH)"; }
 	$(TORCH_PY) -m pip install --quiet --no-deps -e .
 	$(TORCH_PY) -c 'import torch; print("$(TORCH_VENV): torch", torch.__version__)'

@@ -13,6 +13,10 @@ report=.grading/torch-$version-report.md
 failed=()
 start=$(date +%s)
 step() { local name=$1; shift; echo "== $name"; "$@" || failed+=("$name"); }
+build() { "$1" -c 'import torch; print(torch.__version__)'; }
+# The build each side runs (2.13.0+cpu; another release's +cpu where PyTorch's CPU index was reachable when its
+# venv was made, else PyPI's, a CUDA build run on the CPU): the matrix's records name it too.
+echo "== builds: pinned torch $(build "$pinned"), other torch $(build "$other")"
 
 step "notebooks on the pinned torch" "$pinned" -m autograder.compat run --out .grading/torch-pinned/cells.json
 step "notebooks on torch $version" "$other" -m autograder.compat run --out "$out/cells.json"
@@ -21,7 +25,7 @@ step "references, fast tier, sentinels, matrix on torch $version" \
     "$other" -m pytest -n 2 -q -p no:cacheprovider \
     tests/test_zoo.py::test_reference_scores_full_marks tests/test_fast.py tests/test_upstream_bugs.py tests/test_matrix.py
 
-echo "== torch $version: $(( $(date +%s) - start )) s; report: $report"
+echo "== torch $version ($(build "$other")): $(( $(date +%s) - start )) s; report: $report"
 if (( ${#failed[@]} )); then
     printf 'failed: %s\n' "${failed[@]}"
     exit 1
