@@ -19,6 +19,7 @@ SOURCE="${AUTOGRADER_SOURCE:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}"
 VENV="${AUTOGRADER_VENV:-$BASE/venv}"
 PIP_FLAGS=(--no-input --disable-pip-version-check)
 
+AUTOGRADER_PYTHON_PRESET="${AUTOGRADER_PYTHON:-}"
 if [ -z "${AUTOGRADER_PYTHON:-}" ]; then
   if ! python3.11 -c 'import ensurepip, venv' >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
@@ -56,6 +57,14 @@ awk '/^[^ #]/ { torch = ($0 ~ /^torch==/) } !torch' "$SOURCE/requirements.txt" >
 "$PY" -m pip install "${PIP_FLAGS[@]}" --require-hashes --no-deps -r "$LOCK/rest.txt"
 rm -rf "$LOCK"
 cd "$SOURCE"
+# Notebook 16's C++ kernel is the course's own source, compiled here, at image build: the sandbox runs no
+# compiler. A compiler and ninja first (Gradescope's image is Ubuntu, built as root).
+if ! { command -v c++ && command -v ninja; } >/dev/null 2>&1 && [ -z "${AUTOGRADER_PYTHON_PRESET:-}" ] \
+    && command -v apt-get >/dev/null 2>&1; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends g++ ninja-build || true
+fi
+PYTHONPATH="$SOURCE" "$PY" -m autograder.kernels \
+  || echo "setup.sh: notebook 16's C++ kernel was not built (no compiler?): its setup cell will say so" >&2
 PYTHONPATH="$SOURCE" "$PY" -m autograder.gradescope check
 """
 

@@ -216,8 +216,8 @@ def grade_path(path: str | Path, sandbox: Sandbox, seed: int = 0, limits: Limits
 
 def protected_paths() -> list[Path]:
     """What student code may not read while graded: the answers, the hidden tests, the zoo, the gradebook, and
-    the answer key of notebook 00's decisions."""
-    return [paths.SOLUTIONS, paths.ZOO, paths.grading_home(), paths.ROOT / ".git", paths.DECISIONS_KEY]
+    the answer keys (notebook 00's decisions, notebook 15's causes)."""
+    return [paths.SOLUTIONS, paths.ZOO, paths.grading_home(), paths.ROOT / ".git", *paths.ANSWER_KEYS.values()]
 
 
 SEED_VARIABLE = "AUTOGRADER_SEED"

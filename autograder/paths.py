@@ -9,6 +9,8 @@ COURSE = ROOT / "course"            # student release (nbgrader's "release" fold
 ZOO = ROOT / "tests" / "zoo"        # realistic wrong answers, one file per mistake
 # Answer keys kept with the instructor's sources, never in the package (students' installs leave them behind).
 DECISIONS_KEY = SOLUTIONS / "decisions_key.json"
+DEBUGGING_KEY = SOLUTIONS / "debugging_key.json"
+ANSWER_KEYS = {"00_when_to_write_one": DECISIONS_KEY, "15_debugging": DEBUGGING_KEY}  # assignment -> its key
 
 # Grading state (gradebook, submissions, autograded copies, feedback, exports): one git-ignored folder.
 # AUTOGRADER_HOME moves it, e.g. for tests or for a class of one's own.

@@ -57,7 +57,7 @@ CAUSES = {
 EXERCISES = ("ScaleShift", "Sinc", "LinearMap", "Gaussian", "DivideBy")
 
 # With the instructor's sources, not in the package (see decisions.KEY_PATH): a protected path while grading.
-KEY_PATH = paths.SOLUTIONS / "debugging_key.json"
+KEY_PATH = paths.DEBUGGING_KEY
 
 LISTED, RIGHT = "listed", "right"
 CAUSE_CASES = (LISTED, RIGHT)
