@@ -84,17 +84,22 @@ def read_text(path: str | Path, limit: int | None = None) -> str:
     return data.decode("utf-8")
 
 
-def read(path: str | Path, limit: int | None = None) -> nbformat.NotebookNode:
+def notebook_text(path: str | Path, limit: int | None = None) -> str:
+    """The text of a file given as a notebook: NotebookError (a sentence) for a missing file, a folder, an
+    unreadable or oversized one."""
     path = Path(path)
     if not path.exists():
         raise NotebookError(f"{path}: no such file")
     if path.is_dir():
         raise NotebookError(f"{path}: is a folder, not a notebook")
     try:
-        text = read_text(path, limit)
+        return read_text(path, limit)
     except (UnicodeDecodeError, OSError) as error:
         raise NotebookError(f"{path}: cannot be read as text ({error})") from None
-    return parse(text, str(path))
+
+
+def read(path: str | Path, limit: int | None = None) -> nbformat.NotebookNode:
+    return parse(notebook_text(path, limit), str(path))
 
 
 def parse(text: str, name: str = "notebook") -> nbformat.NotebookNode:
@@ -146,16 +151,7 @@ def submission_from_text(text: str, name: str, candidates: list | None = None) -
 def submission_from_path(path: str | Path, candidates: list | None = None, limit: int | None = None) -> Submission:
     """NotebookError (a sentence) for a missing file, a folder, an unreadable or oversized file, not a notebook,
     not one of this course's."""
-    path = Path(path)
-    if not path.exists():
-        raise NotebookError(f"{path}: no such file")
-    if path.is_dir():
-        raise NotebookError(f"{path}: is a folder, not a notebook")
-    try:
-        text = read_text(path, limit)
-    except (UnicodeDecodeError, OSError) as error:
-        raise NotebookError(f"{path}: cannot be read as text ({error})") from None
-    return submission_from_text(text, str(path), candidates)
+    return submission_from_text(notebook_text(path, limit), str(path), candidates)
 
 
 @dataclass(frozen=True)
