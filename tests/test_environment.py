@@ -111,9 +111,14 @@ def test_the_grading_lock_is_slim_and_binders_leaves_the_server_alone():
 
 def test_the_installed_venv_is_the_locked_one():
     """make setup installs dev.lock: this venv has exactly its versions (torch's build included)."""
+    import sysconfig
     from importlib import metadata
 
-    installed = {reqs.name_of(d.metadata["Name"]): d.version for d in metadata.distributions()}
+    # The venv's own site-packages only: a library that puts its vendored copies on sys.path (setuptools'
+    # _vendor, once torch.utils.cpp_extension imported it) lists older dists of the same names.
+    site = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("purelib", "platlib")}
+    installed = {reqs.name_of(d.metadata["Name"]): d.version for d in metadata.distributions()
+                 if os.path.realpath(str(d.locate_file(""))) in site}
     differ = {n: (v, installed.get(n)) for n, v in lock("dev").items() if installed.get(n) != v}
     assert not differ, f"the venv is not dev.lock's: {differ}: make setup"
 
