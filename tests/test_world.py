@@ -243,3 +243,33 @@ def test_the_memory_cgroup_bounds_the_whole_sandbox(box):
     assert "REPORT WROTE" not in text, text  # it never got to report
     assert "killed by signal 9" in text, text
     assert group not in os.listdir(cgroup._own_group()[1])  # its group is gone with it
+
+
+@pytest.mark.skipif(not ROOT, reason="builds a root in a mount namespace of its own, which needs root here")
+def test_an_allow_listed_folder_inside_tmp_is_bound_above_the_learners_tmp(outside):
+    """A checkout or a venv under /tmp (a CI runner's clone) stays readable in the learner's root: its bind is
+    made on top of the learner's own /tmp, not hidden under it; /tmp stays writable around it."""
+    from autograder.sandbox import world
+
+    package = Path(tempfile.mkdtemp(prefix="world-package-", dir="/tmp"))
+    mountpoint = Path(tempfile.mkdtemp(prefix="world-root-", dir="/tmp"))
+    try:
+        (package / "lazy_module.py").write_text("VALUE = 7\n")
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                if world.enter_namespaces().get("namespaces") and (child := os.fork()) == 0:
+                    built = world.enter_fresh_root(str(mountpoint), [str(package)], {}, 1 << 20, None)
+                    readable = (package / "lazy_module.py").read_text() == "VALUE = 7\n"
+                    with open("/tmp/written-by-the-learner", "w") as f:
+                        f.write("x")
+                    os._exit(0 if built["read_only_root"] and readable else 3)
+                code = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+            finally:
+                os._exit(code)
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+        assert not (package / "written-by-the-learner").exists()
+    finally:
+        shutil.rmtree(package, ignore_errors=True)
+        shutil.rmtree(mountpoint, ignore_errors=True)

@@ -160,6 +160,13 @@ def enter_fresh_root(mountpoint: str, sources: list, links: dict, folder_bytes: 
         if not _mount("tmpfs", mountpoint, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=4m,nr_inodes=20000,mode=0755"):
             raise OSError(f"tmpfs root: {_errno()}")
         root = mountpoint.rstrip("/")
+        # The folder first: an allow-listed path inside /tmp (a checkout or a venv there) is bound on top of it,
+        # not hidden under it.
+        os.makedirs(root + FOLDER, exist_ok=True)
+        options = f"size={int(folder_bytes)},mode=0700" + (f",uid={owner},gid={owner}" if owner is not None else "")
+        facts["folder_quota"] = _mount("tmpfs", root + FOLDER, "tmpfs", _MS_NOSUID | _MS_NODEV, options)
+        if not facts["folder_quota"]:
+            raise OSError(f"tmpfs folder: {_errno()}")
         for link, target in sorted(links.items()):
             if not any(_inside(link, p) for p in sources):
                 os.makedirs(os.path.dirname(root + link), exist_ok=True)
@@ -180,11 +187,6 @@ def enter_fresh_root(mountpoint: str, sources: list, links: dict, folder_bytes: 
             if not _read_only(target, devices=path in DEVICES):
                 raise OSError(f"read-only {path}: {_errno()}")
             bound.append(path)
-        os.makedirs(root + FOLDER, exist_ok=True)
-        options = f"size={int(folder_bytes)},mode=0700" + (f",uid={owner},gid={owner}" if owner is not None else "")
-        facts["folder_quota"] = _mount("tmpfs", root + FOLDER, "tmpfs", _MS_NOSUID | _MS_NODEV, options)
-        if not facts["folder_quota"]:
-            raise OSError(f"tmpfs folder: {_errno()}")
         os.makedirs(root + "/proc", exist_ok=True)
         # Before the pivot: a new proc may be mounted only while a full /proc is visible in the namespace.
         facts["own_proc"] = _mount("proc", root + "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
