@@ -21,12 +21,18 @@ _root: dict = {}                # "process", "control": the root process and the
 _root_lock = threading.Lock()
 
 
+def _running_root() -> int:
+    """The root process's pid, started if it is not running (call with `_root_lock` held)."""
+    if _root.get("process") is None or _root["process"].poll() is not None:
+        _start_root()
+    return _root["process"].pid
+
+
 def _ask_root_for_judge(channel_end: socket.socket) -> int:
     """Hand `channel_end` to the root (started if need be), which forks a judge serving it; the root's pid."""
     with _root_lock:
         for _ in range(2):
-            if _root.get("process") is None or _root["process"].poll() is not None:
-                _start_root()
+            _running_root()
             try:
                 send_fd(_root["control"], b"judge", channel_end.fileno())
                 return _root["process"].pid
@@ -86,9 +92,7 @@ class Sandbox:
         from autograder.sandbox import confine  # ctypes only: no PyTorch in the grader
 
         with _root_lock:
-            if _root.get("process") is None or _root["process"].poll() is not None:
-                _start_root()
-            self.root_pid = _root["process"].pid
+            self.root_pid = _running_root()
         self.landlock = confine.landlock_abi()
         return self
 
