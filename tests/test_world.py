@@ -202,10 +202,11 @@ def test_memory_outside_the_address_space_is_bounded(box):
 @pytest.mark.skipif(not ROOT, reason="becomes an unprivileged user, which only root can")
 def test_an_unprivileged_grader_gets_the_same_root(outside):
     """A hub's grading account: no root, so no uid change, but its own user namespace, the read-only root,
-    Landlock and seccomp, and the same grade. (The interpreter may sit behind a folder only root can search:
-    the test opens search permission on each such folder for its run, and closes it again.)"""
-    python = Path(os.path.realpath(sys.executable))
-    closed = [p for p in python.parents if p != Path("/") and not os.stat(p).st_mode & 0o001]
+    Landlock and seccomp, and the same grade. (The interpreter or the checkout may sit behind a folder only root
+    can search, as mktemp's: the test opens search permission on each such folder for its run, and closes it.)"""
+    needed = [Path(os.path.realpath(sys.executable)), Path(sys.prefix).resolve(), paths.ROOT / "autograder"]
+    closed = sorted({p for path in needed for p in path.parents
+                     if p != Path("/") and not os.stat(p).st_mode & 0o001})
     modes = {p: os.stat(p).st_mode & 0o7777 for p in closed}
     _, nb = samples.student_notebook("01_square", {"Square": CORRECT}, fill=False)
     notebook = outside / "01_square.ipynb"
