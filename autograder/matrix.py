@@ -39,17 +39,18 @@ COLUMNS = ["backward", "gradgradcheck", "vmap", "grad", "jacrev", "jvp", "jacfwd
 
 # Where the course shows a row or a cell: (notebook folder, cell id). Cells absent here link to the row's notebook.
 ROW_NOTEBOOK = {"ctx style": ("01_square", "answer-Square"), "split style": ("10_torch_func", "demo-7"),
-                "split + jvp": ("10_torch_func", "demo-fwd-3"), "NumPy inside": ("09_external_kernels", "demo-5"),
+                "split + jvp": ("10b_forward_mode", "demo-fwd-3"), "NumPy inside": ("09_external_kernels", "demo-5"),
                 "custom operator": ("11_compile_and_export", "demo-29"),
                 "in place + mark_dirty": ("12_inplace_and_modules", "demo-7")}
 SHOWN_IN = {
     ("ctx style", "vmap"): ("10_torch_func", "demo-5"), ("ctx style", "grad"): ("10_torch_func", "demo-5"),
     ("ctx style", "jacrev"): ("10_torch_func", "demo-5"),
     ("split style", "vmap"): ("10_torch_func", "demo-11"), ("split style", "grad"): ("10_torch_func", "demo-9"),
-    ("split style", "jacrev"): ("10_torch_func", "demo-9"), ("split style", "jvp"): ("10_torch_func", "demo-fwd-2"),
+    ("split style", "jacrev"): ("10_torch_func", "demo-9"), ("split style", "jvp"): ("10b_forward_mode", "demo-fwd-2"),
     ("split style", "gradgradcheck"): ("10_torch_func", "demo-15"),
-    ("split + jvp", "jvp"): ("10_torch_func", "demo-fwd-3"), ("split + jvp", "jacfwd"): ("10_torch_func", "demo-fwd-4"),
-    ("split + jvp", "jacfwd(jacfwd)"): ("10_torch_func", "demo-fwd-5"),
+    ("split + jvp", "jvp"): ("10b_forward_mode", "demo-fwd-3"),
+    ("split + jvp", "jacfwd"): ("10b_forward_mode", "demo-fwd-4"),
+    ("split + jvp", "jacfwd(jacfwd)"): ("10b_forward_mode", "demo-fwd-5"),
     ("NumPy inside", "gradgradcheck"): ("09_external_kernels", "demo-11"),
     ("NumPy inside", "vmap"): ("10_torch_func", "demo-13"),
     ("NumPy inside", "compile aot_eager"): ("11_compile_and_export", "demo-19"),
@@ -334,6 +335,11 @@ def _link(folder: str) -> str:
     return f"course/{folder}/{folder}.ipynb"
 
 
+def number(folder: str) -> str:
+    """A notebook's number as the course table writes it: "10" for 10_torch_func, "10b" for 10b_forward_mode."""
+    return folder.split("_", 1)[0]
+
+
 def table(recs: list[dict], site: bool = False) -> str:
     """A row per way of writing a Function, a column per thing done with it, one column group per release;
     then what each error and each silently wrong result says, and where the course shows it."""
@@ -346,7 +352,7 @@ def table(recs: list[dict], site: bool = False) -> str:
     notes = []
     for row in ROWS:
         folder, cell_id = ROW_NOTEBOOK[row]
-        cells = [f"**{row}** ([{folder[:2]}]({_link(folder)}))"]
+        cells = [f"**{row}** ([{number(folder)}]({_link(folder)}))"]
         for rec in recs:
             for column in COLUMNS:
                 cell = rec["cells"].get(f"{row} | {column}", {"outcome": "?", "detail": ""})
@@ -367,7 +373,7 @@ def table(recs: list[dict], site: bool = False) -> str:
             if not said:
                 continue
             where = SHOWN_IN.get((row, column))
-            shown = f"; shown in notebook {where[0][:2]}, cell `{where[1]}`" if where else ""
+            shown = f"; shown in notebook {number(where[0])}, cell `{where[1]}`" if where else ""
             bug = bugs.get((row, column))
             upstream = (f"; upstream: [{bug.key}]({bug.url})" if bug and bug.url else
                         f"; upstream: {bug.summary} (no issue filed)" if bug else "")

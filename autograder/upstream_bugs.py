@@ -4,7 +4,7 @@ each with a standalone reproducer.
 A notebook that asserts a bug (``assert torch.equal(fwd_fwd, torch.zeros(3, 3))  # pytorch/pytorch#197867``)
 breaks the day PyTorch fixes it; the registry says, for each bug, which notebooks and cells then need
 rewriting. tests/test_upstream_bugs.py runs every reproducer on the installed torch and fails with, for
-example, "pytorch#197867 no longer reproduces on torch 2.15.0: update 10 (md-fwd-5, demo-fwd-5, md-43) and
+example, "pytorch#197867 no longer reproduces on torch 2.15.0: update 10b (md-fwd-5, demo-fwd-5, md-43) and
 14 (md-15-lse-jvp)". It also checks that every issue number a notebook's code cites is registered here.
 
 A behaviour (kind "behaviour") is no bug: it is documented, or set by a formula no documented rule fixes, and the
@@ -55,8 +55,8 @@ class Bug:
         return f"https://github.com/pytorch/pytorch/issues/{self.issues[0]}" if self.issues else None
 
     def update_message(self) -> str:
-        """ "pytorch#197867 no longer reproduces on torch X: update 10 (cells) and 14 (cells)" """
-        parts = [f"{folder[:2]} ({', '.join(ids)})" for folder, ids in self.cells.items()]
+        """ "pytorch#197867 no longer reproduces on torch X: update 10b (cells) and 14 (cells)" """
+        parts = [f"{folder.split('_', 1)[0]} ({', '.join(ids)})" for folder, ids in self.cells.items()]
         where = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
         also = "".join(f", #{n}" for n in self.issues[1:])
         verb = "no longer reproduces" if self.kind == "bug" else "no longer holds"
@@ -212,7 +212,7 @@ def _logsumexp_masked_row_gradient_is_nan() -> bool:
 BUGS: tuple[Bug, ...] = (
     Bug("pytorch#197867", (197867,),
         "jacfwd(jacfwd(f)) through a Function with a jvp returns zeros, with no error",
-        {"10_torch_func": ("md-0", "md-fwd-5", "demo-fwd-5", "md-43"),
+        {"10b_forward_mode": ("md-0", "md-fwd-5", "demo-fwd-5", "md-43"),
          "14_capstone": ("md-15-lse-jvp", "demo-19-forward")},
         _forward_over_forward_is_zero,
         matrix=(("split + jvp", "jacfwd(jacfwd)"),)),

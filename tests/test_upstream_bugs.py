@@ -1,6 +1,6 @@
 """Known-bug sentinels: every upstream PyTorch bug a notebook's asserts encode is registered in
 autograder/upstream_bugs.py with a reproducer. On a release that fixes one, its test fails with the issue and
-the notebooks and cells to update ("pytorch#197867 no longer reproduces ...: update 10 (...) and 14 (...)")."""
+the notebooks and cells to update ("pytorch#197867 no longer reproduces ...: update 10b (...) and 14 (...)")."""
 
 import re
 
@@ -58,4 +58,4 @@ def test_the_message_names_notebooks_and_cells():
     bug = next(b for b in BUGS if b.key == "pytorch#197867")
     message = bug.update_message()
     assert message.startswith("pytorch#197867 no longer reproduces")
-    assert "update 10 (" in message and " and 14 (md-15-lse-jvp, demo-19-forward)" in message
+    assert "update 10b (md-0, md-fwd-5, demo-fwd-5, md-43)" in message and " and 14 (md-15-lse-jvp, demo-19-forward)" in message

@@ -1,4 +1,4 @@
-"""Checks for notebook 10 (torch.func: vmap, grad, jacrev, and forward mode: jvp, jacfwd, hessian).
+"""Checks for notebooks 10 (torch.func: vmap, grad, jacrev) and 10b (forward mode: jvp, jacfwd, hessian).
 
 - `Cube.apply(x)` returns x ** 3. Written in the torch.func style: `forward(x)` without ctx, a separate
   `setup_context(ctx, inputs, output)`, `generate_vmap_rule = True`, and a backward made of differentiable
@@ -234,7 +234,7 @@ def require_own_methods(Fn, name: str, x, ref, args: tuple = (), seed: int = 0, 
     Function's methods, not to whatever the Function's `apply` runs under a transform.
 
     With `dual` (by default, whenever `jvp`), the same tangent also goes through `Fn.apply` in forward-mode AD
-    with dual tensors, in the learner's process (the probe `dual_tangent`); notebook 10 turns it off where its
+    with dual tensors, in the learner's process (the probe `dual_tangent`); notebook 10b turns it off where its
     tests rest on the direct calls alone.
 
     `parts` (of ALL_PARTS) names what this test judges: a test of one rule judges that rule's part only (the
