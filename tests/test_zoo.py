@@ -62,3 +62,25 @@ def test_reference_scores_full_marks(assignment, sandbox):
     report = grading.reference_report(SOURCES[assignment], sandbox, seed=0, limits=Limits(seconds_per_test=90))
     failing = [(c.grade_id, c.feedback) for c in report.cells if c.status != "passed"]
     assert not failing and report.max_score > 0
+
+
+# Entries whose check can take two roads (the call crosses to the learner's process, or runs in the judge on
+# layers the judge built): the sandbox must give each the score it declares, which the in-process tier checks on
+# the other road. The reentrant checkpoint once passed `values` through the sandbox and failed it in-process.
+TWO_ROADS = [e for e in ENTRIES if (e.exercise, e.name) in {("checkpointed_mlp", "reentrant"),
+                                                             ("checkpointed_mlp", "use_reentrant_omitted")}]
+
+
+@pytest.mark.parametrize("entry", TWO_ROADS, ids=[f"{e.exercise}/{e.name}" for e in TWO_ROADS])
+def test_an_entry_scores_the_same_through_the_sandbox(entry, sandbox):
+    source = EXERCISE_TO_SOURCE[entry.exercise]
+    _, nb = samples.student_notebook(source.assignment, {entry.exercise: entry.source})
+    before, _ = grading.plan(source, nb)
+    tests = cells_about(source, entry.exercise)
+    results = grading.run_tests(sandbox, before, tests, seed=7, limits=Limits(seconds_per_test=90))
+    failed = {r.grade_id.removeprefix(f"test_{entry.exercise}_") for r in results if r.status != "passed"}
+    declared = None
+    for line in entry.source.splitlines():
+        if line.startswith("# fails:"):
+            declared = set(line.removeprefix("# fails:").split())
+    assert len(TWO_ROADS) == 2 and failed == declared, (entry.name, failed, declared)

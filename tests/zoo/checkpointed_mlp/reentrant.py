@@ -1,8 +1,8 @@
 # mistake: uses the reentrant checkpoint, which loses the parameters' gradients when x does not require grad
 # feedback: use_reentrant=False
 # code: reentrant|reentrant-loses-grads
-# fails: values memory frozen_input
-# score: 0/4
+# fails: memory frozen_input
+# score: 1/4
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:

@@ -1,9 +1,9 @@
 # mistake: omits use_reentrant, which on torch 2.13 warns and falls back to the reentrant variant
 # feedback: use_reentrant=False
 # code: use-reentrant-omitted|reentrant-loses-grads
-# fails: values memory frozen_input
+# fails: memory frozen_input
 # family: reentrant
-# score: 0/4
+# score: 1/4
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:
