@@ -258,7 +258,7 @@ def test_a_judge_that_fails_says_why(faults_sandbox):
     """The grader's own failure (here: a job without limits) comes back as a reason, and grading goes on."""
     reply = faults_sandbox.exchange({"cells": [], "tests": [["test_x", "pass"]], "seed": 0,
                                      "protected": faults_sandbox.protected})
-    assert reply == {"error": "KeyError: 'limits'"}
+    assert reply == {"error": "ProtocolError: malformed job (message: 'limits' is a required property)"}
     outcome, _ = run_one(faults_sandbox, SQUARE)
     assert outcome.status == "passed", outcome.feedback
 

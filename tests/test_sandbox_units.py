@@ -136,16 +136,16 @@ def test_integrity_sees_a_replaced_module_and_skips_unchanged_namespaces(monkeyp
 @in_child
 def test_integrity_keeps_the_graders_functions_and_registries():
     import autograder.checks.common as common
-    from autograder.sandbox import learner
+    from autograder.sandbox import learner_requests
 
     integrity.record()
     assert integrity.PROBES == common.PROBES and integrity.PROBES is not common.PROBES
-    check = learner.serve.__defaults__[0]
+    check = learner_requests.serve.__defaults__[0]
     assert check is integrity.changed and check() == []
     # code and defaults of the grader's functions (the checkpoint's and the serving loop's too) stay as they are
     for target, attribute, value in [(integrity.changed, "__code__", (lambda _record=None: []).__code__),
                                      (integrity.changed, "__defaults__", (None,)),
-                                     (learner.serve, "__defaults__", (lambda: [], {})),
+                                     (learner_requests.serve, "__defaults__", (lambda: [], {})),
                                      (common.function_facts.__wrapped__, "__code__", (lambda obj: {}).__code__),
                                      (integrity._guard, "__defaults__", (frozenset(),) * 2 + (id, RuntimeError))]:
         with pytest.raises(RuntimeError, match="cannot be changed"):
@@ -157,9 +157,10 @@ def test_integrity_keeps_the_graders_functions_and_registries():
     assert integrity.PROBES[name] is not common.PROBES[name]
     assert "autograder.checks.common.PROBES (entries)" in check()
     integrity.changed = lambda: []
-    learner.OPERATIONS["probe"] = lambda *args: ({}, {})
+    learner_requests.OPERATIONS["probe"] = lambda *args: ({}, {})
     found = check()
-    assert "autograder.sandbox.integrity.changed" in found and "autograder.sandbox.learner.OPERATIONS (entries)" in found
+    assert "autograder.sandbox.integrity.changed" in found
+    assert "autograder.sandbox.learner_requests.OPERATIONS (entries)" in found
 
 
 def test_learner_reports_facts_a_tensor_cannot_answer_for():
@@ -167,7 +168,7 @@ def test_learner_reports_facts_a_tensor_cannot_answer_for():
     TorchFunctionMode answering the getters change nothing, and a subclass is reported as not plain."""
     from torch.overrides import TorchFunctionMode
 
-    from autograder.sandbox import learner
+    from autograder.sandbox import learner_requests
 
     class Lookalike:
         pass
@@ -186,8 +187,8 @@ def test_learner_reports_facts_a_tensor_cannot_answer_for():
     x = torch.randn(3, requires_grad=True)
     disguised = (x * 2).as_subclass(Disguised)
     with Answers():
-        with learner._NO_TORCH_FUNCTION():
-            facts = [learner._facts(t, {}) for t in (x * 3, disguised)]
+        with learner_requests._NO_TORCH_FUNCTION():
+            facts = [learner_requests._facts(t, {}) for t in (x * 3, disguised)]
     assert facts[0]["fn"] == "MulBackward0" and facts[0]["plain"] and facts[0]["rg"] and not facts[0]["leaf"]
     assert facts[1]["fn"] == "AliasBackward0" and not facts[1]["plain"] and facts[1]["cls"] == "Disguised"
 

@@ -102,6 +102,8 @@ def describe(error: BaseException, label: str, is_test: bool) -> Outcome:
     kind = type(error)
     if kind.__name__ == "Refused":
         return Outcome("error", f"{error}.", "too-large")
+    if kind.__name__ == "BrokenProtocol":  # (proxy.py: its message names the broken protocol)
+        return Outcome("error", str(error), "protocol")
     if kind.__name__ == "LearnerGone":
         return Outcome("error", "the process running your code ended", "learner-gone")
     if isinstance(error, Mistake):

@@ -12,9 +12,9 @@ import tempfile
 import threading
 from dataclasses import asdict
 
-from autograder.sandbox.cells import Outcome, STATUSES
+from autograder.sandbox.cells import Outcome
 from autograder.sandbox.channel import Channel, ChannelClosed, CodecError, send_fd
-from autograder.sandbox import warm
+from autograder.sandbox import protocol, warm
 from autograder.sandbox.limits import Job, Limits
 
 _root: dict = {}                # "process", "control": the root process and the socket that asks it for judges
@@ -64,12 +64,18 @@ def _start_root() -> None:
     _root["control"] = ours
 
 
-def _outcome(data) -> Outcome:
-    if type(data) is not dict or data.get("status") not in STATUSES:
-        return Outcome("error", "the grader failed on this test; tell your instructor.", "grader-error")
-    details = data.get("details") if type(data.get("details")) is dict else {}
-    return Outcome(data["status"], str(data.get("feedback", "")), str(data.get("mistake", "")),
-                   str(data.get("output", "")), float(data.get("seconds", 0.0) or 0.0), details)
+def read_reply(reply, tests: int) -> dict:
+    """The judge's reply to a job of `tests` test cells: `graded` (its outcomes as Outcome), or `failed` (why
+    not), each as protocol.py declares it; anything else is the judge's broken protocol, reported as `failed`."""
+    try:
+        if type(reply) is dict and "error" in reply:
+            return protocol.check("failed", reply)
+        graded = protocol.check("graded", reply)
+        if len(graded["outcomes"]) != tests:
+            raise protocol.ProtocolError(f"{len(graded['outcomes'])} outcomes for {tests} tests")
+    except protocol.ProtocolError as error:
+        return {"error": f"the judge broke the protocol: {error}"}
+    return dict(graded, outcomes=[Outcome(**o) for o in graded["outcomes"]])
 
 
 class Sandbox:
@@ -97,26 +103,26 @@ class Sandbox:
         return self
 
     def exchange(self, job: dict) -> dict:
-        """One request to a fresh judge (a job); its reply, or {"error": why}. A job's
-        test cells go in a frame of their own, after the rest: the judge reads them only once the process
-        that starts the learner's sandboxes exists (judge.grade_notebook)."""
+        """One job to a fresh judge; its reply as it came (protocol.py: `graded` or `failed`), or {"error": why}.
+        A job's test cells and seed go in a frame of their own (`tests`), after the rest (`job`): the judge
+        reads them only once the process that starts the learner's sandboxes exists (judge.grade_notebook)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         with theirs:
             self.root_pid = _ask_root_for_judge(theirs)
-        channel = Channel(ours)
+        channel = Channel(ours, protocol.MAX_GRADED_FRAME)
+        secret = ("tests", "seed")
         try:
-            if "tests" in job:
-                secret = ("tests", "seed")
+            try:
                 channel.send({k: v for k, v in job.items() if k not in secret}, [])
-                channel.send({"tests": job["tests"], "seed": int(job.get("seed", 0))}, [])
-            else:
-                channel.send(job, [])
+                channel.send({"tests": job.get("tests"), "seed": job.get("seed", 0)}, [])
+            except OSError:
+                pass  # a judge that refused the job before reading all of it may still have said why
             reply = channel.recv()[0]
         except (ChannelClosed, OSError, CodecError):
             reply = {"error": "the judge process died"}
         finally:
             channel.close()
-        return reply if type(reply) is dict else {"error": "the judge replied with something else"}
+        return reply
 
     def grade(self, cells: list, tests: list, seed: int = 0, limits: Limits | None = None) -> dict:
         """Grade one notebook: `cells` [(label, source)] setup and answers in order, `tests` [(grade_id,
@@ -125,18 +131,15 @@ class Sandbox:
         job = {"cells": [list(c) for c in cells], "tests": [list(t) for t in tests], "seed": int(seed),
                "limits": asdict(limits), "protected": self.protected,
                "warm": warm.needed([source for _, source in tests])}
-        result = self.exchange(job)
+        result = read_reply(self.exchange(job), len(tests))
         self.notebooks_run += 1
-        if "error" in result or type(result.get("outcomes")) is not list:
-            reason = result.get("error", "")
-            return {"outcomes": [Outcome("error", f"the grader failed on this notebook ({reason}); tell your "
-                                                  "instructor.", "grader-error") for _ in tests],
+        if "error" in result:
+            return {"outcomes": [Outcome("error", f"the grader failed on this notebook ({result['error']}); tell "
+                                                  "your instructor.", "grader-error") for _ in tests],
                     "notes": [], "output": ""}
-        outcomes = [_outcome(o) for o in result["outcomes"]]
-        for outcome in outcomes:
-            outcome.output = str(result.get("output", ""))
-        return {"outcomes": outcomes, "notes": [str(n) for n in result.get("notes", [])],
-                "output": str(result.get("output", ""))}
+        for outcome in result["outcomes"]:
+            outcome.output = result["output"]
+        return {"outcomes": result["outcomes"], "notes": result["notes"], "output": result["output"]}
 
     def isolation(self, limits: Limits | None = None) -> dict:
         """The isolation a grading gets here, measured by grading an empty notebook."""

@@ -33,11 +33,11 @@ _CLASSES = ("torch.Tensor", "torch._C.TensorBase", "torch.autograd.Function",
 _STRICT = frozenset({"socket.socket", "json.encoder.JSONEncoder", "json.decoder.JSONDecoder"})
 # Tables whose entries the learner's process acts on: compared entry by entry, not only as names.
 _REGISTRIES = (("autograder.shared", "PROBES"), ("autograder.checks.common", "PROBES"),
-               ("autograder.sandbox.learner", "OPERATIONS"),
+               ("autograder.sandbox.learner_requests", "OPERATIONS"),
                ("autograder.sandbox.integrity", "PROBES"))
 
-# The probes as registered before any answer ran: the learner's process runs these (learner.op_probe holds this
-# very dict), whatever an answer does to checks.common.PROBES.
+# The probes as registered before any answer ran: the learner's process runs these (learner_requests.op_probe
+# holds this very dict), whatever an answer does to checks.common.PROBES.
 PROBES: dict = {}
 _baseline: dict = {}   # where -> (the namespace dict, its version tag then, {name: object})
 

@@ -32,6 +32,10 @@ class LearnerGone(BaseException):
     check's `except Exception` may swallow it."""
 
 
+class BrokenProtocol(LearnerGone):
+    """A reply that is not one protocol.py declares: the test ends with the broken protocol (its message)."""
+
+
 class Refused(LearnerGone):
     """A reply the judge will not take (a tensor larger than it decodes): the test ends, saying why."""
 
@@ -131,12 +135,12 @@ class Link:
             return t
 
         reply = codec.decode(header, buffers, lambda i, info: Remote(self, i, info), on_tensor)
-        if type(reply) is not dict:
-            raise LearnerGone("malformed reply")
+        try:
+            protocol.check("reply", reply)
+        except protocol.ProtocolError as error:
+            raise BrokenProtocol(protocol.LEARNER_BROKE.format(why=error)) from None
         if "error" in reply:
             raise rebuild_error(reply["error"])
-        if "ok" not in reply:
-            raise LearnerGone("malformed reply")
         return reply["ok"]
 
     # ---------------------------------------------------------------------------------- requests

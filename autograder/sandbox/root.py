@@ -1,7 +1,7 @@
 """The root process: one per grader, it imports PyTorch and the checks once (3-4 s), never runs the
 learner's code, and forks a judge for each notebook it is asked to grade. The grader (handle.py) hands it one
-socket per notebook; the judge, a fork of this process, reads the job from that socket and replies on it
-itself. They speak JSON frames (never pickle)."""
+socket per notebook (a `judge` signal); the judge, a fork of this process, reads the job from that socket and
+replies on it itself. They speak JSON frames (never pickle), each of a kind protocol.py declares."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ import sysconfig
 from dataclasses import asdict
 from pathlib import Path
 
-from autograder.sandbox.channel import Channel, recv_fd
+from autograder.sandbox import protocol
+from autograder.sandbox.channel import Channel, pack, recv_fd
 
 
 def _send(channel: Channel, message: dict) -> None:
@@ -81,14 +82,36 @@ def root_main(fd: int) -> None:
             message, channel_fd = recv_fd(control)
         except OSError:
             return
-        if not message or channel_fd is None:
-            return
+        if not message:
+            return  # the grader left
+        channel_fd = judge_request(message, channel_fd)
+        if channel_fd is None:
+            continue
         if os.fork() == 0:
             control.close()
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # a judge waits for its own forks
             judge_main(Channel(socket.socket(fileno=channel_fd)))
             os._exit(0)
         os.close(channel_fd)
+
+
+def judge_request(message: bytes, fd: int | None) -> int | None:
+    """The notebook's socket a `judge` signal brought (protocol.py), for a judge to serve; None for anything
+    else, whose socket (if one came) is told why and closed, without waiting on the grader."""
+    try:
+        protocol.check_signal("judge", message)
+        if fd is None:
+            raise protocol.ProtocolError("the judge signal came without its socket")
+        return fd
+    except protocol.ProtocolError as error:
+        if fd is not None:
+            with socket.socket(fileno=fd) as refused:
+                refused.setblocking(False)
+                try:
+                    refused.send(pack({"error": f"the root refused: {error}"[:protocol.MAX_TEXT]}, []))
+                except OSError:
+                    pass
+        return None
 
 
 def _parent_alive(sock) -> bool:
@@ -102,31 +125,28 @@ def _parent_alive(sock) -> bool:
 
 
 def judge_main(channel: Channel) -> None:
-    """In a fork of the root: read one notebook's job, judge it, reply. The grader's own failure (a job it
-    cannot take, the judge's crash) comes back as a reason."""
+    """In a fork of the root: read one notebook's `job` (then its `tests`, once the learner's starter exists),
+    judge it, reply `graded`. The grader's own failure (a job that is not one, the judge's crash) comes back as
+    a reason, `failed`."""
     from autograder.sandbox import judge
 
-    try:
-        job = _recv(channel)
-        if type(job) is not dict:
-            raise TypeError("the job is not an object")
-        def read_tests() -> tuple:  # the second frame, read once the learner's starter exists: tests, seed
-            message = _recv(channel)
-            if type(message) is not dict or type(message.get("tests")) is not list:
-                raise TypeError("the tests are not a list")
-            if type(message.get("seed")) is not int:
-                raise TypeError("the seed is not an integer")
-            return message["tests"], message["seed"]
+    def read_tests() -> tuple:
+        message = protocol.check("tests", _recv(channel))
+        return message["tests"], message["seed"]
 
-        result = judge.grade_notebook(job, learner_read_roots(list(job.get("protected", []))),
-                                      None if "tests" in job else read_tests)
+    try:
+        job = protocol.check("job", _recv(channel))
+        result = judge.grade_notebook(job, learner_read_roots(job["protected"]), read_tests)
         reply = dict(result, outcomes=[asdict(o) for o in result["outcomes"]])
     except BaseException as error:  # noqa: BLE001 - the grader's own failure, for its report
-        reply = {"error": f"{type(error).__name__}: {error}"}
+        reply = {"error": f"{type(error).__name__}: {error}"[:protocol.MAX_TEXT]}
     try:
         _send(channel, reply)
-    except OSError:
-        pass
+    except (OSError, TypeError, ValueError):  # (a reply JSON cannot carry is the judge's failure too)
+        try:
+            _send(channel, {"error": "the judge's reply could not be sent"})
+        except (OSError, TypeError, ValueError):
+            pass
 
 
 # What the learner's process may read besides its own folder: the libraries it may still import (lazily),
