@@ -85,12 +85,12 @@ $(TORCH_STAMP): pyproject.toml requirements/dev.lock tools/requirements.py
 test-torch: $(STAMP) $(TORCH_STAMP)
 	bash tools/test_torch.sh $(TORCH) $(PY) $(TORCH_PY)
 
-# The compatibility matrix (autograder/matrix.py): re-run on this venv's torch, then README.md's table and
+# The compatibility matrix (autograder/maintain/matrix.py): re-run on this venv's torch, then README.md's table and
 # docs/site/compatibility.md from every release's committed record (docs/compat/torch-*.json).
 # `make matrix PY=.venv-torch-2.14.1/bin/python` records that release's column group.
 matrix: $(STAMP)
-	$(PY) -m autograder.matrix run
-	$(PY) -m autograder.matrix render
+	$(PY) -m autograder.maintain.matrix run
+	$(PY) -m autograder.maintain.matrix render
 
 test-browser: $(STAMP)
 	bash tests/browser/install-chromium.sh
@@ -127,7 +127,7 @@ release: $(STAMP)
 BENCH_ARGS ?= --students 24
 
 bench: $(STAMP)
-	$(PY) -m autograder.bench $(BENCH_ARGS)
+	$(PY) -m autograder.maintain.bench $(BENCH_ARGS)
 
 # The course site: course/'s notebooks executed with the exercises empty, as a Jupyter Book in
 # .site/_build/html/ (git-ignored). Warnings are errors. Unchanged notebooks are not re-executed.
@@ -138,14 +138,14 @@ $(SITE_STAMP): $(STAMP) pyproject.toml
 	touch $(SITE_STAMP)
 
 # What the pages load besides the theme, bundled into the site so it needs no CDN: MathJax, the widget manager
-# and RequireJS, from pinned npm packages checked against their pinned integrity (autograder/site_assets.py),
+# and RequireJS, from pinned npm packages checked against their pinned integrity (autograder/site/assets.py),
 # into .site/assets/. npm comes from apt if missing; a rebuild fetches again only when a pin changes.
 site-assets: $(SITE_STAMP)
 	bash tools/install-npm.sh
-	$(PY) -m autograder.site_assets
+	$(PY) -m autograder.site.assets
 
 site: site-assets
-	$(PY) -m autograder.site
+	$(PY) -m autograder.site.build
 
 # The site's tests, among them pages opened in headless Chromium with every other host refused.
 test-site: site-assets

@@ -10,14 +10,14 @@ import time
 from pathlib import Path
 
 from autograder import paths
-from autograder.notebooks import NotebookError
-from autograder.sandbox.limits import ISOLATION_LEVELS
+from autograder.engine.notebooks import NotebookError
+from autograder.engine.sandbox.limits import ISOLATION_LEVELS
 
 
 def _limits(args):
     import os
 
-    from autograder.sandbox import Limits
+    from autograder.engine.sandbox import Limits
 
     limits = Limits(isolation=getattr(args, "isolation", None) or os.environ.get("AUTOGRADER_ISOLATION", "full"))
     if getattr(args, "timeout", None):
@@ -29,15 +29,15 @@ def _limits(args):
 
 def _seed(args) -> int:
     """--seed if given, else the grading configuration's base seed (grading.base_seed)."""
-    from autograder import grading
+    from autograder.engine import grading
 
     return args.seed if getattr(args, "seed", None) is not None else grading.base_seed()
 
 
 def cmd_grade(args) -> int:
-    from autograder import grading
+    from autograder.engine import grading
 
-    from autograder import notebooks
+    from autograder.engine import notebooks
 
     path = Path(args.notebook)
     try:
@@ -83,7 +83,8 @@ def progress_printer(args):
 
 
 def cmd_release(args) -> int:
-    from autograder import grading, release
+    from autograder.engine import grading
+    from autograder.maintain import release
 
     start = time.monotonic()
     try:
@@ -100,7 +101,7 @@ def cmd_release(args) -> int:
 
 
 def cmd_autograde(args) -> int:
-    from autograder import classroom
+    from autograder.classroom import autograde as classroom
 
     try:
         result = classroom.autograde(workers=args.workers, scheduler=args.scheduler, assignment=args.assignment,
@@ -133,7 +134,7 @@ def grade_table(reports: list[dict]) -> str:
 
 
 def cmd_feedback(args) -> int:
-    from autograder import classroom
+    from autograder.classroom import autograde as classroom
 
     written = classroom.feedback(args.db_url, progress=progress_printer(args))
     print(f"wrote {len(written)} feedback pages under {classroom.home() / 'feedback'}")
@@ -141,7 +142,7 @@ def cmd_feedback(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from autograder import classroom
+    from autograder.classroom import autograde as classroom
 
     if getattr(args, "format", "nbgrader") != "nbgrader":
         return export_lms(args)
@@ -174,7 +175,7 @@ def _rows(path: Path) -> int:
 
 
 def export_lms(args) -> int:
-    from autograder import lms
+    from autograder.classroom import lms
 
     say = progress_printer(args)
     if say:
@@ -210,7 +211,7 @@ def export_lms(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from autograder import classroom, class_report
+    from autograder.classroom import autograde as classroom, class_report
 
     say = progress_printer(args)
     if say:
@@ -228,7 +229,7 @@ def cmd_report(args) -> int:
 
 
 def cmd_collect(args) -> int:
-    from autograder import classroom, lms
+    from autograder.classroom import autograde as classroom, lms
 
     try:
         collected = lms.collect(Path(args.source), args.assignment)  # classroom.collect, and the LMS's ids
@@ -241,13 +242,14 @@ def cmd_collect(args) -> int:
 
 
 def cmd_gradescope(args) -> int:
-    from autograder import gradescope
+    from autograder.classroom import gradescope
 
     return gradescope.command(args)  # build the zip, or --test: try one on a submission
 
 
 def cmd_demo(args) -> int:
-    from autograder import classroom, samples
+    from autograder.classroom import autograde as classroom
+    from autograder.maintain import samples
 
     if cmd_release(argparse.Namespace(no_check=False)) != 0:
         return 1

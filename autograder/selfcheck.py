@@ -48,7 +48,7 @@ def grade_this_notebook(path: str, show: bool = True, timeout: float = 900) -> d
 def find_notebook(path: str | Path, session: str | None = None) -> Path:
     """The saved notebook to grade for a self-check cell that names `path` (see the module's docstring).
     `session` is the path of the notebook this kernel runs, when known (by default, what Jupyter told it)."""
-    from autograder import notebooks
+    from autograder.engine import notebooks
 
     named = Path(path).resolve()
     sources = notebooks.sources()

@@ -59,7 +59,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def sandbox():
-    from autograder import grading
+    from autograder.engine import grading
 
     with grading.new_sandbox() as box:
         yield box

@@ -22,7 +22,7 @@ def run_cli(*args, cwd=None, env=None, timeout=600):
 def write_student(path: Path, assignment: str, answers: dict | None = None, fill: bool = True) -> Path:
     import nbformat
 
-    from autograder.samples import student_notebook
+    from autograder.maintain.samples import student_notebook
 
     _, nb = student_notebook(assignment, answers, fill=fill)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,8 @@ import subprocess
 import nbformat
 import pytest
 
-from autograder import bench, paths, samples
+from autograder.maintain import bench, samples
+from autograder import paths
 from helpers import PY, ROOT
 
 
@@ -60,7 +61,7 @@ def test_breakdown_groups_the_phases_and_the_rest_is_process_overhead():
 @pytest.mark.slow
 @pytest.mark.xdist_group("classroom")
 def test_bench_runs_both_graders_and_they_agree():
-    result = subprocess.run([str(PY), "-m", "autograder.bench", "--students", "2", "--assignments", "01_square"],
+    result = subprocess.run([str(PY), "-m", "autograder.maintain.bench", "--students", "2", "--assignments", "01_square"],
                             cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout

@@ -29,8 +29,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import grading, notebooks, paths, samples
-from autograder.sandbox import Limits
+from autograder.engine import grading, notebooks
+from autograder import paths
+from autograder.maintain import samples
+from autograder.engine.sandbox import Limits
 
 pytestmark = pytest.mark.xdist_group("boundary")
 
@@ -302,7 +304,7 @@ def test_large_plain_data_names_keep_full_marks(box):
     """Many names that travel by value (together far above one datagram) must not break the grading."""
     source = attack("big-plain-data", count=40, rows=9000)
     table = {"rows": ["r%06d" % i for i in range(9000)], "k": 39}
-    from autograder.sandbox import codec
+    from autograder.engine.sandbox import codec
 
     assert len(json.dumps(codec.encode(table)[0])) < 100_000  # each one travels by value
     report = grade(box, {"Square": source})

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import pytest
 
-from autograder import grading, notebooks, samples
+from autograder.engine import grading, notebooks
+from autograder.maintain import samples
 
 SOURCES = {s.assignment: s for s in notebooks.sources()}
 EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for g in s.grade_ids("answer")}

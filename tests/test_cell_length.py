@@ -11,8 +11,8 @@ import re
 
 import pytest
 
-from autograder import notebooks
-from autograder.nbgrader_setup import CODE_STUB
+from autograder.engine import notebooks
+from autograder.classroom.nbgrader_setup import CODE_STUB
 from autograder.paths import ROOT
 
 LIMIT = 40

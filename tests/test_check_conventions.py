@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import notebooks
+from autograder.engine import notebooks
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = ROOT / "autograder" / "checks"
@@ -118,7 +118,7 @@ def test_not_yet_is_only_modules_that_exist():
 
 def test_a_rule_counts_positions_from_1_and_keeps_the_calls_own_names():
     from autograder.checks.explain import Rule, explain
-    from autograder.shared import Mistake
+    from autograder.engine.shared import Mistake
 
     rules = (Rule("at", r"index (?P<index>\d+) in (?P<what>\w+)", "{what}: input {position}", types=(ValueError,)),
              Rule("fixed", "fixed", "{what}: input {position}", facts={"index": 2}))

@@ -36,14 +36,14 @@ def sha(path):
 
 
 def gradebook_scores(db_url=None):
-    from autograder.classroom import GradebookWriter
+    from autograder.classroom.autograde import GradebookWriter
 
     return {(r["student"], r["assignment"]): r["score"] for r in GradebookWriter(db_url).scores()
             if r["assignment"] == A}
 
 
 def test_parallel_autograde_resume_and_regrade(grading_home):
-    from autograder import classroom
+    from autograder.classroom import autograde as classroom
 
     wrong = (ZOO / "ctx_attribute.py").read_text()
     paths = make_class(grading_home, {"ada": None, "alan": wrong, "grace": "stub"})
@@ -66,8 +66,8 @@ def test_parallel_autograde_resume_and_regrade(grading_home):
 
 
 def test_faulty_submissions_are_recorded_and_the_batch_goes_on(grading_home):
-    from autograder import classroom
-    from autograder.sandbox import Limits
+    from autograder.classroom import autograde as classroom
+    from autograder.engine.sandbox import Limits
 
     loop = ("class Square(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
             "        while True:\n            pass\n\n    @staticmethod\n    def backward(ctx, g):\n        return g\n")
@@ -118,7 +118,7 @@ def test_killed_batch_resumes_without_loss_or_double_counting(grading_home):
     assert len(markers()) == 6
     from nbgrader.api import Gradebook
 
-    from autograder.classroom import GradebookWriter
+    from autograder.classroom.autograde import GradebookWriter
 
     with Gradebook(GradebookWriter().db_url) as gb:
         subs = gb.assignment_submissions(A)
@@ -128,7 +128,7 @@ def test_killed_batch_resumes_without_loss_or_double_counting(grading_home):
 
 def test_dask_scheduler_with_two_worker_processes(grading_home):
     distributed = pytest.importorskip("distributed")
-    from autograder import classroom
+    from autograder.classroom import autograde as classroom
 
     make_class(grading_home, {"ada": None, "alan": (ZOO / "ignores_grad_output.py").read_text()})
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
@@ -139,7 +139,7 @@ def test_dask_scheduler_with_two_worker_processes(grading_home):
 
 
 def test_collect_folder_and_lms_zip(grading_home, tmp_path):
-    from autograder import classroom
+    from autograder.classroom import autograde as classroom
 
     folder = tmp_path / "downloads"
     write_student(folder / "jdoe_12345_67890_01_square.ipynb", A)
@@ -163,7 +163,8 @@ def test_collect_folder_and_lms_zip(grading_home, tmp_path):
 def test_feedback_export_and_report(grading_home):
     from html import escape
 
-    from autograder import class_report, classroom, mistakes
+    from autograder.classroom import class_report, autograde as classroom
+    from autograder.engine import mistakes
 
     paths = make_class(grading_home, {"ada": None, "alan": (ZOO / "ctx_attribute.py").read_text()})
     # What nbgrader's exchange leaves beside a submission must reach the graded folder (release_feedback needs it).

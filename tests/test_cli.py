@@ -134,7 +134,8 @@ def fake_release(tmp_path, monkeypatch):
 
     import nbgrader.apps
 
-    from autograder import grading, notebooks, paths
+    from autograder.engine import grading, notebooks
+    from autograder import paths
 
     sources = notebooks.sources()[:3]
     monkeypatch.setattr(notebooks, "sources", lambda: sources)
@@ -183,7 +184,8 @@ def test_release_quiet_prints_no_progress(fake_release, capsys):
 
 
 def test_report_and_export_say_what_they_read(tmp_path, monkeypatch, capsys):
-    from autograder import class_report, classroom, cli
+    from autograder.classroom import class_report, autograde as classroom
+    from autograder import cli
 
     monkeypatch.setenv("AUTOGRADER_HOME", str(tmp_path))
     for student, score in (("ada", 3), ("alan", 2)):

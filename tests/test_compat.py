@@ -1,10 +1,10 @@
 """make test-torch's pieces that need no second release: the requirements it installs next to another torch,
-and the cell-by-cell comparison of two runs (autograder/compat.py)."""
+and the cell-by-cell comparison of two runs (autograder/maintain/compat.py)."""
 
 import subprocess
 import sys
 
-from autograder import compat
+from autograder.maintain import compat
 from helpers import ROOT
 
 

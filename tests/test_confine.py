@@ -14,7 +14,7 @@ import socket
 
 import pytest
 
-from autograder.sandbox import confine, seccomp, world
+from autograder.engine.sandbox import confine, seccomp, world
 
 pytestmark = pytest.mark.skipif(not seccomp.available(), reason="the seccomp filter is x86_64 Linux's, from libseccomp")
 
@@ -180,8 +180,9 @@ def test_the_allow_list_splits_a_root_around_a_protected_tree(tmp_path):
 def test_the_learners_allow_list_holds_no_checkout_home_or_temporary_folder():
     import tempfile
 
-    from autograder import grading, paths
-    from autograder.sandbox.root import learner_read_roots
+    from autograder.engine import grading
+    from autograder import paths
+    from autograder.engine.sandbox.root import learner_read_roots
 
     roots = learner_read_roots([str(p) for p in grading.protected_paths()])
     forbidden = [str(paths.ROOT), str(paths.SOLUTIONS), str(paths.ZOO), os.path.realpath(tempfile.gettempdir()),

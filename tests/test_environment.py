@@ -124,8 +124,8 @@ def test_the_installed_venv_is_the_locked_one():
 
 
 GRADING_IMPORTS = """
-import autograder.gradescope, autograder.grading, autograder.notebooks, autograder.lab, autograder.figures
-import autograder.sandbox.root as root
+import autograder.classroom.gradescope, autograder.engine.grading, autograder.engine.notebooks, autograder.lab, autograder.figures
+import autograder.engine.sandbox.root as root
 root.prepare()
 print("grading imports:", " ".join(sorted({m.split(".")[0] for m in sys.modules})))
 """
@@ -152,7 +152,7 @@ def only_the_grading_lock(tmp_path, code=GRADING_IMPORTS):
 
 
 def test_grading_needs_nothing_outside_the_grading_lock(tmp_path):
-    """The grader's modules and the sandbox root's imports and warm-up (autograder.sandbox.root.prepare: numpy,
+    """The grader's modules and the sandbox root's imports and warm-up (autograder.engine.sandbox.root.prepare: numpy,
     torch.func, matplotlib.pyplot, IPython's input transformer, every check module) run with only grader.lock's
     packages: the Gradescope image has all that grading imports. (Every reference answer graded through
     run_autograder in a venv of grader.lock alone scored 143/147, the 4 lost to notebook 15's key, which the
@@ -172,7 +172,7 @@ def test_the_missing_packages_check_can_fail(tmp_path):
 # ---------------------------------------------------------------------------------- who installs them
 
 def test_gradescope_setup_installs_the_grading_lock_alone():
-    from autograder import gradescope, gradescope_scripts
+    from autograder.classroom import gradescope, gradescope_scripts
 
     assert gradescope.requirements() == (LOCKS / "grader.lock").read_text()
     assert gradescope.torch_pin() == f"torch=={project_pins()['torch']}"
@@ -184,7 +184,7 @@ def test_gradescope_setup_installs_the_grading_lock_alone():
 
 def test_gradescope_setup_splits_the_lock_into_torch_and_the_rest(tmp_path):
     """setup.sh's awk: torch's entry (with its hashes) alone for the CPU index, every other entry for PyPI."""
-    from autograder import gradescope_scripts
+    from autograder.classroom import gradescope_scripts
 
     lines = [line for line in gradescope_scripts.SETUP.splitlines() if line.startswith("awk ")]
     assert len(lines) == 2
@@ -263,7 +263,7 @@ def test_gradebook_schema_version_read_in_process_matches_alembic_cli():
     """New gradebooks are stamped with the version nbgrader's `alembic heads` subprocess would give."""
     from nbgrader.dbutil import _temp_alembic_ini
 
-    from autograder.nbgrader_setup import alembic_head
+    from autograder.classroom.nbgrader_setup import alembic_head
 
     alembic = Path(sys.executable).parent / "alembic"
     with _temp_alembic_ini("sqlite:////tmp/unused-gradebook.db") as ini:

@@ -9,9 +9,10 @@ import builtins
 
 import pytest
 
-from autograder import grading, notebooks, samples
+from autograder.engine import grading, notebooks
+from autograder.maintain import samples
 from autograder.checks import common
-from autograder.sandbox import cells
+from autograder.engine.sandbox import cells
 
 pytestmark = pytest.mark.fast
 

@@ -13,8 +13,9 @@ import time
 import nbformat
 import pytest
 
-from autograder import grading, notebooks, samples
-from autograder.sandbox import Job, Limits
+from autograder.engine import grading, notebooks
+from autograder.maintain import samples
+from autograder.engine.sandbox import Job, Limits
 from helpers import SQUARE
 
 pytestmark = pytest.mark.xdist_group("faults")
@@ -208,7 +209,7 @@ def test_root_leaves_when_its_grader_dies(tmp_path):
     script = tmp_path / "grader.py"
     script.write_text(
         "import os, sys, time\n"
-        "from autograder.sandbox import Sandbox\n"
+        "from autograder.engine.sandbox import Sandbox\n"
         "box = Sandbox().start()\n"
         "holder = os.fork()\n"
         "if holder == 0:\n"

@@ -11,8 +11,9 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from autograder import grading, samples
-from autograder.sandbox import Limits
+from autograder.engine import grading
+from autograder.maintain import samples
+from autograder.engine.sandbox import Limits
 
 pytestmark = pytest.mark.xdist_group("forgery")
 
@@ -195,7 +196,7 @@ _common.PROBES = dict(_common.PROBES, **{_FACTS: _facts_of_a_function})
     # the snapshot the learner's process keeps, edited too
     "snapshot_edited": FAKE_FACTS + """
 import autograder.checks.common as _common
-import autograder.sandbox.integrity as _integrity
+import autograder.engine.sandbox.integrity as _integrity
 for _table in (_common.PROBES, getattr(_integrity, "PROBES", {})):
     _table[_FACTS] = _facts_of_a_function
 """,
@@ -206,14 +207,14 @@ _common.function_facts.__wrapped__.__code__ = _facts_of_a_function.__code__
 """,
     # the learner's request table: the probe operation answered by the answer
     "operation_table": FAKE_FACTS + """
-import autograder.sandbox.learner as _learner
+import autograder.engine.sandbox.learner as _learner
 def _op_probe(message, created, ctxs):
     return _facts_of_a_function(None), {}
 _learner.OPERATIONS["probe"] = _op_probe
 """,
     # the codec that writes every reply, wrapped to rewrite the probe's answer
     "codec_patched": FAKE_FACTS + """
-import autograder.sandbox.codec as _codec
+import autograder.engine.sandbox.codec as _codec
 _encode = _codec.encode
 def _lying_encode(value, *args, **kwargs):
     if isinstance(value, dict) and isinstance(value.get("ok"), dict) and "is_function" in value["ok"]:
@@ -225,7 +226,7 @@ _codec.encode = _lying_encode
     # probe rewritten on its way out, whatever the learner's copy meant to say (a tampering report included)
     "channel_json": FAKE_FACTS + """
 import json as _json
-import autograder.sandbox.codec as _codec
+import autograder.engine.sandbox.codec as _codec
 _loads, _dumps, _last = _json.loads, _json.dumps, {}
 def _watching_loads(text, *args, **kwargs):
     value = _loads(text, *args, **kwargs)
@@ -261,10 +262,10 @@ _function.BackwardCFunction.apply = _doubled
 """
 
 CHECKPOINT_OFF = {
-    "changed_rebound": "import autograder.sandbox.integrity as _i\n_i.changed = lambda *a, **k: []\n",
-    "baseline_cleared": "import autograder.sandbox.integrity as _i\n_i._baseline.clear()\n"
+    "changed_rebound": "import autograder.engine.sandbox.integrity as _i\n_i.changed = lambda *a, **k: []\n",
+    "baseline_cleared": "import autograder.engine.sandbox.integrity as _i\n_i._baseline.clear()\n"
                         "_i.record = lambda: None\n",
-    "changed_code_swapped": "import autograder.sandbox.integrity as _i\n"
+    "changed_code_swapped": "import autograder.engine.sandbox.integrity as _i\n"
                             "_i.changed.__code__ = (lambda *a, **k: []).__code__\n",
 }
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import cli, grading, notebooks
-from autograder.sandbox import handle
+from autograder import cli
+from autograder.engine import grading, notebooks
+from autograder.engine.sandbox import handle
 
 from helpers import write_student
 
@@ -87,7 +88,7 @@ def test_the_instructor_notebooks_are_parsed_once_per_process_and_again_when_one
 
 
 def test_autograde_reads_each_submission_once(grading_home, monkeypatch):
-    from autograder import classroom
+    from autograder.classroom import autograde as classroom
 
     path = write_student(grading_home / "submitted" / "ada" / "01_square" / "01_square.ipynb", "01_square")
     counts = Counts(monkeypatch, path)

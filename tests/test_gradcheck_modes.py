@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograder import grading, notebooks, samples
+from autograder.engine import grading, notebooks
+from autograder.maintain import samples
 from autograder.checks import common
-from autograder.shared import Mistake
+from autograder.engine.shared import Mistake
 from test_fast import cells_about, run_in_process
 
 SOURCES = {s.assignment: s for s in notebooks.sources()}

@@ -21,7 +21,8 @@ import jsonschema
 import nbformat
 import pytest
 
-from autograder import gradescope, samples
+from autograder.classroom import gradescope
+from autograder.maintain import samples
 
 from helpers import ROOT, run_cli
 
@@ -108,7 +109,7 @@ def installed(tmp_path_factory):
     with zipfile.ZipFile(zip_path) as archive:
         names = archive.namelist()
         assert {"setup.sh", "run_autograder", "requirements.txt", "pyproject.toml", "gradescope.json",
-                "autograder/__init__.py", "autograder/sandbox/judge.py", "autograder/checks/square.py",
+                "autograder/__init__.py", "autograder/engine/sandbox/judge.py", "autograder/checks/square.py",
                 "grading/01_square/01_square.ipynb", "grading/course.json"} <= set(names)
         assert not [n for n in names if n.startswith(("solutions/", "tests/"))]  # no reference answer travels
         assert not [n for n in names if n.startswith("grading/") and n.endswith(".ipynb") and "01_square" not in n]
@@ -281,7 +282,8 @@ def configured(root: Path, **changes):
 def test_the_zip_holds_no_reference_answer_and_grades_from_its_test_cells(tmp_path):
     """Every notebook's zip: no solution marker, no answer cell's reference source, and the grading copies
     hold the released answer cells with the instructor's test cells (hidden tests included)."""
-    from autograder import notebooks, paths
+    from autograder.engine import notebooks
+    from autograder import paths
 
     out = tmp_path / "all.zip"
     released = [s for s in notebooks.sources() if (paths.COURSE / s.assignment / s.path.name).exists()]
@@ -442,7 +444,7 @@ except OSError as error:
 
 
 def daemon_answer(results: Path) -> str:
-    from autograder import notebooks
+    from autograder.engine import notebooks
 
     source = next(s for s in notebooks.sources() if s.assignment == "01_square")
     return DAEMON.format(results=str(results)) + samples.reference_answers(source)["answer_Square"]
@@ -498,8 +500,8 @@ def test_try_a_zip_locally_as_gradescope_runs_it(tmp_path):
 def test_the_grading_copy_grades_exactly_as_the_instructors_source():
     """The same submissions (the reference answers and a mistake from the zoo for each of three notebooks)
     graded against solutions/ and against the zip's grading copy: the same status, points and feedback."""
-    from autograder import grading, notebooks
-    from autograder.sandbox import Limits
+    from autograder.engine import grading, notebooks
+    from autograder.engine.sandbox import Limits
 
     zoo = {e.exercise: e.source for e in samples.zoo()}
     with grading.new_sandbox() as sandbox:

@@ -14,8 +14,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import gradescope, grading, samples
-from autograder.sandbox import Outcome
+from autograder.classroom import gradescope
+from autograder.engine import grading
+from autograder.maintain import samples
+from autograder.engine.sandbox import Outcome
 
 from helpers import ROOT, run_cli
 
@@ -139,7 +141,8 @@ def test_the_isolation_options_are_checked_when_the_zip_is_built(tmp_path):
 RUNNER = """
 import json, os, sys, time
 sys.path.insert(0, {root!r})
-from autograder import gradescope, grading
+from autograder.classroom import gradescope
+from autograder.engine import grading
 
 RESULTS = {results!r}
 
@@ -301,7 +304,7 @@ def test_a_summary_is_shown_no_earlier_than_its_most_hidden_test():
 # -------------------------------------------------------------------------- the size cap of `grade`
 
 def test_grade_refuses_an_oversized_notebook_before_reading_it(tmp_path):
-    from autograder import notebooks
+    from autograder.engine import notebooks
 
     _, nb = samples.student_notebook("01_square")
     big = tmp_path / "01_square.ipynb"
@@ -319,7 +322,7 @@ def test_grade_refuses_an_oversized_notebook_before_reading_it(tmp_path):
 
 
 def test_run_autograders_own_fallback_is_plain_text_too():
-    from autograder import gradescope_scripts
+    from autograder.classroom import gradescope_scripts
 
     fallback = gradescope_scripts.RUN_AUTOGRADER.split("<<'JSON'\n")[1].split("\nJSON")[0]
     assert json.loads(fallback)["output_format"] == "text" and json.loads(fallback)["score"] == 0
@@ -328,7 +331,7 @@ def test_run_autograders_own_fallback_is_plain_text_too():
 STOPPABLE = """
 import sys, time
 sys.path.insert(0, {root!r})
-from autograder import gradescope
+from autograder.classroom import gradescope
 
 
 def slow(text, name, source, config, cap=None):

@@ -11,8 +11,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import grading, notebooks, samples
-from autograder.sandbox import Limits
+from autograder.engine import grading, notebooks
+from autograder.maintain import samples
+from autograder.engine.sandbox import Limits
 
 pytestmark = pytest.mark.xdist_group("honest")
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from autograder import classroom, grading, notebooks, samples
-from autograder.sandbox import Limits, confine, seccomp, world
+from autograder.classroom import autograde as classroom
+from autograder.engine import grading, notebooks
+from autograder.maintain import samples
+from autograder.engine.sandbox import Limits, confine, seccomp, world
 
 from helpers import run_cli, write_student
 

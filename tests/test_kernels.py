@@ -7,8 +7,10 @@ from __future__ import annotations
 import nbformat
 import torch
 
-from autograder import grading, kernels, samples
-from autograder.sandbox import Limits
+from autograder.engine import grading
+from autograder import kernels
+from autograder.maintain import samples
+from autograder.engine.sandbox import Limits
 
 PROBE = '''
 import subprocess

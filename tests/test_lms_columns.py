@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from autograder import cli, lms
+from autograder import cli
+from autograder.classroom import lms
 
 from lms_readers import read_as_canvas, read_as_moodle
 

@@ -11,7 +11,8 @@ import zipfile
 import nbformat
 import pytest
 
-from autograder import classroom, lms, samples
+from autograder.classroom import autograde as classroom, lms
+from autograder.maintain import samples
 
 from helpers import run_cli
 from lms_readers import read_as_canvas, read_as_moodle

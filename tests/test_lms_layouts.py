@@ -106,7 +106,7 @@ def build(folder, files):
 
 
 def notebook_name(assignment):
-    from autograder import notebooks
+    from autograder.engine import notebooks
 
     return next(s.name for s in notebooks.sources() if s.assignment == assignment)
 
@@ -114,7 +114,7 @@ def notebook_name(assignment):
 @pytest.mark.parametrize("packaging", ["zip", "folder"])
 @pytest.mark.parametrize("files, expected, clash", ROWS)
 def test_lms_layout(grading_home, tmp_path, files, expected, clash, packaging):
-    from autograder import classroom
+    from autograder.classroom import autograde as classroom
 
     folder = tmp_path / "download"
     build(folder, files)
@@ -143,7 +143,7 @@ def test_lms_layout(grading_home, tmp_path, files, expected, clash, packaging):
 
 def test_a_second_download_keeps_the_ids_and_replaces_only_changed_files(grading_home, tmp_path):
     """Collecting the same Moodle assignment again (a late hand-in added) gives every student the same id."""
-    from autograder import classroom
+    from autograder.classroom import autograde as classroom
 
     first = tmp_path / "first"
     build(first, {"Jane Doe_111_assignsubmission_file/01_square.ipynb": "answer",
@@ -177,7 +177,7 @@ def test_a_second_download_keeps_the_ids_and_replaces_only_changed_files(grading
     ("王小明", "王小明"),
 ])
 def test_names_become_ids(name, expected):
-    from autograder.classroom import name_id
+    from autograder.classroom.autograde import name_id
 
     assert name_id(name) == expected
 
@@ -235,7 +235,7 @@ ZIPS = [  # name bytes of the notebook, flag bits, extra field
 def test_zip_names_give_the_unpacked_folders_id(grading_home, tmp_path, name, flags, extra):
     import json
 
-    from autograder import classroom, lms
+    from autograder.classroom import autograde as classroom, lms
 
     folder = tmp_path / "unpacked"
     notebook = write_student(folder / FOLDER / "01_square.ipynb", A)
@@ -254,7 +254,7 @@ def test_zip_names_give_the_unpacked_folders_id(grading_home, tmp_path, name, fl
 
 
 def test_a_name_that_is_not_utf8_is_read_as_cp437():
-    from autograder.classroom import zip_member_name
+    from autograder.classroom.autograde import zip_member_name
 
     info = zipfile.ZipInfo("x")
     info.orig_filename = b"J\x81rgen".decode("cp437")  # as zipfile decodes an unflagged name
@@ -265,8 +265,8 @@ def test_a_name_that_is_not_utf8_is_read_as_cp437():
 
 
 def test_a_zip_cannot_write_outside_its_folder(grading_home, tmp_path):
-    from autograder import classroom
-    from autograder.notebooks import NotebookError
+    from autograder.classroom import autograde as classroom
+    from autograder.engine.notebooks import NotebookError
 
     for evil in ("../escape.ipynb", "/etc/escape.ipynb", "a\\..\\..\\escape.ipynb"):
         archive = tmp_path / "evil.zip"

@@ -1,12 +1,12 @@
-"""The compatibility matrix (autograder/matrix.py): a fresh run on the installed torch agrees with the
+"""The compatibility matrix (autograder/maintain/matrix.py): a fresh run on the installed torch agrees with the
 committed record for that release, and README.md's table and the site's page are the ones the committed
-records render to. `python -m autograder.matrix run` then `render` (or `make matrix`) updates them."""
+records render to. `python -m autograder.maintain.matrix run` then `render` (or `make matrix`) updates them."""
 
 import json
 
 import pytest
 
-from autograder import matrix, upstream_bugs
+from autograder.maintain import matrix, upstream_bugs
 
 
 def _committed():
@@ -14,7 +14,7 @@ def _committed():
 
     path = matrix.record_path(torch.__version__.split("+")[0])
     if not path.exists():
-        pytest.fail(f"no committed matrix for torch {torch.__version__}: run `python -m autograder.matrix run` "
+        pytest.fail(f"no committed matrix for torch {torch.__version__}: run `python -m autograder.maintain.matrix run` "
                     "and `render`, and commit docs/compat/")
     return json.loads(path.read_text())
 
@@ -24,7 +24,7 @@ def test_fresh_run_matches_the_committed_matrix():
     committed = _committed()
     fresh = matrix.run(say=lambda *a: None)
     diff = matrix.differences(fresh, committed)
-    assert not diff, ("the matrix changed on torch " + fresh["torch"] + "; re-run `python -m autograder.matrix run` "
+    assert not diff, ("the matrix changed on torch " + fresh["torch"] + "; re-run `python -m autograder.maintain.matrix run` "
                       "and `render` if this is intended:\n" + "\n".join(diff))
 
 

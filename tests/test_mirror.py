@@ -1,4 +1,4 @@
-"""In-place effects and identity across the two processes (autograder/sandbox/mirror.py), table-driven, through
+"""In-place effects and identity across the two processes (autograder/engine/sandbox/mirror.py), table-driven, through
 a bare fork: a socketpair and the learner's request loop, no root, no namespaces, no Landlock. Each scenario
 runs once in this process on the real object and once through the judge's proxy of it in a fork; what the
 caller observes (values, `is`, version counters, gradients, the error autograd raises) must be the same."""
@@ -11,8 +11,8 @@ import socket
 import pytest
 import torch
 
-from autograder.sandbox import integrity, learner, proxy
-from autograder.sandbox.channel import Channel
+from autograder.engine.sandbox import integrity, learner, proxy
+from autograder.engine.sandbox.channel import Channel
 
 
 # ----------------------------------------------------------------------------- the learner's objects

@@ -1,4 +1,4 @@
-"""The registry of mistake codes (autograder/mistakes.py) and the source agree: every code a check can raise
+"""The registry of mistake codes (autograder/engine/mistakes.py) and the source agree: every code a check can raise
 and every id the engine gives an outcome has a meaning there, every entry is one of them, and every zoo entry
 names the code its feedback comes with (tests/test_fast.py checks that the entry's failing tests carry it).
 
@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import class_report, mistakes, samples
+from autograder.classroom import class_report
+from autograder.engine import mistakes
+from autograder.maintain import samples
 
 PACKAGE = Path(__file__).resolve().parent.parent / "autograder"
 
@@ -157,10 +159,10 @@ def check_codes() -> tuple[dict[str, list[str]], list[str]]:
 
 def engine_ids() -> dict[str, list[str]]:
     """{id: [file:line, ...]} for the mistake ids the engine gives outcomes: the third argument (or `mistake=`)
-    of `Outcome(...)` in autograder/sandbox/ and grading.py, the sixth of `CellResult(...)` (classroom.py's
+    of `Outcome(...)` in autograder/engine/sandbox/ and engine/grading.py, the sixth of `CellResult(...)` (classroom/autograde.py's
     unreadable submission), and the codes the learner's process writes into an error it reports."""
     found: dict[str, list[str]] = {}
-    files = sorted((PACKAGE / "sandbox").glob("*.py")) + [PACKAGE / "grading.py", PACKAGE / "classroom.py"]
+    files = sorted((PACKAGE / "engine" / "sandbox").glob("*.py")) + [PACKAGE / "engine" / "grading.py", PACKAGE / "classroom" / "autograde.py"]
     for path in files:
         text = path.read_text()
         for node in ast.walk(ast.parse(text)):
@@ -194,13 +196,13 @@ def test_every_code_of_the_checks_is_read_off_the_source():
 
 def test_every_code_of_the_checks_has_a_meaning():
     missing = {code: where[:2] for code, where in CHECK_CODES.items() if code not in mistakes.MISTAKES}
-    assert not missing, f"add these codes to autograder/mistakes.py: {missing}"
+    assert not missing, f"add these codes to autograder/engine/mistakes.py: {missing}"
 
 
 def test_every_engine_id_has_a_meaning():
     assert {"timeout", "process-died", "tampering", "grader-error", "unreadable"} <= set(ENGINE_IDS)
     missing = {code: where[:2] for code, where in ENGINE_IDS.items() if code not in mistakes.MISTAKES}
-    assert not missing, f"add these ids to autograder/mistakes.py: {missing}"
+    assert not missing, f"add these ids to autograder/engine/mistakes.py: {missing}"
 
 
 def test_no_dead_entries():
@@ -209,7 +211,7 @@ def test_no_dead_entries():
 
 
 def test_each_meaning_is_one_line_of_plain_words():
-    tree = ast.parse((PACKAGE / "mistakes.py").read_text())
+    tree = ast.parse((PACKAGE / "engine" / "mistakes.py").read_text())
     keys = [k.value for node in ast.walk(tree) if isinstance(node, ast.Dict) for k in node.keys
             if isinstance(k, ast.Constant)]
     assert len(keys) == len(set(keys)), "a code is listed twice"
@@ -222,7 +224,7 @@ def test_each_meaning_is_one_line_of_plain_words():
 def test_zoo_entry_names_a_registered_code(entry):
     assert entry.codes, f"{entry.path}: add a `# code:` header (the code of the test its feedback phrase is from)"
     unknown = [code for code in entry.codes if code not in mistakes.MISTAKES]
-    assert not unknown, f"{entry.path}: {unknown} is not in autograder/mistakes.py"
+    assert not unknown, f"{entry.path}: {unknown} is not in autograder/engine/mistakes.py"
 
 
 def test_class_report_shows_each_code_with_its_meaning(tmp_path):
@@ -238,7 +240,7 @@ def test_class_report_shows_each_code_with_its_meaning(tmp_path):
 
 
 def test_the_registry_is_a_leaf():
-    tree = ast.parse((PACKAGE / "mistakes.py").read_text())
+    tree = ast.parse((PACKAGE / "engine" / "mistakes.py").read_text())
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
     assert not {name for name in imported if name.startswith("autograder")}

@@ -5,8 +5,8 @@ import copy
 import nbformat
 import pytest
 
-from autograder import grading, notebooks
-from autograder.notebooks import NotebookError
+from autograder.engine import grading, notebooks
+from autograder.engine.notebooks import NotebookError
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from autograder import notebooks
+from autograder.engine import notebooks
 
 SOURCES = notebooks.sources()
 

@@ -179,7 +179,7 @@ def test_autograde_feedback_export_and_report_on_postgres(grading_home, postgres
     from nbgrader.api import Gradebook
     from nbgrader.apps import NbGraderAPI
 
-    from autograder.nbgrader_setup import alembic_head, config
+    from autograder.classroom.nbgrader_setup import alembic_head, config
 
     make_class(grading_home)
     env = {"AUTOGRADER_HOME": str(grading_home)}

@@ -1,4 +1,4 @@
-"""The share of points resting on learner-reported facts (autograder/probe_share.py) is measured, and the
+"""The share of points resting on learner-reported facts (autograder/maintain/probe_share.py) is measured, and the
 table in docs/threat-model.md is the measurement."""
 
 from __future__ import annotations
@@ -8,7 +8,9 @@ import io
 
 import pytest
 
-from autograder import notebooks, paths, probe_share
+from autograder.engine import notebooks
+from autograder import paths
+from autograder.maintain import probe_share
 
 pytestmark = pytest.mark.xdist_group("probe-share")
 SOURCES = {s.assignment: s for s in notebooks.sources()}
@@ -27,4 +29,4 @@ def test_the_committed_table_is_a_fresh_measurement():
     text = (paths.ROOT / "docs" / "threat-model.md").read_text()
     committed = text[text.index(probe_share.BEGIN) + len(probe_share.BEGIN):text.index(probe_share.END)]
     assert committed.strip() == probe_share.markdown(table).strip(), \
-        "the share changed: run `python -m autograder.probe_share --write` and read what moved"
+        "the share changed: run `python -m autograder.maintain.probe_share --write` and read what moved"

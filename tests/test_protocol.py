@@ -1,4 +1,4 @@
-"""The wire contract (autograder/sandbox/protocol.py) and the judge's own caps, as tables.
+"""The wire contract (autograder/engine/sandbox/protocol.py) and the judge's own caps, as tables.
 
 Every kind has a validator, those between the grader, the root and the judge's forks as well as the learner's;
 a message carries facts and never a status or a pid; sizes are capped before anything is allocated for them.
@@ -16,8 +16,8 @@ from dataclasses import asdict
 import pytest
 import torch
 
-from autograder.sandbox import channel, codec, handle, judge, judge_learner, protocol, proxy, root
-from autograder.sandbox.limits import Limits
+from autograder.engine.sandbox import channel, codec, handle, judge, judge_learner, protocol, proxy, root
+from autograder.engine.sandbox.limits import Limits
 
 ERROR = {"type": "ValueError", "base": "ValueError", "message": "boom", "where": " (in answer_Square, line 2)"}
 
@@ -384,7 +384,7 @@ def _in_a_child(run) -> int:
 @pytest.mark.parametrize("data", [b"begin", b"start!", b'{"op": "start"}'])
 def test_the_starter_starts_nothing_for_another_signal(data):
     """The learner's starter reads only `start`: anything else and it leaves, having started nothing."""
-    from autograder.sandbox import learner
+    from autograder.engine.sandbox import learner
 
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     ours.send(data)
@@ -399,7 +399,7 @@ def test_the_starter_starts_nothing_for_another_signal(data):
 def test_the_template_forks_nothing_for_another_request(data):
     """The template forks a test's copy only for the judge's `fork`: anything else and it leaves, having
     reported no copy."""
-    from autograder.sandbox import learner
+    from autograder.engine.sandbox import learner
 
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     reports_ours, reports_theirs = socket.socketpair()

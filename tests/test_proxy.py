@@ -1,11 +1,11 @@
-"""The judge's view of the learner's objects (autograder/sandbox/proxy.py), through a real sandbox: what a
+"""The judge's view of the learner's objects (autograder/engine/sandbox/proxy.py), through a real sandbox: what a
 check sees of the learner's exceptions and results is what it would see in one process."""
 
 from __future__ import annotations
 
 import pytest
 
-from autograder.sandbox import Job, Limits
+from autograder.engine.sandbox import Job, Limits
 
 LIMITS = Limits(seconds_per_test=60)
 CAUSED = """

@@ -24,8 +24,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import grading, paths, samples
-from autograder.sandbox import Limits
+from autograder.engine import grading
+from autograder import paths
+from autograder.maintain import samples
+from autograder.engine.sandbox import Limits
 
 pytestmark = pytest.mark.xdist_group("redteam")
 

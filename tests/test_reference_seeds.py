@@ -7,7 +7,7 @@ import time
 import pytest
 import torch
 
-from autograder import grading, notebooks
+from autograder.engine import grading, notebooks
 from autograder.checks import common
 
 SOURCES = {s.assignment: s for s in notebooks.sources()}

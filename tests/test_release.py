@@ -5,7 +5,9 @@ import json
 
 import pytest
 
-from autograder import notebooks, paths, release
+from autograder.engine import notebooks
+from autograder import paths
+from autograder.maintain import release
 
 
 def test_course_is_in_sync_with_solutions(grading_home, tmp_path):

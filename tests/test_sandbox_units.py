@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from autograder.sandbox import channel, codec, confine, integrity, seccomp
+from autograder.engine.sandbox import channel, codec, confine, integrity, seccomp
 
 
 def roundtrip(value):
@@ -136,7 +136,7 @@ def test_integrity_sees_a_replaced_module_and_skips_unchanged_namespaces(monkeyp
 @in_child
 def test_integrity_keeps_the_graders_functions_and_registries():
     import autograder.checks.common as common
-    from autograder.sandbox import learner_requests
+    from autograder.engine.sandbox import learner_requests
 
     integrity.record()
     assert integrity.PROBES == common.PROBES and integrity.PROBES is not common.PROBES
@@ -159,8 +159,8 @@ def test_integrity_keeps_the_graders_functions_and_registries():
     integrity.changed = lambda: []
     learner_requests.OPERATIONS["probe"] = lambda *args: ({}, {})
     found = check()
-    assert "autograder.sandbox.integrity.changed" in found
-    assert "autograder.sandbox.learner_requests.OPERATIONS (entries)" in found
+    assert "autograder.engine.sandbox.integrity.changed" in found
+    assert "autograder.engine.sandbox.learner_requests.OPERATIONS (entries)" in found
 
 
 def test_learner_reports_facts_a_tensor_cannot_answer_for():
@@ -168,7 +168,7 @@ def test_learner_reports_facts_a_tensor_cannot_answer_for():
     TorchFunctionMode answering the getters change nothing, and a subclass is reported as not plain."""
     from torch.overrides import TorchFunctionMode
 
-    from autograder.sandbox import learner_requests
+    from autograder.engine.sandbox import learner_requests
 
     class Lookalike:
         pass
@@ -218,7 +218,7 @@ def test_prefix_blocks_cover_exactly_the_interval(low, high):
 
 
 def test_warm_ups_are_chosen_from_the_tests_text_and_run_once():
-    from autograder.sandbox import warm
+    from autograder.engine.sandbox import warm
 
     assert warm.needed(["check.sin_opcheck(numpy_sin)", "check.values(Square)"]) == ["opcheck"]
     assert warm.needed(["check.jacfwd(Softplus)"]) == ["forward-ad"]

@@ -8,7 +8,9 @@ import types
 
 import pytest
 
-from autograder import classroom, cli, grading
+from autograder.classroom import autograde as classroom
+from autograder import cli
+from autograder.engine import grading
 
 pytestmark = pytest.mark.fast
 
@@ -59,8 +61,8 @@ def _capture_grade(monkeypatch) -> dict:
 
     monkeypatch.setattr(grading, "new_sandbox", Box)
     monkeypatch.setattr(grading, "grade_submission", grade_submission)
-    monkeypatch.setattr("autograder.notebooks.submission_from_path", lambda *a, **k: None)
-    monkeypatch.setattr("autograder.notebooks.read", lambda *a, **k: None)
+    monkeypatch.setattr("autograder.engine.notebooks.submission_from_path", lambda *a, **k: None)
+    monkeypatch.setattr("autograder.engine.notebooks.read", lambda *a, **k: None)
     return seen
 
 

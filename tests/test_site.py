@@ -7,7 +7,7 @@ runs these tests (SITE_TESTS=1); `make test` skips the ones that build. The buil
 The site is whole offline: no page loads a script, stylesheet, font or image from another host (read off
 the HTML and CSS), and in headless Chromium (the system one, as in tests/browser/), with every request to
 another host refused, a page's math is typeset by MathJax and a page's widgets are drawn by the widget
-manager, both from the copies autograder.site_assets bundles into the site.
+manager, both from the copies autograder.site.assets bundles into the site.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ import pytest
 
 from helpers import PY, ROOT
 
-from autograder import notebooks, site, site_assets
+from autograder.engine import notebooks
+from autograder.site import build as site, assets as site_assets
 
 pytestmark = pytest.mark.site
 
@@ -265,7 +266,7 @@ def test_a_tarball_that_is_not_the_pinned_one_is_refused(tmp_path, monkeypatch):
 def built():
     """Build the site once per test session (unchanged notebooks are not re-executed)."""
     start = time.monotonic()
-    run = subprocess.run([PY, "-m", "autograder.site"], cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    run = subprocess.run([PY, "-m", "autograder.site.build"], cwd=ROOT, capture_output=True, text=True, timeout=1800)
     output = run.stdout + run.stderr
     assert run.returncode == 0, output[-5000:]   # the build treats every warning as an error
     assert "build succeeded" in output

@@ -1,5 +1,5 @@
 """Known-bug sentinels: every upstream PyTorch bug a notebook's asserts encode is registered in
-autograder/upstream_bugs.py with a reproducer. On a release that fixes one, its test fails with the issue and
+autograder/maintain/upstream_bugs.py with a reproducer. On a release that fixes one, its test fails with the issue and
 the notebooks and cells to update ("pytorch#197867 no longer reproduces ...: update 10b (...) and 14 (...)")."""
 
 import re
@@ -7,7 +7,8 @@ import re
 import nbformat
 import pytest
 
-from autograder import notebooks, upstream_bugs
+from autograder.engine import notebooks
+from autograder.maintain import upstream_bugs
 
 BUGS = upstream_bugs.BUGS
 SOURCES = {s.path.parent.name: s for s in notebooks.sources()}
@@ -36,7 +37,7 @@ def test_every_issue_a_notebook_asserts_on_is_registered():
             if cell.cell_type == "code":
                 unregistered += [f"{folder}/{cell.get('id')}: #{n}" for n in CITED.findall(cell.source)
                                  if int(n) not in registered]
-    assert not unregistered, f"issues cited in code cells but not in autograder/upstream_bugs.py: {unregistered}"
+    assert not unregistered, f"issues cited in code cells but not in autograder/maintain/upstream_bugs.py: {unregistered}"
 
 
 def test_registered_cells_exist_and_the_citing_ones_are_listed():
@@ -51,7 +52,7 @@ def test_registered_cells_exist_and_the_citing_ones_are_listed():
                 cited = {int(n) for n in CITED.findall(cell.source)}
                 if bug.issues and bug.issues[0] in cited:
                     assert cell.get("id") in bug.cells.get(folder, ()), (
-                        f"{folder}/{cell.get('id')} cites {bug.key}: list it in autograder/upstream_bugs.py")
+                        f"{folder}/{cell.get('id')} cites {bug.key}: list it in autograder/maintain/upstream_bugs.py")
 
 
 def test_the_message_names_notebooks_and_cells():

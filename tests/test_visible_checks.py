@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from autograder import notebooks
+from autograder.engine import notebooks
 
 OVERALL_AT_LEAST = 0.75
 EVERY_CELL = tuple(f"{n:02d}_" for n in range(10))   # notebooks 00-09: every graded cell has a visible check

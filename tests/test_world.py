@@ -31,8 +31,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import grading, notebooks, paths, samples
-from autograder.sandbox import Limits, cgroup, confine, seccomp
+from autograder.engine import grading, notebooks
+from autograder import paths
+from autograder.maintain import samples
+from autograder.engine.sandbox import Limits, cgroup, confine, seccomp
 
 pytestmark = [pytest.mark.xdist_group("world"),
               pytest.mark.skipif(not confine.linux(), reason="the kernel layers are Linux's")]
@@ -250,7 +252,7 @@ def test_the_memory_cgroup_bounds_the_whole_sandbox(box):
 def test_an_allow_listed_folder_inside_tmp_is_bound_above_the_learners_tmp(outside):
     """A checkout or a venv under /tmp (a CI runner's clone) stays readable in the learner's root: its bind is
     made on top of the learner's own /tmp, not hidden under it; /tmp stays writable around it."""
-    from autograder.sandbox import world
+    from autograder.engine.sandbox import world
 
     package = Path(tempfile.mkdtemp(prefix="world-package-", dir="/tmp"))
     mountpoint = Path(tempfile.mkdtemp(prefix="world-root-", dir="/tmp"))

@@ -4,8 +4,9 @@ entry is checked in-process by the fast tier (tests/test_fast.py); this is the s
 
 import pytest
 
-from autograder import grading, notebooks, samples
-from autograder.sandbox import Limits
+from autograder.engine import grading, notebooks
+from autograder.maintain import samples
+from autograder.engine.sandbox import Limits
 
 ENTRIES = samples.zoo()
 SOURCES = {s.assignment: s for s in notebooks.sources()}

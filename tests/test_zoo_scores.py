@@ -11,9 +11,10 @@ import re
 
 import pytest
 
-from autograder import grading, notebooks, samples
+from autograder.engine import grading, notebooks
+from autograder.maintain import samples
 from autograder.checks import common
-from autograder.sandbox import cells
+from autograder.engine.sandbox import cells
 
 pytestmark = pytest.mark.fast
 

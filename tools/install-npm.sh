@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install npm (and Node.js), which fetches the course site's bundled scripts (autograder/site_assets.py):
+# Install npm (and Node.js), which fetches the course site's bundled scripts (autograder/site/assets.py):
 # idempotent, does nothing if npm is there. Debian's packages, with apt-get.
 set -euo pipefail
 

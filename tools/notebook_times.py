@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import notebooks  # noqa: E402
+from autograder.engine import notebooks  # noqa: E402
 
 WORDS_PER_MINUTE = 200
 CODE_LINES_PER_MINUTE = 10

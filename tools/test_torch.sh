@@ -18,9 +18,9 @@ build() { "$1" -c 'import torch; print(torch.__version__)'; }
 # venv was made, else PyPI's, a CUDA build run on the CPU): the matrix's records name it too.
 echo "== builds: pinned torch $(build "$pinned"), other torch $(build "$other")"
 
-step "notebooks on the pinned torch" "$pinned" -m autograder.compat run --out .grading/torch-pinned/cells.json
-step "notebooks on torch $version" "$other" -m autograder.compat run --out "$out/cells.json"
-step "report" "$other" -m autograder.compat compare .grading/torch-pinned/cells.json "$out/cells.json" --report "$report"
+step "notebooks on the pinned torch" "$pinned" -m autograder.maintain.compat run --out .grading/torch-pinned/cells.json
+step "notebooks on torch $version" "$other" -m autograder.maintain.compat run --out "$out/cells.json"
+step "report" "$other" -m autograder.maintain.compat compare .grading/torch-pinned/cells.json "$out/cells.json" --report "$report"
 step "references, fast tier, sentinels, matrix on torch $version" \
     "$other" -m pytest -n 2 -q -p no:cacheprovider \
     tests/test_zoo.py::test_reference_scores_full_marks tests/test_fast.py tests/test_upstream_bugs.py tests/test_matrix.py

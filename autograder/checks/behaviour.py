@@ -25,7 +25,7 @@ import warnings
 import torch
 from torch.autograd.function import FunctionCtx
 
-from autograder import shared
+from autograder.engine import shared
 from autograder.checks import common as c
 
 

@@ -19,16 +19,16 @@ import torch
 from torch.autograd import gradcheck as _gradcheck
 from torch.autograd import gradgradcheck as _gradgradcheck
 
-from autograder import shared
+from autograder.engine import shared
 # the checks' one explain mechanism
 from autograder.checks.explain import Rule, explain, explained, first_line, literal  # noqa: F401
-from autograder.shared import (PROBES, FakeCtx, Mistake, attach_learner, base_seed, fail, probe,  # noqa: F401
+from autograder.engine.shared import (PROBES, FakeCtx, Mistake, attach_learner, base_seed, fail, probe,  # noqa: F401
                                set_base_seed)
 
 
 # ------------------------------------------------------------------------ the learner's process (probes)
 # When grading, checks run in a judge process and the learner's objects are proxies there (see
-# autograder/sandbox/proxy.py): calls and gradients cross by value and are compared here. The few facts only
+# autograder/engine/sandbox/proxy.py): calls and gradients cross by value and are compared here. The few facts only
 # the learner's process can observe (what a Function saved, a node's type, hooks' view of saved memory) come
 # from probes: functions of the checks that run *there*, registered by name, whose results cross as data.
 # In a notebook there is one process and a probe is a plain call.
@@ -502,7 +502,8 @@ def _notebook_names(name: str):
     """(names the setup cells bind, the exercise names) of the course notebook with an answer cell for `name`."""
     import json
 
-    from autograder import notebooks, paths
+    from autograder.engine import notebooks
+    from autograder import paths
 
     for root in (paths.COURSE, paths.SOLUTIONS):
         for path in sorted(root.glob("*/*.ipynb")):

@@ -13,7 +13,7 @@ Two custom operators made with `torch.library.custom_op`, each with a NumPy kern
 Inductor is never used: its C++ code generation costs many seconds per graph, and "aot_eager" runs the same
 graph capture (Dynamo + AOTAutograd) that decides whether an op can be compiled at all.
 
-When grading, the learner's names are proxies here (autograder/sandbox/proxy.py). Values, gradients, gradcheck
+When grading, the learner's names are proxies here (autograder/engine/sandbox/proxy.py). Values, gradients, gradcheck
 and the fake kernel's outputs are computed by calling the operator (or its registered fake kernel, an attribute
 of the operator) through them, with inputs chosen here, and compared here: those tests read no probe. Only what
 the learner's process alone can observe comes back through probes: what kind of object the operator is

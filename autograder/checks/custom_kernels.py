@@ -13,7 +13,7 @@ with no fake kernel and no autograd formula. The learner writes:
   saved tensors (an in-place change of x after the forward is caught), rstd (not differentiable, or its true
   gradient), and opcheck, which traces the backward on fake tensors.
 
-When grading, the learner's names are proxies here (autograder/sandbox/proxy.py); values, gradients and the
+When grading, the learner's names are proxies here (autograder/engine/sandbox/proxy.py); values, gradients and the
 fake kernel's outputs are computed by calling through them and compared here. Only `with_autograd` (the
 reference operator, made and registered in the learner's process) and `opcheck_results` run there.
 Errors become plain feedback through the Rule tables `RULES` and `OPCHECK_RULES`.

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from autograder.shared import Mistake
+from autograder.engine.shared import Mistake
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@
   `bias` (out,) (no bias parameter when bias=False) whose forward calls `LinearFunction.apply`.
 
 Every check observes behaviour the judge computes: when grading, the learner's names are proxies here
-(autograder/sandbox/proxy.py). In-place calls cross like any other: an input the learner's Function changed and
+(autograder/engine/sandbox/proxy.py). In-place calls cross like any other: an input the learner's Function changed and
 returned with `ctx.mark_dirty` comes back as that very input, its version counter moved and its history ending at
 the call's node; an input the judge changes after the call is changed there before backward. So the in-place
 checks compare values, gradients, version counters and autograd's own errors, never a node's name.

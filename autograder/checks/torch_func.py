@@ -18,7 +18,7 @@
 Each check takes `cases=`: its default is what the visible test cell runs, the module's `*_CASES` tables are what
 the hidden tests run. A case is a tuple whose first item names what it checks.
 
-When grading, the learner's names are proxies here (autograder/sandbox/proxy.py): calls, gradients, gradcheck and
+When grading, the learner's names are proxies here (autograder/engine/sandbox/proxy.py): calls, gradients, gradcheck and
 gradgradcheck go through them, and so do the direct calls of a Function's own static methods (`forward`,
 `setup_context`, `backward`, `jvp`, `vmap`) with a stand-in ctx and inputs the judge chose, whose results are
 compared here with references computed here. torch.func transforms need the real objects: those run in the

@@ -68,7 +68,7 @@ class Runner:
         if source_path in self.paths and self.page.evaluate(
                 "(p) => !!(window.__runs[p] && window.__panel(p))", self.paths[source_path]):
             return
-        from autograder.samples import student_notebook
+        from autograder.maintain.samples import student_notebook
 
         try:
             source, nb = student_notebook(source_path.parent.name)
@@ -458,7 +458,7 @@ def validate_target() -> Path:
 
 def test_validate_button(lab, lab_server):
     """A notebook's toolbar has nbgrader's Validate button; on a finished notebook it reports success."""
-    from autograder.samples import student_notebook
+    from autograder.maintain.samples import student_notebook
 
     source, nb = student_notebook(validate_target().parent.name)
     target = lab_server.notebooks / "validate" / source.assignment / f"{source.name}.ipynb"

@@ -7,7 +7,7 @@
     left behind;
   * an nbgrader exchange (`Exchange.root`): a world-writable folder of its own, in a fresh temporary folder;
   * the students' nbgrader configuration (course id, exchange) in ~/.jupyter; the instructor works in the
-    project folder with the course's own nbgrader_config.py (autograder.nbgrader_setup: this project's
+    project folder with the course's own nbgrader_config.py (autograder.classroom.nbgrader_setup: this project's
     solutions/ and course/, grading state in $AUTOGRADER_HOME, here ~instructor/grading);
   * the gradebook: PostgreSQL (Debian's, tests/install-postgresql.sh) on loopback with a password only
     the instructor has (~/.pgpass), or SQLite in the instructor's grading folder if CLASSROOM_GRADEBOOK=sqlite;
@@ -52,7 +52,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-dev-shm-usage"]
 
-COURSE_ID = "custom-autograd-functions"           # autograder.nbgrader_setup's course id
+COURSE_ID = "custom-autograd-functions"           # autograder.classroom.nbgrader_setup's course id
 ACCOUNT_MARK = "autograder classroom test run"    # GECOS of every account made here: "<mark> <pid>"
 
 # JupyterLab user settings for every account: no news pop-up, every cell attached to the DOM.

@@ -40,14 +40,15 @@ STATE: dict = {}
 
 
 def reference_answer() -> str:
-    from autograder import notebooks, samples
+    from autograder.engine import notebooks
+    from autograder.maintain import samples
 
     source = next(s for s in notebooks.sources() if s.assignment == A)
     return samples.reference_answers(source)[ANSWER_ID]
 
 
 def zoo_entry():
-    from autograder import samples
+    from autograder.maintain import samples
 
     return next(e for e in samples.zoo() if (e.exercise, e.name) == MISTAKE)
 

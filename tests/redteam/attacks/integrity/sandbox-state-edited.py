@@ -1,5 +1,5 @@
 # base: wrong
-import autograder.sandbox as sb, autograder.checks.common as c
+import autograder.engine.sandbox as sb, autograder.checks.common as c
 try:
     sb._VOLATILE.add('fail')
 except AttributeError:

@@ -6,7 +6,7 @@ import ctypes, os
 
 {CORRECT}
 
-from autograder import shared as _shared
+from autograder.engine import shared as _shared
 _seen = [f"SEED {_shared.base_seed()}", repr(dict(os.environ))]
 _libc = ctypes.CDLL(None)
 _libc.getenv.restype = ctypes.c_char_p

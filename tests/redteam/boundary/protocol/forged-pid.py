@@ -2,8 +2,8 @@
 # victim's) and then lets that test hang, so that the judge, ending the test, kills that pid.
 # stopped by: the judge never takes a pid from a message (it knows its learner's processes itself)
 import json, os, time
-import autograder.sandbox.learner as _learner
-from autograder.sandbox.channel import recv_fd
+import autograder.engine.sandbox.learner as _learner
+from autograder.engine.sandbox.channel import recv_fd
 
 _VICTIM = {victim}
 _real_fork_per_test = _learner.fork_per_test

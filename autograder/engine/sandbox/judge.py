@@ -1,0 +1,254 @@
+"""The judge: grades one notebook, a fork of the root process. It never runs the learner's code.
+
+    the job (cells, limits)  ->  fork the learner's starter  ->  read the test cells (a frame of their own)
+    the starter starts the learner's sandbox, as our own child  ->  setup + answer cells run there, once
+        ->  `ready`: the names the answers defined, and which cells raised what (data; protocol.py)
+    for each test:  the template forks a copy (the one fork its seccomp filter lets through, with our leave)
+        ->  a fork of this process runs the test cell, the learner's names bound to proxies (`proxy.Remote`)
+        ->  its verdict, computed there, read here
+
+This file is the notebook's run and each test's; judge_learner.py holds the learner's sandbox (starting it,
+reading its reports, stopping it). Everything the learner's side sends is checked against protocol.py and
+decides no status: pass, fail, error and timeout come from the test's own run, our clock and our own children.
+Time limits: one for the answer cells (a loop there ends every test of the notebook at once, with that reason),
+one per test. A test that times out, or a sandbox that stops answering, takes the whole sandbox (the process
+group of our child); the next test gets a fresh one from the starter (`Limits.restarts` at most).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import socket
+import tempfile
+import time
+
+from autograder.engine import shared
+from autograder.engine.sandbox import cells, cgroup, codec, confine, protocol, proxy, warm
+from autograder.engine.sandbox.cells import Outcome
+from autograder.engine.sandbox.channel import Channel
+from autograder.engine.sandbox.judge_learner import FORGED_READY, STALLED, LearnerSandbox, died, kill
+
+TEST_TIMEOUT = ("time limit exceeded while running the test on your code: is there an infinite loop, or work "
+                "far larger than the exercise needs?")
+
+
+def grade_notebook(job: dict, read_roots: list, read_tests=None) -> dict:
+    """{"outcomes": [Outcome per test], "notes": [...], "output": answers' output, "answers_seconds"}.
+
+    `read_tests()` gives the test cells and the seed; it is called only once the learner's starter is forked,
+    so no learner process is ever a copy of a process that held the hidden tests or the course's base seed
+    (without it, `job["tests"]` and `job["seed"]`)."""
+    workdir = tempfile.mkdtemp(prefix="grading-")
+    judge = group = None
+    try:
+        os.chmod(workdir, 0o700)
+        confine.limit_address_space(job["limits"]["judge_memory_mb"])
+        if job["limits"]["isolation"] != "none":
+            group = cgroup.memory_group(job["limits"]["group_memory_mb"] << 20)
+        job["memory_group"] = group.folder if group is not None else None
+        judge = Judge(job, workdir, read_roots)
+        try:  # before the starter: every learner copy and every test's judge inherits it
+            warm.run(job.get("warm", []))
+        except Exception:  # noqa: BLE001 - a warm-up only saves time; the tests pay for what it did not do
+            pass
+        judge.learner.start_starter()
+        if read_tests is not None:
+            job["tests"], job["seed"] = read_tests()
+        return judge.run()
+    finally:
+        if judge is not None:
+            judge.learner.stop()
+            judge.learner.stop_starter()
+        if group is not None:
+            group.remove()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+class Judge:
+    """One notebook's run: its setup cells here, its answers once in the learner's sandbox, then each test."""
+
+    def __init__(self, job: dict, workdir: str, read_roots: list):
+        self.job = job
+        self.limits = job["limits"]
+        self.learner = LearnerSandbox(job, workdir, read_roots)
+        self.setup_namespace: dict = {}
+
+    # ------------------------------------------------------------------------------------ the notebook
+    def run(self) -> dict:
+        tests, learner = self.job["tests"], self.learner
+        self._run_setup()
+        failure = learner.start()
+        if failure is not None:
+            return self._all(failure)
+        outcomes = []
+        for grade_id, source in tests:
+            if learner.pid is None:  # a test timed out or the sandbox stalled: a fresh one runs the answers again
+                failure = learner.start() if learner.starts <= self.limits["restarts"] else \
+                    Outcome("error", STALLED, "learner-stalled")
+                if failure is not None:
+                    outcomes += [self._with_isolation(Outcome(failure.status, failure.feedback, failure.mistake,
+                                                              details=dict(failure.details)))
+                                 for _ in range(len(tests) - len(outcomes))]
+                    break
+            outcome = self._test(grade_id, source)
+            outcome = _answer_cell_cause(outcome, learner.failures)
+            outcome.details.setdefault("phases", {})["answers"] = round(learner.answers_seconds / max(len(tests), 1), 4)
+            outcomes.append(self._with_isolation(outcome))
+        notes = [_clip(f"your answer cell `{f['cell']}` raised an error after defining its names: "
+                       f"{f['outcome'].feedback}") for f in learner.failures if not f["setup"]]
+        if learner.forged_ready:
+            notes = [FORGED_READY]
+        return {"outcomes": outcomes, "notes": notes, "output": learner.output,
+                "answers_seconds": round(learner.answers_seconds, 4)}
+
+    def _with_isolation(self, outcome: Outcome) -> Outcome:
+        isolation = dict(self.learner.isolation, strong=strong(self.learner.isolation))
+        if isolation.get("memory_cgroup") and self.job.get("memory_group"):
+            isolation["memory_cgroup"] = os.path.basename(self.job["memory_group"])  # the judge's own record
+        outcome.details.update(isolation=isolation)
+        return outcome
+
+    def _all(self, outcome: Outcome) -> dict:
+        return {"outcomes": [self._with_isolation(Outcome(outcome.status, outcome.feedback, outcome.mistake,
+                                                          details=dict(outcome.details)))
+                             for _ in self.job["tests"]], "notes": [], "output": ""}
+
+    def _run_setup(self) -> None:
+        """The setup cells run here too (they are the course's): the tests see their names."""
+        namespace = {"__name__": "__main__", "get_ipython": cells.NoIPython}
+        for label, source in self.job["cells"]:
+            if not label.startswith("answer"):
+                cells.run(cells.compile_cell(source, label), namespace, label)
+        self.setup_namespace = namespace
+
+    # ----------------------------------------------------------------------------------------- a test
+    def _test(self, grade_id: str, source: str) -> Outcome:
+        start = time.monotonic()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            failure = self.learner.fork_copy(theirs)
+        finally:
+            theirs.close()
+        if failure is not None:
+            ours.close()
+            return failure
+        results_r, results_w = os.pipe()
+        judge_pid = os.fork()
+        if judge_pid == 0:
+            os.close(results_r)
+            _judge_child(grade_id, source, ours, results_w, self)
+        os.close(results_w)
+        ours.close()
+        forked_at = time.monotonic()
+        outcome = self._verdict(results_r, judge_pid, start + self.limits["seconds_per_test"])
+        os.close(results_r)
+        if outcome.status == "timeout":
+            self.learner.stop()  # the copy may still be running: the whole sandbox goes, the next test gets a new one
+            status = None
+        else:
+            status = self.learner.end_copy()
+        if outcome.mistake == "learner-gone":
+            outcome = died(status)
+        outcome.seconds = round(time.monotonic() - start, 4)
+        outcome.details.setdefault("phases", {}).update(fork=round(forked_at - start, 4))
+        judges = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        outcome.details["child_maxrss_mb"] = round(max(judges, self.learner.peak_mb), 1)
+        return outcome
+
+    def _verdict(self, fd: int, pid: int, deadline: float) -> Outcome:
+        """The test's judge's verdict, read from its pipe (at most `protocol.MAX_VERDICT` bytes) by the deadline."""
+        data = b""
+        while True:
+            if not self.learner.wait([fd], deadline):
+                kill(pid)
+                return Outcome("timeout", TEST_TIMEOUT, "timeout")
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            data += chunk
+            if len(data) > protocol.MAX_VERDICT:
+                kill(pid)
+                break
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        return read_verdict(data)
+
+
+def read_verdict(data: bytes) -> Outcome:
+    """A test's judge's `verdict` as an Outcome; the grader's own failure if it is not one."""
+    if not data:
+        return Outcome("error", "the grader failed on this test (its judge ended without a verdict); tell your "
+                                "instructor.", "grader-error")
+    try:
+        message = protocol.check_json("verdict", data, protocol.MAX_VERDICT)
+    except protocol.ProtocolError as error:
+        return Outcome("error", protocol.GRADER_BROKE.format(why=error), "grader-error")
+    return Outcome(message["status"], message["feedback"], message["mistake"], details=message["details"])
+
+
+def strong(isolation: dict) -> bool:
+    """The layers a class is graded with by default: namespaces with the read-only root, Landlock and seccomp
+    all in force."""
+    return bool(isolation.get("namespaces") and isolation.get("read_only_root") and isolation.get("landlock")
+                and isolation.get("seccomp"))
+
+
+def _clip(text: str, limit: int = protocol.MAX_FEEDBACK) -> str:
+    return text if len(text) <= limit else text[:limit - 20] + " [... cut here]"
+
+
+def _answer_cell_cause(outcome: Outcome, failures: list) -> Outcome:
+    """A name the test could not find because its answer cell raised first: that error is the cause. Only
+    the feedback changes, and only for a test that did not pass; the status stays the judge's."""
+    answer_failures = [f for f in failures if not f["setup"]]
+    setup_failures = [f for f in failures if f["setup"]]
+    if setup_failures and outcome.status != "passed":
+        f = setup_failures[0]
+        return Outcome("error", _clip(f"a setup cell of the course failed ({f['outcome'].feedback}); tell your "
+                                      "instructor."), "setup-error", details=outcome.details)
+    if answer_failures and outcome.status != "passed" and outcome.mistake in ("not-defined", "name-error"):
+        f = answer_failures[0]
+        cause = f["outcome"]
+        return Outcome(cause.status, _clip(f"your answer cell `{f['cell']}` raised an error: {cause.feedback}"),
+                       cause.mistake or "exception", details=outcome.details)
+    return outcome
+
+
+def _judge_child(grade_id: str, source: str, sock: socket.socket, results_w: int, judge: Judge):
+    """A fresh judge process for one test: the test cell runs here, against proxies of the learner's names;
+    its verdict goes to the notebook's judge (protocol.py `verdict`)."""
+    try:
+        judge.learner.close()  # the sandbox's channels are the notebook judge's
+        shared.set_base_seed(judge.job["seed"])
+        link = proxy.Link(Channel(sock))
+        shared.attach_learner(link)
+        namespace = {name: codec.decode(info["value"], []) if type(info.get("value")) is dict
+                     else proxy.Remote(link, info["h"], info) for name, info in judge.learner.names.items()}
+        namespace.update(judge.setup_namespace)
+        start = time.perf_counter()
+        outcome = cells.run(cells.compile_cell(source, grade_id, ipython=False), namespace, grade_id, is_test=True)
+        outcome = outcome or Outcome("passed")
+        outcome.details["check_seconds"] = round(time.perf_counter() - start, 4)
+        outcome.details["phases"] = {"check": outcome.details["check_seconds"]}
+        try:
+            link.channel.send(*codec.encode(protocol.request({"op": "end"})))
+        except OSError:
+            pass
+    except proxy.BrokenProtocol as error:  # (the test cell's own run describes it the same way)
+        outcome = Outcome("error", str(error), "protocol")
+    except proxy.LearnerGone:
+        outcome = Outcome("error", "the process running your code ended", "learner-gone")
+    except BaseException as error:  # noqa: BLE001 - the grader's own failure, reported as such
+        outcome = Outcome("error", f"the grader failed on this test ({type(error).__name__}: {error}); "
+                                   "tell your instructor.", "grader-error")
+    verdict = {"status": outcome.status, "feedback": _clip(str(outcome.feedback)),
+               "mistake": str(outcome.mistake)[:200], "details": outcome.details}
+    data = json.dumps(verdict, default=str).encode()
+    while data:
+        data = data[os.write(results_w, data):]
+    os._exit(0)

@@ -1,0 +1,304 @@
+"""The learner's request handlers: what a test's copy of the learner's process answers, and how.
+
+The copy serves one test's requests over its own socket (`serve`): call one of the learner's objects on tensors
+(recording the graph), take a vector-Jacobian product through a recorded graph, read an attribute, or run one
+of the fixed probes (`checks.common.probe`). Objects stay here and cross as handles; tensors cross by value,
+with the facts only this process knows about them (`_facts`). Before every reply the integrity checkpoint
+runs; a change it finds is reported through primitives bound before any learner code ran, and the copy ends.
+"""
+
+from __future__ import annotations
+
+import _socket
+import os
+import warnings
+
+import torch
+
+from autograder.engine.sandbox import cells, codec, integrity, mirror
+from autograder.engine.sandbox import channel as _channel
+from autograder.engine.sandbox.channel import Channel, ChannelClosed
+
+OBJECTS: dict = {}      # handle id -> object
+_IDS: dict = {}         # id(object) -> handle id
+GRAPHS: dict = {}       # graph id -> (inputs, outputs, leaves) of a recorded call or vjp
+LEAVES: dict = {}       # argument index -> the leaf behind that argument, for arguments with a history
+CTXS: dict = {}         # ctx key -> this process's stand-in ctx
+
+
+# ------------------------------------------------------------------------------------ handles, codec
+
+def handle_of(obj) -> codec.Handle:
+    key = id(obj)
+    if key not in _IDS:
+        _IDS[key] = len(OBJECTS) + 1
+        OBJECTS[_IDS[key]] = obj
+    info = {"type": type(obj).__name__, "callable": callable(obj)}
+    name = getattr(obj, "__name__", None) if isinstance(obj, type) or callable(obj) else None
+    if type(name) is str:
+        info["name"] = name
+    return codec.Handle(_IDS[key], info)
+
+
+def resolve(handle_id: int, info: dict):
+    """The object a handle names; `info["attr"] == "apply"` names its `apply` (see proxy.Remote)."""
+    if handle_id not in OBJECTS:
+        raise LookupError(f"unknown object {handle_id}")
+    return OBJECTS[handle_id].apply if info.get("attr") == "apply" else OBJECTS[handle_id]
+
+
+def checks_object(path: str):
+    """A class or function of autograder.checks.* or autograder.engine.shared (FakeCtx), by "module:qualname" (a Ref,
+    or a stand-in ctx's class)."""
+    module, _, name = path.partition(":")
+    if not (module in ("autograder.checks", "autograder.engine.shared") or module.startswith("autograder.checks.")):
+        raise TypeError("only the checks' own functions and classes are named by path")
+    import importlib
+
+    obj = importlib.import_module(module)
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _materialize(value, ctxs: list):
+    """Decoded arguments -> objects: CtxState -> this process's stand-in ctx (the same one for the same key),
+    each listed in `ctxs` as (key, ctx)."""
+    if type(value) is codec.Ref:
+        return checks_object(value.path)
+    if type(value) is codec.CtxState:
+        ctx = CTXS.get(value.key)
+        if ctx is None:
+            cls = checks_object(value.cls)
+            ctx = CTXS[value.key] = cls.__new__(cls)
+        vars(ctx).clear()
+        vars(ctx).update({k: _materialize(v, ctxs) for k, v in value.state.items()})
+        ctxs.append((value.key, ctx))
+        return ctx
+    if type(value) in (list, tuple):
+        return type(value)(_materialize(v, ctxs) for v in value)
+    if type(value) is dict:
+        return {k: _materialize(v, ctxs) for k, v in value.items()}
+    return value
+
+
+_tensors = codec.tensors_in
+
+
+def _ctx_states(ctxs: list) -> list:
+    return [codec.CtxState(key, f"{type(c).__module__}:{type(c).__qualname__}", dict(vars(c))) for key, c in ctxs]
+
+
+# Facts about a tensor read through PyTorch's own C accessors, bound before any learner code runs: a Tensor
+# subclass's `grad_fn` property, a TorchFunctionMode answering for the getters, or a class whose metaclass
+# answers `__name__` cannot change what is reported. (Under DisableTorchFunction the getters skip both.)
+_NO_TORCH_FUNCTION = torch._C.DisableTorchFunction
+_GRAD_FN = torch._C.TensorBase.__dict__["grad_fn"].__get__
+_REQUIRES_GRAD = torch._C.TensorBase.__dict__["requires_grad"].__get__
+_IS_LEAF = torch._C.TensorBase.__dict__["is_leaf"].__get__
+_NUMEL = torch._C.TensorBase.numel
+_STORAGE = torch._C.TensorBase.untyped_storage
+_DATA_PTR = torch._C.StorageBase.data_ptr
+_TYPE_NAME = type.__dict__["__name__"].__get__
+_TYPE_DICT = type.__dict__["__dict__"].__get__
+_PROXY_GET = type(type.__dict__).get
+_TENSOR = torch.Tensor
+_NODE = torch.autograd.function.BackwardCFunction
+_type, _issubclass, _isinstance, _bool, _int = type, issubclass, isinstance, bool, int
+
+
+def _facts(t, same: dict) -> dict:
+    """What only this process knows about a tensor it sends: its node's real class (and, for a Function's
+    node, which Function class it runs the backward of, as a handle), whether it is a plain torch.Tensor."""
+    node = _GRAD_FN(t)
+    kind = _type(node)
+    facts = {"fn": _TYPE_NAME(kind) if node is not None else None, "rg": _bool(_REQUIRES_GRAD(t)),
+             "leaf": _bool(_IS_LEAF(t)), "ptr": _int(_DATA_PTR(_STORAGE(t))) if _NUMEL(t) else 0,
+             "plain": _type(t) is _TENSOR}
+    if node is not None and _issubclass(kind, _NODE):
+        forward_cls = _PROXY_GET(_TYPE_DICT(kind), "_forward_cls")
+        if _isinstance(forward_cls, _type):
+            facts["fwd"] = handle_of(forward_cls).id
+    if not facts["plain"]:
+        facts["cls"] = _TYPE_NAME(_type(t))
+    if id(t) in same:
+        facts["same"] = same[id(t)]
+    return facts
+
+
+def _reply(channel: Channel, value, same: dict | None = None) -> None:
+    """Send `value`; tensors that are (by identity) an argument or output named in `same` say so."""
+    same = same or {}
+    with _NO_TORCH_FUNCTION():
+        header, buffers = codec.encode({"ok": value}, handle_of, lambda t: _facts(t, same))
+    channel.send(header, buffers)
+
+
+def error_data(error: BaseException, depth: int = 0) -> dict:
+    """An exception as plain data, with what caused it (a few levels: `raise ... from`, or during handling)."""
+    from autograder.engine.shared import Mistake
+
+    base = next((b.__name__ for b in codec.ERROR_BASES if isinstance(error, b)), "")
+    try:
+        message = str(error)[:4000]
+    except BaseException:  # noqa: BLE001
+        message = ""
+    info = {"type": type(error).__name__[:200], "base": base, "message": message,
+            "where": cells.answer_line(error)[:4000]}
+    if isinstance(error, Mistake):
+        try:
+            info["code"] = str(error.code)[:200]
+        except BaseException:  # noqa: BLE001
+            info["code"] = "exception"
+    cause = error.__cause__ or error.__context__
+    if isinstance(cause, BaseException) and cause is not error and depth < 4:
+        info["cause"] = error_data(cause, depth + 1)
+    return info
+
+
+# ------------------------------------------------------------------------------------------- requests
+
+def _decode_args(header, buffers, created: dict, ctxs: list):
+    """Arguments of a request; each tensor becomes a local tensor (requires_grad as in the judge),
+    the same local for the same judge tensor."""
+
+    LEAVES.clear()
+
+    def local(t, node):
+        index = node.get("arg")
+        if type(index) is int and index in created:
+            return created[index]
+        t, leaf = mirror.local_input(t, node.get("rg") is True, node.get("leaf") is not False or type(index) is not int)
+        if leaf is not None:
+            LEAVES[index] = leaf
+        if type(index) is int:
+            created[index] = t
+        return t
+
+    return _materialize(codec.decode(header, buffers, resolve, local), ctxs)
+
+
+def _leaves(created: dict) -> list:
+    """The tensors gradients are taken with respect to: each argument, or the leaf behind it."""
+    return [LEAVES.get(i, created[i]) for i in sorted(created)]
+
+
+def op_call(message: dict, created: dict, ctxs: list) -> tuple:
+    fn = resolve(message["h"], {"attr": message.get("attr")})
+    args, kwargs = message["args"], message["kwargs"]
+    inputs = [created[i] for i in sorted(created)]
+    before = mirror.Before(inputs)
+    with torch.set_grad_enabled(bool(message.get("grad"))):
+        out = fn(*args, **kwargs)
+    outputs = _tensors(out, [])
+    graph = None
+    if message.get("record") and any(o.requires_grad for o in outputs):
+        graph = len(GRAPHS) + 1
+        GRAPHS[graph] = (inputs, outputs, _leaves(created))
+    same = mirror.identities(inputs, outputs)
+    result = {"out": out, "graph": graph, "changed": mirror.changed(inputs, before), "ctx": _ctx_states(ctxs),
+              "bumped": mirror.bumped(inputs, before), "rebased": mirror.rebased(inputs, outputs, before, same)}
+    return result, same
+
+
+def op_vjp(message: dict, created: dict, ctxs: list) -> tuple:
+    """Gradients of a recorded graph's outputs with respect to its inputs, weighted by `grads`."""
+    inputs, outputs, leaves = GRAPHS[message["graph"]]
+    mirror.apply_judge_changes(inputs, outputs, message.get("dirty", {}), message.get("dirty_outputs", {}))
+    grads = message["grads"]
+    before = mirror.Before(inputs)
+    pairs = [(o, g if g is not None else torch.zeros_like(o)) for o, g in zip(outputs, grads)
+             if o is not None and o.requires_grad]
+    wanted = [i for i, t in enumerate(leaves) if t.requires_grad]
+    create = bool(message.get("create_graph"))
+    result = [None] * len(inputs)
+    if pairs and wanted:
+        # backward(), not grad(): like the judge's own backward it runs every node the outputs reach (a
+        # once_differentiable error node among them), and the leaves here collect .grad.
+        for i in wanted:
+            leaves[i].grad = None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # create_graph's note on reference cycles
+            torch.autograd.backward([o for o, _ in pairs], [g for _, g in pairs], create_graph=create,
+                                    retain_graph=True)
+        for i in wanted:
+            result[i], leaves[i].grad = leaves[i].grad, None
+    graph = None
+    if create:
+        graph = len(GRAPHS) + 1
+        GRAPHS[graph] = (inputs + [created[i] for i in sorted(created)], result, leaves + _leaves(created))
+    return {"grads": result, "graph": graph, "changed": mirror.changed(inputs, before),
+            "bumped": mirror.bumped(inputs, before)}, {}
+
+
+def op_probe(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES) -> tuple:
+    fn = _probes[message["name"]]  # the registry as it was before any answer ran (integrity.record)
+    return fn(*message["args"], **message["kwargs"]), {}
+
+
+def op_getattr(message: dict, created: dict, ctxs: list) -> tuple:
+    return getattr(resolve(message["h"], {"attr": message.get("attr")}), message["name"]), {}
+
+
+OPERATIONS = {"call": op_call, "vjp": op_vjp, "probe": op_probe, "getattr": op_getattr}
+
+
+# A tampering report goes out through C-level primitives bound here, before any learner code ran (the codec, the
+# channel, json and the socket class may be the very things an answer patched to rewrite it).
+_SOCKET = _socket.socket
+_SENDALL = _socket.socket.sendall
+_EXIT = os._exit
+_PACK_PREFIX = _channel._PREFIX.pack
+_SHOWN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:()<>, -")
+_TAMPERING = ("your code replaced or removed objects PyTorch or the grader rely on ({}). Tests do not run on a "
+              "modified PyTorch, NumPy or Python; remove that code.")
+
+
+def _tampering_frame(found: list) -> bytes:
+    """The error reply that says so, written without the codec, json or anything an answer can patch."""
+    shown = ", ".join(found[:5]) + (" ..." if len(found) > 5 else "")
+    text = _TAMPERING.replace("{}", "".join([ch for ch in shown if ch in _SHOWN]))
+    header = ('{"v": {"D": {"error": {"D": {"type": "Mistake", "base": "AssertionError", "message": "' + text
+              + '", "where": "", "code": "tampering"}}}}, "sizes": []}').encode("ascii")
+    return _PACK_PREFIX(len(header), 0) + header
+
+
+def serve(channel: Channel, _changed=integrity.changed, _operations=OPERATIONS, _frame=_tampering_frame,
+          _sendall=_SENDALL, _socket_type=_SOCKET, _exit=_EXIT, _isinstance=isinstance) -> None:
+    """One test's requests, until the judge says `end` or closes the channel. Before every reply (an error
+    too) the integrity checkpoint runs; if it finds a change, the report goes out and this copy ends."""
+    while True:
+        try:
+            header, buffers = channel.recv()
+        except (ChannelClosed, OSError, codec.CodecError):
+            _exit(0)
+        created: dict = {}
+        ctxs: list = []
+        failure = None
+        try:
+            message = _decode_args(header, buffers, created, ctxs)
+            if type(message) is not dict or message.get("op") not in _operations:
+                _exit(0)  # `end`, or nothing we know
+            value, same = _operations[message["op"]](message, created, ctxs)
+        except BaseException as error:  # noqa: BLE001 - the learner's failure is the judge's to read
+            failure = error
+        try:
+            tampered = _changed()
+        except BaseException:  # noqa: BLE001 - a checkpoint that cannot run is a finding too
+            tampered = ["the integrity checkpoint"]
+        if tampered:
+            try:
+                sock = channel.sock
+                if _isinstance(sock, _socket_type):
+                    _sendall(sock, _frame(tampered))
+            finally:
+                _exit(0)
+        if failure is not None:
+            header, buffers = codec.encode({"error": error_data(failure)})
+            channel.send(header, buffers)
+            continue
+        try:
+            _reply(channel, value, same)
+        except (TypeError, codec.CodecError) as error:
+            header, buffers = codec.encode({"error": error_data(TypeError(f"the result cannot be graded: {error}"))})
+            channel.send(header, buffers)

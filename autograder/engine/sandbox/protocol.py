@@ -1,0 +1,240 @@
+"""The wire contract between the grading processes: every message kind, declared once.
+
+    grader -> root -(fork)-> judge -(fork)-> starter -(clone)-> learner's sandbox -(fork)-> a test's copy
+                               └-(fork)-> a test's judge
+
+Trust falls along the arrows: each process reads what the processes after it send as hostile data, and
+checks what its own grader-side forks send (the starter, a test's judge) too, their failure being the grader's.
+A message carries facts, never a status, a pid or a size its reader would act on unchecked: pass, fail, error
+and timeout are decided by the judge from what it computed and observed itself; a pid is the kernel's word (the
+reader's own child) or nothing; every size is capped before anything is allocated for it. Each kind has a JSON
+schema here (a bare signal, its one spelling); a message that does not match is a broken protocol, which its
+reader reports as such, never with an exception that escapes.
+
+    channel               direction                 kinds
+    --------------------  ------------------------  ---------------------------------------------------------
+    root's control        grader -> root            judge (a signal, with the notebook's socket attached)
+    notebook (frames)     grader -> judge           job, then tests (a frame of its own, read once the
+                                                    learner's starter exists)
+                          judge -> grader           graded (an outcome per test), or failed (why not)
+    starter (seqpacket)   judge -> starter          start (a signal)
+                          starter -> judge          started (with the sandbox's two sockets attached)
+    verdict (pipe)        a test's judge -> judge   verdict
+    fds (seqpacket)       learner -> judge          hello (with the seccomp listener; sent before any
+                                                    learner code runs)
+                          judge -> learner          fork (with the test's socket)
+    control (frames)      learner -> judge          ready, forked, ended
+    test (frames)         judge -> learner          call, vjp, probe, getattr, end   (values: codec.py)
+                          learner -> judge          reply: {"ok": value} or {"error": error}
+
+Frames (channel.py) have no datagram limit; the learner's control channel caps each at `MAX_CONTROL_FRAME`,
+the grader's read of the judge's reply at `MAX_GRADED_FRAME`, the judge's read of a verdict at `MAX_VERDICT`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import jsonschema
+
+from autograder.engine.sandbox.cells import STATUSES
+from autograder.engine.sandbox.limits import ISOLATION_LEVELS, Limits
+
+MAX_CONTROL_FRAME = 8 * 1024 * 1024   # a ready report (names with plain values, output) fits well inside
+MAX_NAMES = 2000
+MAX_VALUE_CHARS = 100_000              # a name's plain value travels by value up to this size ...
+MAX_VALUES_CHARS = 2_000_000           # ... and all of them together up to this; the rest as handles
+MAX_TEXT = 8000                        # a message, a cell label, a type name
+MAX_OUTPUT = 64_000
+MAX_FEEDBACK = 20_000                  # a test's feedback or a note, as the judge sends it (cut there)
+MAX_TESTS = 1000                       # test cells of one notebook
+MAX_VERDICT = 1024 * 1024              # a test's verdict, read from its judge's pipe
+MAX_GRADED_FRAME = 64 * 1024 * 1024    # a notebook's outcomes, read by the grader
+MAX_PID = 1 << 22                      # the kernel's own bound (pid_max)
+
+
+class ProtocolError(ValueError):
+    """A message that is not one the contract declares."""
+
+
+# What a broken protocol is called, by whoever broke it. The learner's process: its tests end with this
+# (mistake "protocol"). One of the grader's own processes (root, judge, a judge's fork, the starter): the
+# grader's failure, for the instructor (mistake "grader-error").
+LEARNER_BROKE = ("the process running your answers sent the grader something it never sends ({why}): does an "
+                 "answer cell write to file descriptors it did not open?")
+GRADER_BROKE = "the grader broke its own protocol ({why}); tell your instructor."
+
+_TEXT = {"type": "string", "maxLength": MAX_TEXT}
+_NAME = {"type": "string", "maxLength": 200}
+_PATH = {"type": "string", "maxLength": 4096}
+_SECONDS = {"type": "number", "minimum": 0}
+_COUNT = {"type": "integer", "minimum": 0}
+
+
+def _object(properties: dict, required=None, **more) -> dict:
+    """An object of exactly these fields (all required unless `required` names fewer)."""
+    return dict({"type": "object", "properties": properties,
+                 "required": list(properties) if required is None else list(required),
+                 "additionalProperties": False}, **more)
+
+
+def _cells(max_items: int) -> dict:
+    """[[label, source], ...]: notebook cells (a source's size is the submission's, capped before grading)."""
+    return {"type": "array", "maxItems": max_items,
+            "items": {"type": "array", "prefixItems": [_NAME, {"type": "string"}], "minItems": 2, "maxItems": 2}}
+
+
+# A learner's exception as data (learner_requests.error_data): the judge rebuilds and describes it itself.
+ERROR = _object({"type": _NAME, "base": _NAME, "message": _TEXT, "where": _TEXT, "code": _NAME,
+                 "cause": {"$ref": "#/$defs/error"}}, required=["type", "message"])
+
+# limits.Limits as the job carries it: every field of the dataclass, of its type (a count or a positive number,
+# and one of the isolation levels).
+_LIMIT_TYPES = {"int": _COUNT, "float": {"type": "number", "exclusiveMinimum": 0},
+                "str": {"enum": list(ISOLATION_LEVELS)}}
+LIMITS = _object({f.name: _LIMIT_TYPES[f.type] for f in dataclasses.fields(Limits)})
+
+# The layers a learner's sandbox reported (hello), as facts: a few plain values.
+_ISOLATION = {"type": "object", "maxProperties": 30, "propertyNames": {"maxLength": 200},
+              "additionalProperties": {"type": ["boolean", "integer", "string"], "maxLength": MAX_TEXT}}
+
+# What the judge records of a test besides its verdict: every field it ever writes, and no other.
+DETAILS = _object({
+    "exception": _NAME, "exit": _NAME, "check_seconds": _SECONDS, "child_maxrss_mb": _SECONDS,
+    "phases": {"type": "object", "maxProperties": 20, "propertyNames": {"maxLength": 200},
+               "additionalProperties": _SECONDS},
+    "isolation": _ISOLATION}, required=[])
+
+# cells.Outcome as the judge sends it (dataclasses.asdict).
+OUTCOME = _object({"status": {"enum": list(STATUSES)}, "feedback": {"type": "string", "maxLength": MAX_FEEDBACK},
+                   "mistake": _NAME, "output": {"type": "string", "maxLength": MAX_OUTPUT}, "seconds": _SECONDS,
+                   "details": DETAILS})
+
+# The bare signals: no JSON, one spelling each.
+SIGNALS = {
+    "judge": b"judge",    # grader -> root: fork a judge to serve the socket attached
+    "start": b"start",    # judge -> its starter: start a learner's sandbox
+}
+
+GRADER_SENDS = {
+    # The notebook, without its test cells and the seed: the judge forks the learner's starter first.
+    "job": _object({"cells": _cells(2000), "limits": LIMITS, "protected": {"type": "array", "maxItems": 1000,
+                                                                          "items": _PATH},
+                    "warm": {"type": "array", "maxItems": 20, "items": _NAME}}),
+    "tests": _object({"tests": _cells(MAX_TESTS), "seed": {"type": "integer", "minimum": -(1 << 63),
+                                                          "maximum": (1 << 64) - 1}}),
+}
+
+JUDGE_REPLIES = {
+    "graded": _object({"outcomes": {"type": "array", "maxItems": MAX_TESTS, "items": OUTCOME},
+                       "notes": {"type": "array", "maxItems": 400,
+                                 "items": {"type": "string", "maxLength": MAX_FEEDBACK}},
+                       "output": {"type": "string", "maxLength": MAX_OUTPUT},
+                       "answers_seconds": _SECONDS}, required=["outcomes", "notes", "output"]),
+    "failed": _object({"error": _TEXT}),
+}
+
+# Within the judge: its starter's answer, and a test's judge's verdict.
+JUDGE_FORKS_SEND = {
+    "started": _object({"pid": {"type": "integer", "minimum": -1, "maximum": MAX_PID}}),
+    "verdict": _object({"status": {"enum": list(STATUSES)}, "feedback": {"type": "string", "maxLength": MAX_FEEDBACK},
+                        "mistake": _NAME, "details": DETAILS}),
+}
+
+LEARNER_SENDS = {
+    "hello": _object({"op": {"const": "hello"}, "isolation": dict(_ISOLATION, maxProperties=20)}),
+    "ready": _object({
+        "op": {"const": "ready"},
+        "names": {
+            "type": "object", "maxProperties": MAX_NAMES,
+            "propertyNames": {"maxLength": 200},
+            "additionalProperties": _object({"h": {"type": "integer", "minimum": 1}, "type": _NAME,
+                                             "callable": {"type": "boolean"}, "name": _NAME,
+                                             "value": {"type": "object"}}, required=["h"]),
+        },
+        "failures": {"type": "array", "maxItems": 200,
+                     "items": _object({"cell": _NAME, "error": {"$ref": "#/$defs/error"}})},
+        "output": {"type": "string", "maxLength": MAX_OUTPUT},
+        "seconds": _SECONDS,
+    }, required=["op", "names", "failures", "output"]),
+    "forked": _object({"op": {"const": "forked"}, "ok": {"type": "boolean"}}),
+    "ended": _object({"op": {"const": "ended"},
+                      "status": {"type": ["integer", "null"], "minimum": 0, "maximum": 65535},
+                      "peak_mb": {"type": "number", "minimum": 0, "maximum": 1e7}}, required=["op"]),
+    "reply": {
+        "type": "object",
+        "oneOf": [{"required": ["ok"]}, {"required": ["error"]}],
+        "properties": {"ok": {}, "error": {"$ref": "#/$defs/error"}},
+        "additionalProperties": False,
+    },
+}
+
+JUDGE_SENDS = {
+    "fork": (),                                   # on the fds channel, with the test's socket attached
+    "call": ("h", "attr", "args", "kwargs", "grad", "record"),
+    "vjp": ("graph", "grads", "dirty", "dirty_outputs", "create_graph"),
+    "probe": ("name", "args", "kwargs"),
+    "getattr": ("h", "attr", "name"),
+    "end": (),
+}
+
+SCHEMAS = {**GRADER_SENDS, **JUDGE_REPLIES, **JUDGE_FORKS_SEND, **LEARNER_SENDS}
+
+# JSON's integers are Python's int (never a bool, never 2.0), its numbers finite: a pid of 7.0 or a size of
+# NaN is no message of ours.
+_TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine_many({
+    "integer": lambda _, value: type(value) is int,
+    "number": lambda _, value: type(value) in (int, float) and math.isfinite(value),
+})
+_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=_TYPES)
+_VALIDATORS = {kind: _Validator(dict(schema, **{"$defs": {"error": ERROR}})) for kind, schema in SCHEMAS.items()}
+
+
+def check(kind: str, message) -> dict:
+    """`message` if it is a well-formed `kind`; else ProtocolError (an unknown kind included)."""
+    validator = _VALIDATORS.get(kind)
+    if validator is None:
+        raise ProtocolError(f"no message kind {kind!r} is declared")
+    try:
+        valid = validator.is_valid(message)
+    except (TypeError, ValueError, RecursionError) as error:  # a value JSON could not have carried
+        raise ProtocolError(f"malformed {kind} ({type(error).__name__})") from None
+    if not valid:
+        error = next(validator.iter_errors(message))
+        where = "/".join(str(p) for p in error.absolute_path) or "message"
+        raise ProtocolError(f"malformed {kind} ({where}: {error.message[:200]})")
+    return message
+
+
+def check_json(kind: str, data: bytes, limit: int) -> dict:
+    """The `kind` written as JSON in `data` (at most `limit` bytes); else ProtocolError."""
+    if len(data) > limit:
+        raise ProtocolError(f"{kind} larger than {limit} bytes")
+    try:
+        message = json.loads(data)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise ProtocolError(f"{kind} is not JSON") from None
+    return check(kind, message)
+
+
+def check_signal(kind: str, data: bytes) -> bytes:
+    """`data` if it is the signal `kind`, spelt as declared; else ProtocolError."""
+    if kind not in SIGNALS:
+        raise ProtocolError(f"no signal {kind!r} is declared")
+    if data != SIGNALS[kind]:
+        raise ProtocolError(f"expected the signal {kind}, got {bytes(data[:40])!r}")
+    return data
+
+
+def request(message: dict) -> dict:
+    """`message` if it is a request of the judge's declared in JUDGE_SENDS (its op and no other field): the
+    judge builds its requests through this, so the table above is the whole of what it ever asks."""
+    fields = JUDGE_SENDS.get(message.get("op"))
+    if fields is None or not set(message) - {"op"} <= set(fields):
+        raise ProtocolError(f"the judge built an undeclared request: {sorted(message)}")
+    return message
+
+
+FORK = json.dumps(request({"op": "fork"})).encode()  # the fork request's one spelling

@@ -1,0 +1,191 @@
+"""The root process: one per grader, it imports PyTorch and the checks once (3-4 s), never runs the
+learner's code, and forks a judge for each notebook it is asked to grade. The grader (handle.py) hands it one
+socket per notebook (a `judge` signal); the judge, a fork of this process, reads the job from that socket and
+replies on it itself. They speak JSON frames (never pickle), each of a kind protocol.py declares."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import socket
+import site
+import sys
+import sysconfig
+from dataclasses import asdict
+from pathlib import Path
+
+from autograder.engine.sandbox import protocol
+from autograder.engine.sandbox.channel import Channel, pack, recv_fd
+
+
+def _send(channel: Channel, message: dict) -> None:
+    channel.send(message, [])  # plain JSON: the grader's side never imports PyTorch
+
+
+def _recv(channel: Channel) -> dict:
+    return channel.recv()[0]
+
+
+# ------------------------------------------------------------------------------------------ the root
+
+def prepare() -> None:
+    """Everything the forks share, imported and warmed up once."""
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    # OpenMP reads this once, when PyTorch loads it: every parallel region then runs on this one thread, so
+    # an answer's torch.set_num_threads(4) is harmless instead of a refused thread (libgomp exits on that).
+    os.environ["OMP_THREAD_LIMIT"] = "1"
+    import numpy  # noqa: F401
+    import numpy.testing  # noqa: F401  (watched by the integrity checkpoint: import it before any answer)
+    import torch
+
+    torch.set_num_threads(1)  # one thread per grading process; keeps fork() safe with OpenMP
+    import matplotlib.pyplot  # noqa: F401  (answer or setup cells may import pyplot)
+    import IPython.core.inputtransformer2  # noqa: F401  (cells may hold magics)
+    import torch.func  # noqa: F401
+    import torch.library  # noqa: F401
+    import torch.utils.checkpoint  # noqa: F401
+    import torch._dynamo  # noqa: F401  (it rebinds torch.manual_seed on import: before the integrity baseline)
+    import importlib
+
+    import autograder.engine.sandbox.judge  # noqa: F401  (and the learner's side: the forks do not import them again)
+    from autograder import kernels
+
+    try:  # the course's C++ kernel (notebook 16), built here if needed: the forks inherit it, never compile
+        kernels.load()
+    except kernels.KernelsUnavailable:
+        pass  # notebook 16's setup cell then fails, naming what is missing; the other notebooks grade as usual
+
+    checks = Path(__file__).resolve().parents[2] / "checks"  # every check module, by listing the folder
+    for module in sorted(p.stem for p in checks.glob("*.py")):
+        if not module.startswith("_"):
+            importlib.import_module(f"autograder.checks.{module}")
+    # The first gradcheck in a process costs 0.3-0.5 s of lazy initialisation: pay it once, here.
+    x = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    torch.autograd.gradcheck(lambda t: (t * t).sin(), (x,))
+    torch.autograd.grad((x.exp() * x).sum(), x, create_graph=True)
+
+
+def root_main(fd: int) -> None:
+    """Import everything once, then fork a judge for each socket the grader sends over the control socket
+    `fd`. It leaves when the grader does."""
+    control = socket.socket(fileno=fd)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for stream in (0, 1):
+        os.dup2(devnull, stream)
+    os.close(devnull)
+    prepare()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the judges
+    while _parent_alive(control):
+        try:
+            message, channel_fd = recv_fd(control)
+        except OSError:
+            return
+        if not message:
+            return  # the grader left
+        channel_fd = judge_request(message, channel_fd)
+        if channel_fd is None:
+            continue
+        if os.fork() == 0:
+            control.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # a judge waits for its own forks
+            judge_main(Channel(socket.socket(fileno=channel_fd)))
+            os._exit(0)
+        os.close(channel_fd)
+
+
+def judge_request(message: bytes, fd: int | None) -> int | None:
+    """The notebook's socket a `judge` signal brought (protocol.py), for a judge to serve; None for anything
+    else, whose socket (if one came) is told why and closed, without waiting on the grader."""
+    try:
+        protocol.check_signal("judge", message)
+        if fd is None:
+            raise protocol.ProtocolError("the judge signal came without its socket")
+        return fd
+    except protocol.ProtocolError as error:
+        if fd is not None:
+            with socket.socket(fileno=fd) as refused:
+                refused.setblocking(False)
+                try:
+                    refused.send(pack({"error": f"the root refused: {error}"[:protocol.MAX_TEXT]}, []))
+                except OSError:
+                    pass
+        return None
+
+
+def _parent_alive(sock) -> bool:
+    """Wait until `sock` is readable; False if this process's parent ended meanwhile (a fork of the grader
+    may still hold the socket's other end open, so its end of stream is not enough)."""
+    parent = os.getppid()
+    while not select.select([sock], [], [], 5.0)[0]:
+        if os.getppid() != parent:
+            return False
+    return True
+
+
+def judge_main(channel: Channel) -> None:
+    """In a fork of the root: read one notebook's `job` (then its `tests`, once the learner's starter exists),
+    judge it, reply `graded`. The grader's own failure (a job that is not one, the judge's crash) comes back as
+    a reason, `failed`."""
+    from autograder.engine.sandbox import judge
+
+    def read_tests() -> tuple:
+        message = protocol.check("tests", _recv(channel))
+        return message["tests"], message["seed"]
+
+    try:
+        job = protocol.check("job", _recv(channel))
+        result = judge.grade_notebook(job, learner_read_roots(job["protected"]), read_tests)
+        reply = dict(result, outcomes=[asdict(o) for o in result["outcomes"]])
+    except BaseException as error:  # noqa: BLE001 - the grader's own failure, for its report
+        reply = {"error": f"{type(error).__name__}: {error}"[:protocol.MAX_TEXT]}
+    try:
+        _send(channel, reply)
+    except (OSError, TypeError, ValueError):  # (a reply JSON cannot carry is the judge's failure too)
+        try:
+            _send(channel, {"error": "the judge's reply could not be sent"})
+        except (OSError, TypeError, ValueError):
+            pass
+
+
+# What the learner's process may read besides its own folder: the libraries it may still import (lazily),
+# the system libraries they may load, and the few files C libraries read. Never a home, a checkout or /tmp.
+_SYSTEM_READABLE = ["/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib", "/usr/share/zoneinfo",
+                    "/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
+                    "/sys/devices/system/cpu", "/dev/urandom", "/dev/random", "/dev/zero"]
+
+
+def learner_read_roots(protected: list) -> list[str]:
+    """The learner's file-system allow-list: the Python installation and its packages (wherever they live),
+    this grading package, and the system files above, minus the protected trees (answers, hidden tests,
+    zoo, gradebook) wherever one lies inside them. The package's parent (a checkout) is not on it."""
+    from autograder.engine.sandbox import confine
+
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    libraries = {sys.prefix, sys.exec_prefix, sys.base_prefix, *sysconfig.get_paths().values(),
+                 *site.getsitepackages(), site.getusersitepackages()}
+    return confine.allowed_roots([*libraries, *imported_elsewhere(libraries), package, *_SYSTEM_READABLE],
+                                 protected)
+
+
+def imported_elsewhere(libraries: set) -> set:
+    """The packages this process imported from a folder outside the installation (a PYTHONPATH entry, an
+    editable install): each package's own folder, never the folder that holds it, so nothing else that lies
+    beside it is readable."""
+    inside = [os.path.realpath(p) + os.sep for p in libraries if p]
+    found = set()
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if type(path) is not str or not os.path.isabs(path):
+            continue
+        real = os.path.realpath(path)
+        if any(real.startswith(p) for p in inside):
+            continue
+        top = module.__name__.partition(".")[0]
+        top_module = sys.modules.get(top)
+        top_file = getattr(top_module, "__file__", None) if top_module is not None else None
+        if type(top_file) is str:
+            found.add(os.path.dirname(os.path.realpath(top_file)) if top_file.endswith("__init__.py")
+                      else os.path.realpath(top_file))
+    return found

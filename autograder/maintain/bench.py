@@ -1,0 +1,349 @@
+"""make bench: grade one synthetic class with plain `nbgrader autograde` (serial, and two processes at once:
+the fair anchor on 2 cores) and with ours.
+
+    python -m autograder.maintain.bench [--students 24] [--workers 2] [--assignments 01_square,03_shapes]
+
+Prints wall times (ours is timed before and after nbgrader; the ratios use the mean), both ratios, seconds
+per notebook, where our time goes (the checks themselves versus overhead), peak memory per worker, and
+whether the two agree on every score. It also grades the same submissions in one plain process, with no
+isolation at all (the checks' own cost: the floor ours is measured against), and prints ours as a multiple
+of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+from autograder.engine import notebooks
+from autograder import paths
+from autograder.maintain import samples
+
+
+def synthetic_class(students: int, assignments: list[str]) -> dict:
+    """student -> assignment -> notebook: a deterministic mix of right answers and zoo mistakes."""
+    by_exercise: dict[str, list] = {}
+    for entry in samples.zoo():
+        by_exercise.setdefault(entry.exercise, []).append(entry)
+    out: dict = {}
+    for i in range(students):
+        student = f"student{i:02d}"
+        out[student] = {}
+        for assignment in assignments:
+            answers = {}
+            for j, exercise in enumerate(samples.exercises_of(assignment)):
+                entries = by_exercise.get(exercise, [])
+                pick = (i * 7 + j * 3) % (len(entries) + 2)  # two in every len+2 are right answers
+                if pick < len(entries):
+                    answers[exercise] = entries[pick].source
+            out[student][assignment] = samples.student_notebook(assignment, answers)
+    return out
+
+
+def write_submissions(klass: dict, submitted: Path) -> int:
+    count = 0
+    for student, by_assignment in klass.items():
+        for assignment, (source, nb) in by_assignment.items():
+            target = submitted / student / assignment / f"{source.name}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, target)
+            count += 1
+    return count
+
+
+def _nbgrader_env() -> tuple[Path, dict]:
+    bin_dir = Path(sys.executable).parent
+    return bin_dir, dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+def prepare_plain_nbgrader(root: Path, assignments: list[str]) -> None:
+    """nbgrader as it comes: its default config, the assignments generated (not timed)."""
+    bin_dir, env = _nbgrader_env()
+    (root / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        "c.CourseDirectory.root = %r\n"
+        "c.CourseDirectory.source_directory = 'source'\n"
+        "c.CourseDirectory.db_url = 'sqlite:///%s/gradebook.db'\n" % (str(root), str(root)))
+    for assignment in assignments:
+        subprocess.run([str(bin_dir / "nbgrader"), "generate_assignment", assignment, "--force"], cwd=root,
+                       env=env, check=True, capture_output=True)
+
+
+def _plain_scores(root: Path, assignments: list[str]) -> dict:
+    from nbgrader.api import Gradebook
+
+    scores = {}
+    with Gradebook(f"sqlite:///{root}/gradebook.db") as gb:
+        for assignment in assignments:
+            for sub in gb.assignment_submissions(assignment):
+                scores[(sub.student_id, assignment)] = float(sub.score)
+    return scores
+
+
+def run_plain_nbgrader(roots: list[Path], assignments: list[str]) -> tuple[float, dict]:
+    """Serial `nbgrader autograde` per assignment, in as many processes at once as there are `roots`
+    (prepared copies of one course, each with its own gradebook: SQLite takes one writer). Assignments
+    are dealt out in turn, so two processes each grade half of them."""
+    bin_dir, env = _nbgrader_env()
+    shares = [assignments[k::len(roots)] for k in range(len(roots))]
+    start = time.monotonic()
+    # exit status 1 means a student needs manual grading: not our concern
+    running = [subprocess.Popen(["bash", "-c", " ; ".join(f"'{bin_dir / 'nbgrader'}' autograde {a} --force"
+                                                          for a in share) or "true"],
+                                cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+               for root, share in zip(roots, shares)]
+    for process in running:
+        process.wait()
+    seconds = time.monotonic() - start
+    scores: dict = {}
+    for root, share in zip(roots, shares):
+        scores.update(_plain_scores(root, share))
+    return seconds, scores
+
+
+def run_ours(home: Path, workers: int) -> tuple[float, dict, list[dict]]:
+    env = dict(os.environ, AUTOGRADER_HOME=str(home))
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-m", "autograder", "autograde", "--workers", str(workers), "--force",
+                    "--quiet"], env=env, check=True, capture_output=True)
+    seconds = time.monotonic() - start
+    reports = [json.loads(p.read_text()) for p in sorted((home / "autograded").glob("*/*/*.grade.json"))]
+    scores = {(r["student"], r["assignment"]): float(r["score"]) for r in reports}
+    return seconds, scores, reports
+
+
+# ------------------------------------------------------------------------------- in-process (the floor)
+
+def grade_in_process(files: list[Path], seed: int = 0) -> list[dict]:
+    """Each submission's setup and answer cells once, in a fresh namespace of this process, then its test
+    cells one after another in that same namespace (no copy, no fork, no proxies, no limits): what the
+    checks themselves cost. Assumes torch and the checks are imported (see `in_process_child`). One dict
+    per notebook: student, assignment, score, max_score, seconds (the whole notebook), answers_seconds,
+    check_seconds (one per test), statuses."""
+    import builtins
+    import contextlib
+    import io
+
+    from autograder.engine import grading
+    from autograder.checks import common
+    from autograder.engine.sandbox import cells
+
+    candidates = notebooks.sources()
+    common.attach_learner(None)
+    out = []
+    sink = io.StringIO()
+    for path in files:
+        path = Path(path)
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            start = time.perf_counter()
+            text = path.read_text(encoding="utf-8")
+            submission = notebooks.parse(text, path.name)
+            source = notebooks.match_source(submission, path.name, candidates)
+            before, tests = grading.plan(source, submission)
+            common.set_base_seed(seed)
+            namespace = {"__name__": "__main__", "__builtins__": builtins.__dict__, "get_ipython": cells.NoIPython}
+            compiled = [(label, cells.compile_cell(cell, label)) for label, cell in before]
+            for label, code in compiled:
+                failure = cells.run(code, namespace, label)
+                if failure is not None and not label.startswith("answer"):
+                    break  # as the sandbox does: a broken setup cell stops the rest
+            answers_seconds = time.perf_counter() - start
+            score, statuses, check_seconds = 0.0, [], []
+            for grade_id, points, test_source in tests:
+                common.set_base_seed(seed)
+                begin = time.perf_counter()
+                outcome = cells.run(cells.compile_cell(test_source, grade_id, ipython=False), namespace, grade_id,
+                                    is_test=True) or cells.Outcome("passed")
+                check_seconds.append(time.perf_counter() - begin)
+                statuses.append(outcome.status)
+                score += points if outcome.status == "passed" else 0.0
+            seconds = time.perf_counter() - start
+        sink.seek(0)
+        sink.truncate()
+        out.append({"student": path.parent.parent.name, "assignment": source.assignment, "score": score,
+                    "max_score": sum(points for _, points, _ in tests), "seconds": seconds,
+                    "answers_seconds": answers_seconds, "check_seconds": check_seconds, "statuses": statuses})
+    return out
+
+
+def in_process_child(request: str) -> None:
+    """In a fresh process: the warm-up the sandbox's root does (torch, the checks, a first gradcheck),
+    timed apart, then `grade_in_process`. `request` is a JSON file {files, seed, out}; the answer goes to
+    `out` as JSON {import_seconds, notebooks}."""
+    job = json.loads(Path(request).read_text())
+    start = time.perf_counter()
+    from autograder.engine.sandbox import root
+
+    root.prepare()  # also one torch thread, as in every grading process
+    import_seconds = time.perf_counter() - start
+    results = grade_in_process([Path(f) for f in job["files"]], job["seed"])
+    Path(job["out"]).write_text(json.dumps({"import_seconds": import_seconds, "notebooks": results}))
+
+
+def run_in_process(files: list[Path], workdir: Path, seed: int = 0) -> dict:
+    """`in_process_child` in a subprocess (the bench's own state stays out of it): {import_seconds,
+    seconds (all notebooks, imports excluded), notebooks, scores by (student, assignment)}."""
+    request, answer = workdir / "in-process-request.json", workdir / "in-process.json"
+    request.write_text(json.dumps({"files": [str(f) for f in files], "seed": seed, "out": str(answer)}))
+    subprocess.run([sys.executable, "-c", "import sys; from autograder import bench; bench.in_process_child(sys.argv[1])",
+                    str(request)], check=True, capture_output=True, timeout=3600)
+    data = json.loads(answer.read_text())
+    data["seconds"] = sum(nb["seconds"] for nb in data["notebooks"])
+    data["scores"] = {(nb["student"], nb["assignment"]): nb["score"] for nb in data["notebooks"]}
+    return data
+
+
+def floor_figures(in_process: dict, ours_s: float, workers: int, cells: list[dict]) -> dict:
+    """Ours against the in-process floor: wall and worker-time ratios, and one test's cost in each."""
+    notebooks_n = len(in_process["notebooks"])
+    tests_n = sum(len(nb["check_seconds"]) for nb in in_process["notebooks"])
+    floor = in_process["seconds"]
+    ours_test = sum(c.get("seconds", 0.0) for c in cells) / len(cells) if cells else 0.0
+    ours_check = sum(c.get("check_seconds", 0.0) for c in cells) / len(cells) if cells else 0.0
+    return {
+        "seconds": floor,
+        "per_notebook": floor / notebooks_n if notebooks_n else 0.0,
+        "per_test": floor / tests_n if tests_n else 0.0,
+        "checks_per_test": (sum(sum(nb["check_seconds"]) for nb in in_process["notebooks"]) / tests_n
+                            if tests_n else 0.0),
+        "wall_ratio": ours_s / floor if floor else float("inf"),
+        "worker_ratio": ours_s * workers / floor if floor else float("inf"),
+        "ours_per_test": ours_test,
+        "ours_checks_per_test": ours_check,
+        "ours_overhead_per_test": max(ours_test - ours_check, 0.0),
+    }
+
+
+# Steps the judge times for each test (Outcome.details["phases"]), grouped for reading.
+PHASE_GROUPS = {
+    "setup and answer cells (once per notebook, shared by its tests)": ("answers",),
+    "copy of the learner's state and a fresh judge (forks)": ("fork",),
+    "the test cell (the checks themselves, with their requests)": ("check",),
+}
+
+
+def test_breakdown(cells: list[dict]) -> dict[str, float]:
+    """Mean seconds per test in each group of steps; the rest of a test's time is exit, channel, clean-up."""
+    if not cells:
+        return {}
+    totals = {label: 0.0 for label in PHASE_GROUPS}
+    for cell in cells:
+        phases = cell.get("phases") or {}
+        for label, names in PHASE_GROUPS.items():
+            totals[label] += sum(phases.get(name, 0.0) for name in names)
+    out = {label: total / len(cells) for label, total in totals.items()}
+    whole = sum(c.get("seconds", 0.0) for c in cells) / len(cells)
+    out["exit, result channel, clean-up"] = max(whole - sum(out.values()), 0.0)
+    out["whole test"] = whole
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.maintain.bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--students", type=int, default=24)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--assignments", help="comma-separated (default: every course notebook)")
+    parser.add_argument("--skip-nbgrader", action="store_true", help="time only our grader")
+    args = parser.parse_args(argv)
+
+    all_assignments = [s.assignment for s in notebooks.sources()]
+    assignments = args.assignments.split(",") if args.assignments else all_assignments
+    unknown = set(assignments) - set(all_assignments)
+    if unknown:
+        parser.error(f"unknown assignments: {', '.join(sorted(unknown))}")
+    klass = synthetic_class(args.students, assignments)
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        tmp = Path(tmp)
+        plain_root, our_home = tmp / "plain", tmp / "ours"
+        shutil.copytree(paths.SOLUTIONS, plain_root / "source",
+                        ignore=lambda d, names: [n for n in names if n not in assignments and Path(d) == paths.SOLUTIONS])
+        n = write_submissions(klass, plain_root / "submitted")
+        write_submissions(klass, our_home / "submitted")
+        print(f"synthetic class: {args.students} students x {len(assignments)} notebooks = {n} submissions")
+
+        ours_s, ours_scores, reports = run_ours(our_home, args.workers)
+        cells = [c for r in reports for c in r["cells"]]
+        checks = sum(c.get("check_seconds", 0.0) for c in cells)
+        test_seconds = sum(c["seconds"] for c in cells)
+        peak = max((c.get("memory_mb", 0.0) for c in cells), default=0.0)
+        print(f"\nours (--workers {args.workers}): {ours_s:8.1f} s wall   {ours_s / n:6.3f} s per notebook")
+        print(f"  time in the checks themselves: {checks:7.1f} s  ({checks / n:.3f} s per notebook)")
+        print(f"  per-test overhead (fork, setup, answers, channel): {test_seconds - checks:7.1f} s "
+              f"({(test_seconds - checks) / n:.3f} s per notebook)")
+        overhead = max(ours_s * args.workers - checks, 0.0)
+        print(f"  all overhead incl. start-up and gradebook (worker-seconds minus checks): {overhead:7.1f} s "
+              f"({overhead / n:.3f} s per notebook; checks are {100 * checks / (ours_s * args.workers):.0f}% "
+              "of worker time)")
+        print(f"  peak memory of a grading process: {peak:.0f} MB")
+        print(f"  one test, on average over {len(cells)} (milliseconds):")
+        for label, share in test_breakdown(cells).items():
+            print(f"    {label:<64} {share * 1000:7.1f}")
+
+        files = sorted((our_home / "submitted").glob("*/*/*.ipynb"))
+        in_process = run_in_process(files, tmp)
+        floor = floor_figures(in_process, ours_s, args.workers, cells)
+        print(f"\nin-process, no isolation (1 process, the checks' own cost): {floor['seconds']:8.3f} s   "
+              f"{floor['per_notebook']:6.3f} s per notebook   (imports and warm-up, not counted: "
+              f"{in_process['import_seconds']:.1f} s)")
+        print(f"  ours / in-process: {floor['wall_ratio']:.1f}x wall, {floor['worker_ratio']:.1f}x in worker-seconds "
+              f"(--workers {args.workers})")
+        print(f"  one test (milliseconds): in-process {floor['per_test'] * 1000:.1f} (checks alone "
+              f"{floor['checks_per_test'] * 1000:.1f}); ours {floor['ours_per_test'] * 1000:.1f} (checks "
+              f"{floor['ours_checks_per_test'] * 1000:.1f}, overhead {floor['ours_overhead_per_test'] * 1000:.1f}, "
+              f"{floor['ours_per_test'] / floor['per_test'] if floor['per_test'] else float('inf'):.1f}x "
+              "in-process)")
+        floor_differ = {k: (in_process["scores"].get(k), v) for k, v in ours_scores.items()
+                        if in_process["scores"].get(k) != v}
+        if floor_differ:
+            print(f"  in-process scores differ on {len(floor_differ)} of {len(ours_scores)} notebooks "
+                  "(in-process, ours; no sandbox there, so limits and isolation may decide differently):")
+            for key, pair in sorted(floor_differ.items())[:20]:
+                print(f"    {key}: {pair}")
+        else:
+            print(f"  in-process scores agree with ours on all {len(ours_scores)} notebooks")
+
+        if args.skip_nbgrader:
+            return 0
+        prepare_plain_nbgrader(plain_root, assignments)
+        twin = tmp / "plain-second-process"
+        shutil.copytree(plain_root, twin)
+        (twin / "nbgrader_config.py").write_text((plain_root / "nbgrader_config.py").read_text()
+                                                  .replace(str(plain_root), str(twin)))
+        plain_s, plain_scores = run_plain_nbgrader([plain_root], assignments)
+        print(f"\nplain nbgrader (serial): {plain_s:8.1f} s wall   {plain_s / n:6.3f} s per notebook")
+        shutil.rmtree(plain_root / "autograded", ignore_errors=True)
+        pair_s, pair_scores = run_plain_nbgrader([plain_root, twin], assignments)
+        print(f"plain nbgrader (2 processes, assignments dealt out): {pair_s:8.1f} s wall   "
+              f"{pair_s / n:6.3f} s per notebook")
+        # A shared machine's speed drifts over minutes: time ours again after nbgrader (on a fresh home, so
+        # the gradebook is built again) and compare nbgrader with the mean of the two runs around it.
+        write_submissions(klass, tmp / "ours-again" / "submitted")
+        again_s, _, _ = run_ours(tmp / "ours-again", args.workers)
+        mean_s = (ours_s + again_s) / 2
+        print(f"ours again, after nbgrader: {again_s:8.1f} s wall (mean of both runs {mean_s:.1f} s)")
+        print(f"\nspeed-up: {plain_s / mean_s:.1f}x over serial nbgrader, {pair_s / mean_s:.1f}x over nbgrader on "
+              "2 processes")
+        differ = {k: (plain_scores.get(k), v) for k, v in ours_scores.items()
+                  if plain_scores.get(k) != v or pair_scores.get(k) != v}
+        if differ:
+            print(f"scores differ on {len(differ)} of {len(ours_scores)} notebooks (nbgrader, ours):")
+            for key, pair in sorted(differ.items())[:20]:
+                print(f"  {key}: {pair}")
+            return 1
+        print(f"scores agree on all {len(ours_scores)} notebooks "
+              f"(class mean {sum(ours_scores.values()) / len(ours_scores):.2f} points per notebook)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

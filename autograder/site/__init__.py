@@ -1,0 +1,1 @@
+"""The course site: Jupyter Book build and its pinned, bundled scripts."""
