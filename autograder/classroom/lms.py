@@ -1,6 +1,6 @@
 """Grades back into the LMS the submissions came from: Canvas's and Moodle's gradebook import CSVs.
 
-`collect` names students by what their LMS download says (classroom.origin_of); it also keeps here, in
+`collect` names students by what their LMS download says (layouts.origin_of); it also keeps here, in
 `<grading folder>/lms-students.json`, what the LMS needs to find them again:
 
     {"doejane":  {"lms": "canvas", "canvas_user_id": "12345"},
@@ -22,15 +22,15 @@ import csv
 import io
 import json
 import re
-import tempfile
 import warnings
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.classroom import autograde as classroom
+from autograder.classroom import layouts
+from autograder.classroom.gradebook import GradebookWriter
+from autograder.classroom.layouts import Found, name_id
+from autograder.classroom.submissions import _atomic_write, check_assignment, home
 from autograder.engine import grading, notebooks
-from autograder.engine.notebooks import NotebookError
 
 IDENTITIES = "lms-students.json"
 FORMATS = ("canvas", "moodle")
@@ -39,7 +39,7 @@ MOODLE_COLUMNS = ["First name", "Last name", "ID number", "Email address"]
 
 
 def identities_path() -> Path:
-    return classroom.home() / IDENTITIES
+    return home() / IDENTITIES
 
 
 def identities() -> dict:
@@ -53,59 +53,43 @@ def identities() -> dict:
 # -------------------------------------------------------------------------------------------- collect
 
 def collect(source: Path, assignment: str | None = None) -> list:
-    """classroom.collect, then record the LMS identities of the students it collected."""
-    collected = classroom.collect(source, assignment)
+    """layouts.collect, then record the LMS identities of the students it collected."""
+    found: list[Found] = []
+    collected = layouts.collect(source, assignment, found)
     try:
-        record_identities(Path(source), collected)
-    except (OSError, ValueError, zipfile.BadZipFile) as error:  # the submissions are in; only the ids are not
+        record_identities(collected, found)
+    except (OSError, ValueError) as error:  # the submissions are in; only the ids are not
         warnings.warn(f"{source}: LMS ids not recorded ({error}); export --format canvas|moodle needs --roster",
                       stacklevel=2)
     return collected
 
 
-def _files(root: Path) -> list[Path]:
-    return [p for p in sorted(root.rglob("*.ipynb"))
-            if "__MACOSX" not in p.parts and ".ipynb_checkpoints" not in p.parts and p.is_file()]
-
-
-def record_identities(source: Path, collected: list) -> dict:
-    """Read the download again for what collect's student ids leave out (the Canvas user id, the Moodle
-    name and participant ids), for the students collect took, and merge it into lms-students.json."""
+def record_identities(collected: list, found: list[Found]) -> dict:
+    """What collect's student ids leave out (the Canvas user id, the Moodle name and participant ids), for
+    the students collect took, from the download's notebooks as collect read them (`found`), merged into
+    lms-students.json."""
     students = {s.student for s in collected}
     data = identities()
-    sources = notebooks.sources()
-    with tempfile.TemporaryDirectory() as tmp:
-        root = source
-        if source.is_file():
-            classroom.unpack(source, Path(tmp))  # the names collect read, decoded the same way
-            root = Path(tmp)
-        files = _files(root)
-        origins = {p: classroom.origin_of(p.relative_to(root), root) for p in files}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # collect has warned already
-            classroom._tell_apart(origins)
-        for path, origin in origins.items():
-            if origin.student not in students or origin.lms not in FORMATS:
-                continue
-            entry = data.setdefault(origin.student, {})
-            entry["lms"] = origin.lms
-            if origin.lms == "canvas":
-                if origin.student.startswith("anon-"):
-                    entry["canvas_anonymous_id"] = origin.key
-                else:
-                    entry["canvas_user_id"] = origin.key
-                continue
-            name = next((m["name"] for part in path.relative_to(root).parts
-                         if (m := classroom._MOODLE.match(Path(part).stem if part == path.name else part))), None)
-            if name and not origin.student.startswith("participant-"):
-                entry["name"] = name
-            try:
-                assignment = notebooks.match_source(notebooks.read(path), path.name, sources).assignment
-            except NotebookError:
-                continue
-            entry.setdefault("moodle_participants", {})[assignment] = origin.key
+    for item in found:
+        origin = item.origin
+        if origin.student not in students or origin.lms not in FORMATS:
+            continue
+        entry = data.setdefault(origin.student, {})
+        entry["lms"] = origin.lms
+        if origin.lms == "canvas":
+            if origin.student.startswith("anon-"):
+                entry["canvas_anonymous_id"] = origin.key
+            else:
+                entry["canvas_user_id"] = origin.key
+            continue
+        name = next((m["name"] for part in item.rel.parts
+                     if (m := layouts._MOODLE.match(Path(part).stem if part == item.rel.name else part))), None)
+        if name and not origin.student.startswith("participant-"):
+            entry["name"] = name
+        if item.source is not None:
+            entry.setdefault("moodle_participants", {})[item.source.assignment] = origin.key
     if data:
-        classroom._atomic_write(identities_path(), json.dumps(data, indent=1, sort_keys=True) + "\n")
+        _atomic_write(identities_path(), json.dumps(data, indent=1, sort_keys=True) + "\n")
     return data
 
 
@@ -134,7 +118,7 @@ class Export:
 
 def gradebook_scores(db_url: str | None = None) -> tuple[dict, dict]:
     """({student: {assignment: score}}, {assignment: points possible}) from the gradebook."""
-    rows = classroom.GradebookWriter(db_url).scores()
+    rows = GradebookWriter(db_url).scores()
     scores: dict[str, dict[str, float]] = {}
     possible: dict[str, float] = {}
     for row in rows:
@@ -302,7 +286,7 @@ def moodle_columns(assignments: list[str], roster: list[dict], given: dict[str, 
 
 def squashed(name: str) -> str:
     """Canvas's name in its download: the sortable name, lowercase, letters and digits only."""
-    return re.sub(r"[^0-9a-z]", "", classroom.name_id(name))
+    return re.sub(r"[^0-9a-z]", "", name_id(name))
 
 
 def canvas_rows(scores: dict, possible: dict, ids: dict, roster: list[dict],
@@ -340,13 +324,13 @@ def moodle_rows(scores: dict, possible: dict, ids: dict, roster: list[dict],
     by_name: dict[str, list[dict]] = {}
     for r in roster:
         full = r.get("Full name") or f"{r.get('First name', '')} {r.get('Last name', '')}"
-        by_name.setdefault(classroom.name_id(full), []).append(r)
+        by_name.setdefault(name_id(full), []).append(r)
     rows = [MOODLE_COLUMNS + [c.header for c in columns]]
     skipped = []
     for student in sorted(scores):
         entry = ids.get(student, {})
         name = entry.get("name", "")
-        matches = by_name.get(classroom.name_id(name) if name else student, [])
+        matches = by_name.get(name_id(name) if name else student, [])
         person = matches[0] if len(matches) == 1 else {}
         if not (person.get("Email address") or person.get("ID number")):
             skipped.append(student)
@@ -371,7 +355,7 @@ def export(fmt: str, path: Path | None = None, db_url: str | None = None, roster
     columns = dict(columns or {})
     sources = notebooks.sources()
     for assignment in list(assignments or []) + list(columns):
-        classroom.check_assignment(assignment, sources)
+        check_assignment(assignment, sources)
     if fmt == "moodle" and roster is None:
         raise ExportError("Moodle's import matches students by email address or ID number, and a Moodle download "
                           f"holds neither: pass --roster with {ROSTER_HELP['moodle']}")
@@ -408,7 +392,7 @@ def export(fmt: str, path: Path | None = None, db_url: str | None = None, roster
         names = ", ".join(skipped[:10]) + (", ..." if len(skipped) > 10 else "")
         raise ExportError(f"no student could be matched for {fmt.capitalize()}'s import, nothing written: of "
                           f"{len(skipped)} graded ({names}), {why}")
-    path = Path(path or classroom.home() / f"grades-{fmt}.csv")
+    path = Path(path or home() / f"grades-{fmt}.csv")
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:  # no BOM: both LMSs' own exports have none
         csv.writer(f).writerows(rows)
