@@ -19,9 +19,9 @@ TIER_TEST = {
     "test_sandbox_units.py", "test_protocol.py", "test_layering.py", "test_check_conventions.py",
     "test_mistakes.py", "test_cell_length.py", "test_notebook_model.py", "test_seed_setting.py",
     "test_front_door.py", "test_confine.py", "test_environment.py", "test_lms_columns.py", "test_deploy_docs.py",
-    "test_mirror.py", "test_proxy.py", "test_self_contained.py",
+    "test_mirror.py", "test_proxy.py", "test_self_contained.py", "test_adding_an_exercise_guide.py",
     # every check, in process
-    "test_fast.py", "test_zoo_scores.py",
+    "test_fast.py", "test_zoo_scores.py", "test_runners.py",
     # the sandbox end to end
     "test_isolation.py", "test_world.py",
 }
