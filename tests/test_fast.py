@@ -1,18 +1,17 @@
-"""The fast tier (`make test-fast`): every check against the reference answers and every zoo entry, in this
-process, without the sandbox. It proves the checks themselves (a reference passes, each wrong answer loses
-points with the feedback that names it) in well under a minute; the sandboxed path is proven separately by
-one smoke test per notebook (tests/test_zoo.py) and the red-team and fault suites."""
+"""The fast tier (`make test-fast`): every check against the reference answers and every zoo entry, through
+the grading pipeline with the in-process runner (runners.InProcessRunner: the sandbox's rules, without the
+sandbox). It proves the checks themselves (a reference passes, each wrong answer loses points with the
+feedback that names it) in well under a minute; the sandboxed path is proven separately by one smoke test per
+notebook (tests/test_zoo.py) and the red-team and fault suites."""
 
 from __future__ import annotations
-
-import builtins
 
 import pytest
 
 from autograder.engine import grading, notebooks
+from autograder.engine.runners import InProcessRunner
+from autograder.engine.sandbox import Limits
 from autograder.maintain import samples
-from autograder.checks import common
-from autograder.engine.sandbox import cells
 
 pytestmark = pytest.mark.fast
 
@@ -22,17 +21,8 @@ ENTRIES = samples.zoo()
 
 
 def run_in_process(before: list, tests: list) -> list:
-    """(grade_id, Outcome) for each test: setup and answer cells, then the test, in a fresh namespace."""
-    common.attach_learner(None)
-    results = []
-    for grade_id, _, source in tests:
-        namespace = {"__name__": "__main__", "__builtins__": builtins.__dict__, "get_ipython": cells.NoIPython}
-        for label, text in before:
-            cells.run(cells.compile_cell(text, label), namespace, label)
-        common.set_base_seed(7)
-        outcome = cells.run(cells.compile_cell(source, grade_id, ipython=False), namespace, grade_id, is_test=True)
-        results.append((grade_id, outcome or cells.Outcome("passed")))
-    return results
+    """(grade_id, CellResult) for each test, graded by the pipeline in this process (seed 7)."""
+    return [(r.grade_id, r) for r in grading.run_tests(InProcessRunner(), before, tests, 7, Limits())]
 
 
 def cells_about(source, exercise):

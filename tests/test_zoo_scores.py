@@ -6,15 +6,14 @@ its score."""
 
 from __future__ import annotations
 
-import builtins
 import re
 
 import pytest
 
 from autograder.engine import grading, notebooks
+from autograder.engine.runners import InProcessRunner
+from autograder.engine.sandbox import Limits
 from autograder.maintain import samples
-from autograder.checks import common
-from autograder.engine.sandbox import cells
 
 pytestmark = pytest.mark.fast
 
@@ -44,20 +43,10 @@ def points(entry) -> tuple[float, float, list]:
     source = EXERCISE_TO_SOURCE[entry.exercise]
     _, nb = samples.student_notebook(source.assignment, {entry.exercise: entry.source})
     before, _ = grading.plan(source, nb)
-    common.attach_learner(None)
-    got, lost = 0.0, []
     tests = exercise_tests(source, entry.exercise)
-    for grade_id, value, text in tests:
-        namespace = {"__name__": "__main__", "__builtins__": builtins.__dict__, "get_ipython": cells.NoIPython}
-        for label, cell in before:
-            cells.run(cells.compile_cell(cell, label), namespace, label)
-        common.set_base_seed(7)
-        outcome = cells.run(cells.compile_cell(text, grade_id, ipython=False), namespace, grade_id, is_test=True)
-        if outcome is None or outcome.status == "passed":
-            got += value
-        else:
-            lost.append((grade_id, outcome.mistake))
-    return got, sum(t[1] for t in tests), lost
+    results = grading.run_tests(InProcessRunner(), before, tests, 7, Limits())
+    lost = [(r.grade_id, r.mistake) for r in results if r.status != "passed"]
+    return sum(r.points for r in results), sum(r.max_points for r in results), lost
 
 
 def test_every_entry_of_the_scored_notebooks_says_its_score():

@@ -1,10 +1,16 @@
 """Grade one submission: the steps, in order, each small and tested on its own.
 
     read + validate  ->  match its instructor source  ->  merge (answers from the submission, everything
-    else from the source)  ->  run every test cell in the sandbox  ->  score  ->  report / autograded notebook
+    else from the source)  ->  run every test cell (a runner: the sandbox)  ->  score  ->  report / autograded
+    notebook
 
 The merge is what makes edits outside answer cells pointless: test cells, their points and the setup
 come from the instructor's copy, so a deleted, edited or re-pointed test cell changes nothing.
+
+The tests run through a `runners.Runner`; the entry points take one, or a `Sandbox` (its runner), or nothing
+(a new sandbox). The CLI's `grade` and `autograde`, Gradescope and the release always pass the sandbox: a
+learner's code runs nowhere else. `runners.InProcessRunner` runs the same pipeline in this process, for trusted
+code only (the reference answers, the zoo in the fast tier, the bench's floor, the probe share).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import nbformat
 from autograder.engine import notebooks
 from autograder import paths
 from autograder.engine.notebooks import NotebookError, Source, nbgrader_meta, role, strip_markers
+from autograder.engine.runners import Runner, as_runner
 from autograder.engine.sandbox import Limits, Outcome, Sandbox
 
 
@@ -104,10 +111,12 @@ def missing_answers(source: Source, submission, answers: dict | None = None) -> 
     return [g for g in source.grade_ids("answer") if g not in present]
 
 
-def run_tests(sandbox: Sandbox, before: list, tests: list, seed: int, limits: Limits,
+def run_tests(runner: Runner | Sandbox | None, before: list, tests: list, seed: int, limits: Limits,
               notes: list | None = None, isolation: dict | None = None) -> list[CellResult]:
-    """Every test of one notebook: the answers run once, each test on a fresh copy of their state."""
-    graded = sandbox.grade(before, [(grade_id, source) for grade_id, _, source in tests], seed, limits)
+    """Every test of one notebook, each on a fresh copy of the answers' state (`runner`: the sandbox by
+    default; see the module docstring)."""
+    runner = as_runner(runner if runner is not None else new_sandbox())
+    graded = runner.run(before, [(grade_id, source) for grade_id, _, source in tests], seed, limits)
     if notes is not None:
         notes.extend(graded["notes"])
     if isolation is not None and graded["outcomes"]:
@@ -165,22 +174,23 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def grade_text(text: str, name: str, sandbox: Sandbox, seed: int = 0, limits: Limits | None = None,
-               candidates: list[Source] | None = None) -> tuple[Report, object]:
+def grade_text(text: str, name: str, runner: Runner | Sandbox | None = None, seed: int = 0,
+               limits: Limits | None = None, candidates: list[Source] | None = None) -> tuple[Report, object]:
     """Grade a notebook given as text. Returns the report and the autograded notebook."""
-    return grade_submission(notebooks.submission_from_text(text, name, candidates), sandbox, seed, limits)
+    return grade_submission(notebooks.submission_from_text(text, name, candidates), runner, seed, limits)
 
 
-def grade_submission(submission: notebooks.Submission, sandbox: Sandbox, seed: int = 0,
+def grade_submission(submission: notebooks.Submission, runner: Runner | Sandbox | None = None, seed: int = 0,
                      limits: Limits | None = None, autograded: bool = True) -> tuple[Report, object]:
-    """Grade a Submission (read, parsed, matched and extracted once). Returns the report and, with
-    `autograded`, the autograded notebook (else None: the self-check has no use for one)."""
+    """Grade a Submission (read, parsed, matched and extracted once) through `runner` (default: a sandbox).
+    Returns the report and, with `autograded`, the autograded notebook (else None: the self-check has no use
+    for one)."""
     start = time.monotonic()
     source, answers = submission.source, submission.answers
     before, tests = plan(source, submission.notebook, answers)
     notes: list = []
     isolation: dict = {}
-    results = run_tests(sandbox, before, tests, seed, limits or Limits(), notes, isolation)
+    results = run_tests(runner, before, tests, seed, limits or Limits(), notes, isolation)
     if isolation and not isolation.get("strong"):
         notes.append(WEAK_ISOLATION_NOTE.format(layers=describe_isolation(isolation)))
     missing = missing_answers(source, submission.notebook, answers)
@@ -210,9 +220,9 @@ def describe_isolation(isolation: dict) -> str:
     return ", ".join(parts)
 
 
-def grade_path(path: str | Path, sandbox: Sandbox, seed: int = 0, limits: Limits | None = None):
+def grade_path(path: str | Path, runner: Runner | Sandbox | None = None, seed: int = 0, limits: Limits | None = None):
     """The clear errors first (missing file, folder, unreadable, too large, not the course's): NotebookError."""
-    return grade_submission(notebooks.submission_from_path(path), sandbox, seed, limits)
+    return grade_submission(notebooks.submission_from_path(path), runner, seed, limits)
 
 
 def protected_paths() -> list[Path]:
@@ -251,10 +261,11 @@ def new_sandbox() -> Sandbox:
     return Sandbox(protected=protected_paths())
 
 
-def reference_report(source: Source, sandbox: Sandbox, seed: int = 0, limits: Limits | None = None) -> Report:
+def reference_report(source: Source, runner: Runner | Sandbox | None = None, seed: int = 0,
+                     limits: Limits | None = None) -> Report:
     """Grade the instructor's own solutions (markers stripped): must be full marks."""
     before, tests = plan(source, None)
-    results = run_tests(sandbox, before, tests, seed, limits or Limits())
+    results = run_tests(runner, before, tests, seed, limits or Limits())
     return Report(source.path.name, source.assignment, sum(r.points for r in results),
                   sum(r.max_points for r in results), results)
 

@@ -124,54 +124,38 @@ def run_ours(home: Path, workers: int) -> tuple[float, dict, list[dict]]:
 # ------------------------------------------------------------------------------- in-process (the floor)
 
 def grade_in_process(files: list[Path], seed: int = 0) -> list[dict]:
-    """Each submission's setup and answer cells once, in a fresh namespace of this process, then its test
-    cells one after another in that same namespace (no copy, no fork, no proxies, no limits): what the
-    checks themselves cost. Assumes torch and the checks are imported (see `in_process_child`). One dict
-    per notebook: student, assignment, score, max_score, seconds (the whole notebook), answers_seconds,
-    check_seconds (one per test), statuses."""
-    import builtins
+    """Each submission graded by the pipeline in this process (runners.InProcessRunner: no fork, no proxies, no
+    limits, the sandbox's rules): what the checks themselves cost. Assumes torch and the checks are imported
+    (see `in_process_child`). The runner runs the setup and answer cells again before each test (the fresh
+    state the sandbox's fork gives); the floor counts them once, as the sandbox runs them. One dict per
+    notebook: student, assignment, score, max_score, seconds (reading and matching, the answers once, every
+    check), answers_seconds, check_seconds (one per test), statuses."""
     import contextlib
     import io
 
     from autograder.engine import grading
-    from autograder.checks import common
-    from autograder.engine.sandbox import cells
+    from autograder.engine.runners import InProcessRunner
 
     candidates = notebooks.sources()
-    common.attach_learner(None)
+    runner = InProcessRunner()
     out = []
     sink = io.StringIO()
     for path in files:
         path = Path(path)
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             start = time.perf_counter()
-            text = path.read_text(encoding="utf-8")
-            submission = notebooks.parse(text, path.name)
-            source = notebooks.match_source(submission, path.name, candidates)
-            before, tests = grading.plan(source, submission)
-            common.set_base_seed(seed)
-            namespace = {"__name__": "__main__", "__builtins__": builtins.__dict__, "get_ipython": cells.NoIPython}
-            compiled = [(label, cells.compile_cell(cell, label)) for label, cell in before]
-            for label, code in compiled:
-                failure = cells.run(code, namespace, label)
-                if failure is not None and not label.startswith("answer"):
-                    break  # as the sandbox does: a broken setup cell stops the rest
-            answers_seconds = time.perf_counter() - start
-            score, statuses, check_seconds = 0.0, [], []
-            for grade_id, points, test_source in tests:
-                common.set_base_seed(seed)
-                begin = time.perf_counter()
-                outcome = cells.run(cells.compile_cell(test_source, grade_id, ipython=False), namespace, grade_id,
-                                    is_test=True) or cells.Outcome("passed")
-                check_seconds.append(time.perf_counter() - begin)
-                statuses.append(outcome.status)
-                score += points if outcome.status == "passed" else 0.0
-            seconds = time.perf_counter() - start
+            submission = notebooks.submission_from_path(path, candidates)
+            read_seconds = time.perf_counter() - start
+            report, _ = grading.grade_submission(submission, runner, seed, autograded=False)
         sink.seek(0)
         sink.truncate()
-        out.append({"student": path.parent.parent.name, "assignment": source.assignment, "score": score,
-                    "max_score": sum(points for _, points, _ in tests), "seconds": seconds,
-                    "answers_seconds": answers_seconds, "check_seconds": check_seconds, "statuses": statuses})
+        answers = [c.phases.get("answers", 0.0) for c in report.cells]
+        answers_seconds = sum(answers) / len(answers) if answers else 0.0
+        check_seconds = [c.check_seconds for c in report.cells]
+        out.append({"student": path.parent.parent.name, "assignment": report.assignment, "score": report.score,
+                    "max_score": report.max_score, "seconds": read_seconds + answers_seconds + sum(check_seconds),
+                    "answers_seconds": answers_seconds, "check_seconds": check_seconds,
+                    "statuses": [c.status for c in report.cells]})
     return out
 
 
@@ -194,7 +178,7 @@ def run_in_process(files: list[Path], workdir: Path, seed: int = 0) -> dict:
     seconds (all notebooks, imports excluded), notebooks, scores by (student, assignment)}."""
     request, answer = workdir / "in-process-request.json", workdir / "in-process.json"
     request.write_text(json.dumps({"files": [str(f) for f in files], "seed": seed, "out": str(answer)}))
-    subprocess.run([sys.executable, "-c", "import sys; from autograder import bench; bench.in_process_child(sys.argv[1])",
+    subprocess.run([sys.executable, "-c", "import sys; from autograder.maintain import bench; bench.in_process_child(sys.argv[1])",
                     str(request)], check=True, capture_output=True, timeout=3600)
     data = json.loads(answer.read_text())
     data["seconds"] = sum(nb["seconds"] for nb in data["notebooks"])

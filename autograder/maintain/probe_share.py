@@ -2,8 +2,9 @@
 
     python -m autograder.maintain.probe_share [--markdown]
 
-Each test cell of every instructor notebook runs once, in this process, on the reference answers, with a
-recording stand-in for the judge's link to the learner's process: every probe a check runs there and every
+Each test cell of every instructor notebook runs once, in this process (the grading pipeline with the
+in-process runner: the reference answers are trusted code), on the reference answers, with a recording
+stand-in for the judge's link to the learner's process: every probe a check runs there and every
 fact it reads about a returned tensor (`grad_fn`'s type, shared storage) is noted. A test that read such a
 fact has points a forger of that fact could reach without the behaviour; a test that read none rests only on
 values and gradients the judge computed itself. `function_facts` (is it a `Function` subclass, static
@@ -14,7 +15,6 @@ unless the values are right as well.
 from __future__ import annotations
 
 import argparse
-import builtins
 import sys
 from contextlib import contextmanager
 
@@ -60,22 +60,21 @@ def recording(link: RecordingLink):
 
 def test_facts(source) -> list[dict]:
     """[{grade_id, points, facts: sorted names}] for every test of one notebook, on its reference answers."""
-    from autograder.checks import common
-    from autograder.engine.sandbox import cells
+    from autograder.engine.runners import InProcessRunner
+    from autograder.engine.sandbox import Limits
+
+    links: dict = {}
+
+    def record(grade_id):
+        return recording(links.setdefault(grade_id, RecordingLink()))
 
     before, tests = grading.plan(source, None)
     rows = []
-    for grade_id, points, test_source in tests:
-        namespace = {"__name__": "__main__", "__builtins__": builtins.__dict__, "get_ipython": cells.NoIPython}
-        for label, text in before:
-            cells.run(cells.compile_cell(text, label), namespace, label)
-        common.set_base_seed(0)
-        with recording(RecordingLink()) as link:
-            outcome = cells.run(cells.compile_cell(test_source, grade_id, ipython=False), namespace, grade_id,
-                                is_test=True)
-        if outcome is not None:
-            raise RuntimeError(f"{source.assignment} {grade_id}: the reference fails ({outcome.feedback})")
-        rows.append({"grade_id": grade_id, "points": points, "facts": sorted(link.read)})
+    for result in grading.run_tests(InProcessRunner(around_test=record), before, tests, 0, Limits()):
+        if result.status != "passed":
+            raise RuntimeError(f"{source.assignment} {result.grade_id}: the reference fails ({result.feedback})")
+        rows.append({"grade_id": result.grade_id, "points": result.max_points,
+                     "facts": sorted(links[result.grade_id].read)})
     return rows
 
 

@@ -94,11 +94,10 @@ class Judge:
                                  for _ in range(len(tests) - len(outcomes))]
                     break
             outcome = self._test(grade_id, source)
-            outcome = _answer_cell_cause(outcome, learner.failures)
+            outcome = answer_cell_cause(outcome, learner.failures)
             outcome.details.setdefault("phases", {})["answers"] = round(learner.answers_seconds / max(len(tests), 1), 4)
             outcomes.append(self._with_isolation(outcome))
-        notes = [_clip(f"your answer cell `{f['cell']}` raised an error after defining its names: "
-                       f"{f['outcome'].feedback}") for f in learner.failures if not f["setup"]]
+        notes = [answer_cell_note(f) for f in learner.failures if not f["setup"]]
         if learner.forged_ready:
             notes = [FORGED_READY]
         return {"outcomes": outcomes, "notes": notes, "output": learner.output,
@@ -202,7 +201,13 @@ def _clip(text: str, limit: int = protocol.MAX_FEEDBACK) -> str:
     return text if len(text) <= limit else text[:limit - 20] + " [... cut here]"
 
 
-def _answer_cell_cause(outcome: Outcome, failures: list) -> Outcome:
+def answer_cell_note(failure: dict) -> str:
+    """The note on an answer cell that raised (its tests may still pass on the names it defined first)."""
+    return _clip(f"your answer cell `{failure['cell']}` raised an error after defining its names: "
+                 f"{failure['outcome'].feedback}")
+
+
+def answer_cell_cause(outcome: Outcome, failures: list) -> Outcome:
     """A name the test could not find because its answer cell raised first: that error is the cause. Only
     the feedback changes, and only for a test that did not pass; the status stays the judge's."""
     answer_failures = [f for f in failures if not f["setup"]]

@@ -1,0 +1,184 @@
+"""What runs one notebook's tests: a `Runner` takes the setup and answer cells and the test cells, and returns
+one `Outcome` per test (the sandbox's own outcome type), with the notes the learner should read.
+
+    SandboxRunner    the sandbox (sandbox/handle.py): the answers in the learner's confined process, every
+                     verdict in the judge. What `grade`, `autograde`, Gradescope and the release grade with,
+                     always: a learner's code is never run any other way.
+    InProcessRunner  this process, no isolation, no limits: for trusted code only (the instructor's reference
+                     answers, the zoo in the fast tier, the bench's floor, the probe share). It keeps the
+                     sandbox's rules, so its verdicts are the sandbox's: each test gets fresh state (the sandbox
+                     forks a copy of the answers' process and a fresh judge per test; here the setup and answer
+                     cells run again before each test), the test sees the answers' names under the setup's
+                     (the judge binds its own setup names over the learner's), a broken setup cell stops the
+                     cells after it, and what a cell raised becomes an Outcome through the same `cells.describe`
+                     and `judge.answer_cell_cause`. There is no time limit: trusted code ends.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import time
+from abc import ABC, abstractmethod
+
+from autograder.engine import shared
+from autograder.engine.sandbox import cells
+from autograder.engine.sandbox.cells import Outcome
+from autograder.engine.sandbox.limits import Limits
+
+
+class Runner(ABC):
+    """Runs one notebook's tests."""
+
+    @abstractmethod
+    def run(self, before: list, tests: list, seed: int = 0, limits: Limits | None = None) -> dict:
+        """`before` [(label, source)]: setup and answer cells in order; `tests` [(grade_id, source)].
+        Returns {"outcomes": [Outcome per test, in order], "notes": [str], "output": what the answers printed}."""
+
+    def start(self) -> "Runner":
+        return self
+
+    def close(self) -> None:
+        """Nothing to release by default."""
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class SandboxRunner(Runner):
+    """The sandbox: every test through `Sandbox.grade` (one judge per notebook, a fork per test)."""
+
+    def __init__(self, sandbox=None):
+        from autograder.engine.sandbox import Sandbox
+
+        self.sandbox = sandbox if sandbox is not None else Sandbox()
+
+    def run(self, before: list, tests: list, seed: int = 0, limits: Limits | None = None) -> dict:
+        return self.sandbox.grade(before, tests, seed, limits or Limits())
+
+    def start(self) -> "SandboxRunner":
+        self.sandbox.start()
+        return self
+
+    def close(self) -> None:
+        self.sandbox.close()
+
+
+def as_runner(runner) -> Runner:
+    """A Runner as is; a `Sandbox` (what the grading entry points have always been given) as its runner."""
+    return runner if isinstance(runner, Runner) else SandboxRunner(runner)
+
+
+class InProcessRunner(Runner):
+    """Trusted code in this process, with the sandbox's namespace rule and its outcomes (module docstring).
+
+    `around_test(grade_id)`, if given, returns a context manager entered around each test cell alone (the
+    probe share records there what a check reads). What the cells print is kept from this process's streams."""
+
+    def __init__(self, around_test=None):
+        self.around_test = around_test
+
+    def run(self, before: list, tests: list, seed: int = 0, limits: Limits | None = None) -> dict:
+        from autograder.engine.sandbox.judge import answer_cell_cause, answer_cell_note
+
+        attached, base = shared.learner(), shared.base_seed()
+        outcomes, notes, output = [], [], ""
+        try:
+            for i, (grade_id, source) in enumerate(tests):
+                outcome, failures, printed = self._test(before, grade_id, source, seed)
+                if i == 0:
+                    output = printed
+                    notes = [answer_cell_note(f) for f in failures if not f["setup"]]
+                outcome = answer_cell_cause(outcome, failures)
+                outcome.output = printed
+                outcomes.append(outcome)
+        finally:
+            shared.attach_learner(attached)
+            shared.set_base_seed(base)
+        return {"outcomes": outcomes, "notes": notes, "output": output}
+
+    def _test(self, before: list, grade_id: str, source: str, seed: int) -> tuple[Outcome, list, str]:
+        """One test on fresh state: (its outcome, the cells that raised, what the answers printed)."""
+        start = time.perf_counter()
+        streams = _Capped()
+        with contextlib.redirect_stdout(streams), contextlib.redirect_stderr(streams):
+            names, failures = _run_answers(before)
+            answers_seconds = time.perf_counter() - start
+            printed = streams.value()
+            namespace = dict(names)
+            namespace.update(_run_setup(before))  # the judge's own setup names win, as in the sandbox
+            shared.attach_learner(None)  # no link: the learner's objects are this process's
+            shared.set_base_seed(seed)
+            code = cells.compile_cell(source, grade_id, ipython=False)
+            begin = time.perf_counter()
+            with self.around_test(grade_id) if self.around_test else contextlib.nullcontext():
+                outcome = cells.run(code, namespace, grade_id, is_test=True) or Outcome("passed")
+            check_seconds = time.perf_counter() - begin
+        outcome.seconds = round(time.perf_counter() - start, 4)
+        outcome.details["check_seconds"] = round(check_seconds, 4)
+        outcome.details.setdefault("phases", {}).update(answers=round(answers_seconds, 4),
+                                                        check=round(check_seconds, 4))
+        return outcome, failures, printed
+
+
+def _run_answers(before: list) -> tuple[dict, list]:
+    """The learner's side (learner.run_cells, judge_learner's `_failures`): every cell compiled first, then run
+    in order, a broken setup cell stopping the rest; the names the answer cells defined or changed, and each
+    cell that raised (or did not compile), described as the judge describes it."""
+    namespace = {"__name__": "__main__", "__builtins__": builtins.__dict__, "get_ipython": cells.NoIPython}
+    compiled = [(label, cells.compile_cell(text, label)) for label, text in before]
+    names = {}
+    failures = [{"cell": label, "outcome": code, "setup": not label.startswith("answer")}
+                for label, code in compiled if isinstance(code, Outcome)]  # (the judge lists these first)
+    for label, code in compiled:
+        if isinstance(code, Outcome):
+            continue  # runs as an empty cell
+        seen = dict(namespace)
+        error = None
+        try:
+            exec(code, namespace)
+        except BaseException as raised:  # noqa: BLE001 - every failure is an outcome
+            error = raised
+        if label.startswith("answer"):
+            names.update({k: v for k, v in namespace.items() if k not in seen or seen[k] is not v})
+        if error is not None:
+            failures.append({"cell": label, "outcome": cells.describe(error, label, is_test=False),
+                             "setup": not label.startswith("answer")})
+            if not label.startswith("answer"):
+                break
+    return {k: v for k, v in names.items() if not k.startswith("__")}, failures
+
+
+def _run_setup(before: list) -> dict:
+    """The judge's side (judge.Judge._run_setup): the setup cells alone, each whatever the others did."""
+    namespace = {"__name__": "__main__", "get_ipython": cells.NoIPython}
+    for label, text in before:
+        if not label.startswith("answer"):
+            cells.run(cells.compile_cell(text, label), namespace, label)
+    return namespace
+
+
+class _Capped:
+    """What the cells print, the last 4000 characters kept (as the sandbox reports the answers' output)."""
+
+    LIMIT = 4000
+
+    def __init__(self):
+        self.text = ""
+
+    def write(self, text) -> int:
+        text = text if isinstance(text, str) else str(text)
+        self.text = (self.text + text)[-self.LIMIT:]
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def value(self) -> str:
+        return self.text
+
+
+__all__ = ["Runner", "SandboxRunner", "InProcessRunner", "as_runner"]
