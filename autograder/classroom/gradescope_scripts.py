@@ -1,4 +1,4 @@
-"""The two scripts of a Gradescope autograder zip (autograder/classroom/gradescope.py writes them into it).
+"""The two scripts of a Gradescope autograder zip (autograder/classroom/gradescope_zip.py writes them into it).
 
 Both take their paths from `AUTOGRADER_ROOT` (default `/`, Gradescope's), so a test can run them in a
 temporary folder. setup.sh also honours, for machines where the environment already exists:
