@@ -1,0 +1,69 @@
+"""Checks for notebook 15's `ScaleShift` (see `debugging`): `ScaleShift.apply(x, w, b)` = x * w + b for
+broadcastable x, w, b. The broken one sums w's gradient before the product it belongs to is formed, which is only
+wrong when w broadcasts.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from autograder.checks import common as c
+from autograder.checks.debugging_shared import _fmt
+
+
+SCALE = "ScaleShift"
+SCALE_INPUTS = ("x", "w", "b")
+SCALE_HINT = ("the gradient of x * w + b is grad_output * w for x, grad_output * x for w and grad_output for b, each "
+              "summed down to its input's shape only once it is complete.")
+# (x's shape, w's shape, b's shape): w broadcasts in each, x and b in some
+BROADCAST_SHAPES = (((4, 3), (3,), (3,)), ((2, 3, 4), (4,), (1, 4)), ((3, 4), (3, 1), (4,)), ((5, 2), (1, 2), ()),
+                    ((2, 1, 3), (4, 3), (3,)), ((2, 3), (2, 1, 1), (1,)))
+SAME_SHAPES = (((4, 3), (4, 3), (4, 3)), ((2, 3, 2), (2, 3, 2), (2,)), ((5,), (5,), (5,)), ((), (), ()))
+BROADCAST_CASES = tuple((shapes, 40 + 10 * seed + k) for seed in (0, 1) for k, shapes in enumerate(BROADCAST_SHAPES))
+SAME_CASES = tuple((shapes, 140 + 10 * seed + k) for seed in (0, 1) for k, shapes in enumerate(SAME_SHAPES))
+
+
+def _scale_grads(Fn, shapes, seed):
+    """(inputs, grad_output, the learner's gradients through autograd, the reference gradients)."""
+    x, w, b = (c.randn(*s, seed=seed + 100 * k) for k, s in enumerate(shapes))
+    out = c.call(Fn.apply, x, w, b, what=f"{SCALE}.apply(x, w, b)", names=SCALE_INPUTS)
+    shape = torch.broadcast_shapes(*shapes)
+    c.require_shape(out, shape, f"{SCALE}.apply(x, w, b) for shapes {', '.join(map(_fmt, shapes))}")
+    c.require_close(out, x.detach() * w.detach() + b.detach(), f"{SCALE}.apply(x, w, b)", "wrong-forward",
+                    "forward returns x * w + b.")
+    g = c.randn(*shape, seed=seed + 7, requires_grad=False)
+    got = c.backward_grads(out, [x, w, b], g, what=f"{SCALE}.backward", names=SCALE_INPUTS)
+    leaves = [t.detach().requires_grad_(True) for t in (x, w, b)]
+    expected = torch.autograd.grad(leaves[0] * leaves[1] + leaves[2], leaves, g)
+    return (x, w, b), g, got, expected
+
+
+def _scale_cases(Fn, cases, broadcast: bool) -> None:
+    c.require_function(Fn, SCALE)
+    c.require_self_contained(Fn, SCALE)
+    for shapes, seed in cases:
+        inputs, g, got, expected = _scale_grads(Fn, shapes, seed)
+        for name, t, grad, ref in zip(SCALE_INPUTS, inputs, got, expected):
+            what = f"the gradient of {name} (x, w, b of shapes {', '.join(map(_fmt, shapes))})"
+            if grad is None:
+                c.fail("missing-gradient", f"{what}: {name} requires grad but got none. Return its gradient.")
+            c.require_shape(grad, t.shape, what, "wrong-grad-shape")
+            right = bool(torch.allclose(grad, ref, rtol=1e-7, atol=1e-9))
+            if not right and broadcast and tuple(t.shape) != tuple(g.shape):
+                c.fail("broadcast-gradient",
+                       f"{what} is wrong (largest error {(grad - ref).abs().max().item():.3g}): {name} is broadcast "
+                       f"against an output of shape {_fmt(g.shape)}, and its gradient is only right when no input "
+                       "broadcasts. Compare, for this input, what backward sums and what it multiplies. " + SCALE_HINT)
+            c.require_close(grad, ref, what, "wrong-derivative", SCALE_HINT, rtol=1e-7, atol=1e-9)
+
+
+def scale_broadcast(ScaleShift, cases=BROADCAST_CASES[:1]) -> None:
+    """Value and the three gradients through autograd when w broadcasts against x (and, in the table, x and b
+    too), against autograd's own gradients of x * w + b."""
+    _scale_cases(ScaleShift, cases, broadcast=True)
+
+
+def scale_same_shapes(ScaleShift, cases=SAME_CASES[:1]) -> None:
+    """The same when x, w and b all have the output's shape (the case the broken Function already gets right: a
+    fix must keep it)."""
+    _scale_cases(ScaleShift, cases, broadcast=False)

@@ -1,0 +1,89 @@
+"""Checks for notebook 15's `Sinc` (see `debugging`): `Sinc.apply(x)` = sin(x) / x, 1 at x = 0, with gradient
+(x cos x - sin x) / x**2 and exactly 0 at x = 0. The broken one returns 0 / 0 = NaN there.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from autograder.checks import common as c
+from autograder.checks.debugging_shared import _fmt
+
+
+SINC = "Sinc"
+SINC_HINT = ("d/dx sin(x)/x = (x cos x - sin x) / x**2 away from 0, and its limit at x = 0 is 0; sinc itself is 1 at "
+             "0. Nothing is added to x.")
+ZERO_HINT = ("Where x is exactly 0, return 0 for the gradient: select it with torch.where(x == 0, 0.0, ...) on the "
+             "result (inside backward the 0 / 0 it computes there is never selected, and nothing differentiates "
+             "it), and keep the formula everywhere else.")
+# (shape, dtype, seed, how many zeros): some entries set to exactly 0
+ZERO_CASES = tuple((shape, torch.float32 if (k + seed) % 2 else torch.float64, 200 + 10 * seed + k, zeros)
+                   for seed in (0, 1) for k, (shape, zeros) in enumerate((((6,), 1), ((3, 4), 3), ((), 1), ((2, 5), 10),
+                                                                          ((7,), 2))))
+# (values of x): float64 gradcheck away from 0, small |x| included
+AWAY_CASES = ((0.5, -1.5, 3.0, 7.0), (1e-3, -2e-3, 0.1, -0.3), (1e-2, 2.0, -4.0, 10.0), (-6.0, 2.5, 0.05, -0.02))
+
+
+def _sinc_reference(x):
+    """sinc and its derivative in float64, series near 0 (no cancellation), returned in x's dtype."""
+    x64 = x.detach().to(torch.float64)
+    small = x64.abs() < 1e-2
+    safe = torch.where(small, 1.0, x64)
+    value = torch.where(small, 1 - x64 ** 2 / 6 + x64 ** 4 / 120, torch.sin(safe) / safe)
+    slope = torch.where(small, -x64 / 3 + x64 ** 3 / 30, (safe * torch.cos(safe) - torch.sin(safe)) / safe ** 2)
+    return value.to(x.dtype), slope.to(x.dtype)
+
+
+def _zero_input(shape, dtype, seed, zeros):
+    x = c.randn(*shape, seed=seed, requires_grad=False, away_from=(0.0,), margin=0.05, scale=3.0)
+    flat = x.reshape(-1)
+    flat[torch.arange(flat.numel()) < min(zeros, flat.numel())] = 0.0
+    return x.to(dtype).requires_grad_(True)
+
+
+def _tolerance(dtype):
+    return (1e-9, 1e-12) if dtype == torch.float64 else (1e-4, 1e-5)
+
+
+def sinc_zero(Sinc, cases=(((5,), torch.float64, 200, 2),)) -> None:
+    """Inputs with exact zeros: value 1 there, gradient exactly 0 there (never NaN or inf), and about right elsewhere
+    (to 1e-3: exactness away from 0 is `sinc_away`'s rule), with a random grad_output. Visible: float64; ZERO_CASES: float32 too, other shapes, every entry zero."""
+    c.require_function(Sinc, SINC)
+    c.require_self_contained(Sinc, SINC)
+    for shape, dtype, seed, zeros in cases:
+        x = _zero_input(shape, dtype, seed, zeros)
+        at = x.detach() == 0
+        what = f"{SINC}.apply(x) for x of shape {_fmt(x.shape)} ({str(dtype)[6:]}) with {int(at.sum())} zero(s)"
+        y = c.call(Sinc.apply, x, what=what)
+        value, slope = _sinc_reference(x)
+        rtol, atol = _tolerance(dtype)
+        c.require_close(y, value, what, "wrong-forward", "sinc is sin(x) / x, and 1 at x = 0.", rtol=rtol, atol=atol)
+        g = c.randn(*shape, seed=seed + 1, requires_grad=False, dtype=dtype)
+        (grad,) = c.backward_grads(y, [x], g, what=f"{SINC}.backward")
+        if grad is None:
+            c.fail("no-graph", f"{what}: x received no gradient. Return the gradient from backward.")
+        c.require_shape(grad, x.shape, f"the gradient of {what}", "wrong-grad-shape")
+        if not bool(torch.isfinite(grad[at]).all()):
+            c.fail("nan-at-zero", f"the gradient of {what} is {grad[at].tolist()[:3]} where x is exactly 0: one such "
+                                  "NaN makes every weight NaN after the next optimizer step. " + ZERO_HINT)
+        if not bool((grad[at] == 0).all()):
+            c.fail("nonzero-at-zero", f"the gradient of {what} is {grad[at].tolist()[:3]} where x is exactly 0, but "
+                                      "the derivative of sinc there is exactly 0 (sinc is even). " + ZERO_HINT)
+        # Elsewhere only coarsely: the exact derivative away from 0 is the other test's rule (one mistake, one test).
+        c.require_close(torch.where(at, 0.0, grad), torch.where(at, 0.0, g * slope),
+                        f"the gradient of {what}, where x is not 0", "wrong-derivative", SINC_HINT,
+                        rtol=1e-3, atol=1e-6)
+
+
+def sinc_away(Sinc, cases=AWAY_CASES[:1]) -> None:
+    """float64 gradcheck away from 0, |x| down to 1e-3 (the broken Function already passes it: a fix that adds an
+    eps to x or clamps it fails it)."""
+    c.require_function(Sinc, SINC)
+    for values in cases:
+        x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+        what = f"{SINC}.apply(x) for x = {list(values)}"
+        y = c.call(Sinc.apply, x, what=what)
+        value, _ = _sinc_reference(x)
+        c.require_close(y, value, what, "wrong-forward", "sinc is sin(x) / x: nothing is added to x, nothing clamped.",
+                        rtol=1e-9, atol=1e-12)
+        c.gradcheck(Sinc.apply, (x,), what, hint=SINC_HINT)
