@@ -1,0 +1,253 @@
+"""The real node, in the learner's process (shared by several notebooks; see `behaviour`).
+
+A stand-in ctx is an object an answer can recognise (its type, module, MRO, the node attributes it lacks), so no
+point rests on it alone: each check that reads a direct call with a stand-in ctx reads the same property of the
+node autograd itself made, here, and needs both to agree. `real_node` reads what the node of `Fn.apply` saved and
+what else the call left alive; `real_backward` calls the learner's backward with that node as its ctx, as the
+engine does, before the engine checks or repairs what it returns (`backward_by_its_node` on the judge's side).
+Everything is read with accessors bound when this module was imported, before any answer ran (the integrity
+checkpoint keeps this module's names as they were). `function_apply` is torch.autograd.Function's own `apply`,
+which the probes that run torch.func transforms and forward-mode AD call too.
+"""
+
+from __future__ import annotations
+
+import gc
+
+import torch
+
+from autograder.checks import common as c
+from autograder.checks.behaviour_graph import tensors_in
+
+
+# ----------------------------------------------------------------------------------- the Function's apply
+
+# The descriptor itself (a classmethod on torch 2.13, a C classmethod_descriptor on 2.14): bound to the class
+# through __get__ on both, never through the class's own attribute lookup.
+_FUNCTION_APPLY = torch.autograd.Function.__dict__["apply"]
+
+
+def function_apply(Fn, *args):
+    """`Fn.apply(*args)` as torch.autograd.Function defines it, whatever `apply` the class itself defines: under a
+    torch.func transform that runs the Function's own methods (a class that overrides `apply` to take another
+    path for wrapped inputs is run through them all the same). A non-Function is called as it is."""
+    if issubclass(type(Fn), type) and issubclass(Fn, torch.autograd.Function):  # a class by its C-level type
+        return _FUNCTION_APPLY.__get__(None, Fn)(*args)
+    return Fn.apply(*args)
+
+
+# ------------------------------------------------------------------------------- the real node, as autograd made it
+
+_GRAD_FN = torch._C.TensorBase.__dict__["grad_fn"].__get__
+_NODE_SAVED = torch._C._FunctionBase.__dict__["saved_tensors"].__get__
+_TYPE, _ISSUBCLASS, _ID, _VARS = type, issubclass, id, vars
+_GC_FREEZE, _GC_UNFREEZE, _GC_OBJECTS, _GC_COLLECT = gc.freeze, gc.unfreeze, gc.get_objects, gc.collect
+_NO_GRAD = torch.no_grad
+
+
+def _is_tensor(obj) -> bool:
+    """A tensor by its C-level type (an object whose `__class__` claims Tensor is not one)."""
+    return _ISSUBCLASS(_TYPE(obj), torch.Tensor)
+
+
+def alive_after(call):
+    """(call(), the tensors made during the call that are still alive after it): found by what the garbage
+    collector tracks (every tensor object is tracked), not by a walk of containers, so a list nested at any depth,
+    a deque, a global dict keyed by id(ctx) or a closure hide nothing. Objects alive before the call are frozen
+    out of the collector's lists while it runs; cycles left as garbage are collected first."""
+    _GC_FREEZE()
+    try:
+        result = call()
+        _GC_COLLECT()
+        made = [obj for obj in _GC_OBJECTS() if _is_tensor(obj)]
+    finally:
+        _GC_UNFREEZE()
+    return result, made
+
+
+def _storage_key(t):
+    try:
+        return t.untyped_storage().data_ptr()
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None
+
+
+def _same_view(a, b) -> bool:
+    return (_storage_key(a) == _storage_key(b) and tuple(a.shape) == tuple(b.shape)
+            and tuple(a.stride()) == tuple(b.stride()) and a.storage_offset() == b.storage_offset())
+
+
+def _kind(t, node, inputs: tuple, out) -> str:
+    """What a tensor kept for backward is: "output" (the node's own saved output), "input <k>" (the input itself),
+    "alias of the output" / "alias of input <k>" (same storage, another tensor object), "copy of the output" /
+    "copy of input <k>" (equal values, its own storage), or "other"."""
+    if isinstance(out, torch.Tensor):
+        if _GRAD_FN(t) is node and _same_view(t, out):
+            return "output"
+    for k, x in enumerate(inputs):
+        if t is x:
+            return f"input {k}"
+    if isinstance(out, torch.Tensor) and _storage_key(t) == _storage_key(out):
+        return "alias of the output"
+    for k, x in enumerate(inputs):
+        if isinstance(x, torch.Tensor) and _storage_key(t) is not None and _storage_key(t) == _storage_key(x):
+            return f"alias of input {k}"
+    with _NO_GRAD():
+        if isinstance(out, torch.Tensor) and t.shape == out.shape and t.dtype == out.dtype \
+                and bool(torch.equal(t.detach(), out.detach())):
+            return "copy of the output"
+        for k, x in enumerate(inputs):
+            if isinstance(x, torch.Tensor) and t.shape == x.shape and t.dtype == x.dtype \
+                    and bool(torch.equal(t.detach(), x.detach())):
+                return f"copy of input {k}"
+    return "other"
+
+
+def _labels(node) -> dict:
+    """storage key -> "ctx.<name>..." for the tensors among the ctx's attributes (names only, for the feedback)."""
+    labels: dict = {}
+    try:
+        attributes = list(_VARS(node).items())
+    except TypeError:
+        return labels
+    for name, value in attributes:
+        for where, t in tensors_in(value, f"ctx.{name}"):
+            labels.setdefault(_storage_key(t), where)
+    return labels
+
+
+@c.probe
+def real_node(Fn, inputs: tuple, grad_output=None) -> dict:
+    """In the learner's process: out = Fn.apply(*inputs) as autograd runs it (apply as torch.autograd.Function
+    defines it), then what its real node keeps for backward.
+
+    Facts: "output" (the tensor returned; None when it is not one, "node" False when it has no node of a Function);
+    "saved": one {"kind", "tensor"} per tensor the node saved (its saved_tensors, read through the C accessor), kind
+    as `_kind` says; "kept": every other tensor made during the call and still alive after it, wherever it is kept
+    (on ctx, in any container, in a global), as {"kind", "where", "nbytes", "tensor"}; "unreadable": where a kept
+    tensor's storage could not be read (the check fails closed on it). With `grad_output`: "after" holds the
+    output and the saved tensors as they are after one real backward of out with that grad_output ("grad" the
+    gradient of the first input), "backward_error" what that backward raised."""
+    inputs = tuple(inputs)
+    out, made = alive_after(lambda: function_apply(Fn, *inputs))
+    facts: dict = {"output": out if isinstance(out, torch.Tensor) else None, "node": False, "saved": [], "kept": [],
+                   "unreadable": []}
+    if not isinstance(out, torch.Tensor):
+        return facts
+    node = _GRAD_FN(out)
+    if node is None or not isinstance(node, _FUNCTION_BASE):
+        return facts
+    facts["node"], facts["values"] = True, out.detach().clone()  # the output's values before any backward
+    saved = tuple(_NODE_SAVED(node))
+    facts["saved"] = [{"kind": _kind(t, node, inputs, out), "tensor": t.detach().clone()} for t in saved]
+    known = {_storage_key(t) for t in saved} | {_storage_key(out)}
+    labels = _labels(node)
+    for t in made:
+        if t is out or any(t is s for s in saved):
+            continue
+        key = _storage_key(t)
+        where = labels.get(key, "in a container or a global name, off the graph")
+        if key is None:
+            facts["unreadable"].append(where)
+            continue
+        if key in known:
+            continue
+        known.add(key)
+        kind = _kind(t, node, inputs, out)
+        if kind.startswith(("input", "alias of input")):
+            continue  # the inputs are alive anyway: a view of one keeps nothing new
+        facts["kept"].append({"kind": kind, "where": where, "nbytes": int(t.untyped_storage().nbytes()),
+                              "tensor": t.detach().clone()})
+    if grad_output is not None:
+        first = inputs[0]
+        try:
+            (grad,) = torch.autograd.grad(out, [first], grad_output, retain_graph=True, allow_unused=True)
+        except (RuntimeError, TypeError, ValueError, NotImplementedError) as error:
+            facts["backward_error"] = _first_line(error)
+            return facts
+        facts["after"] = {"output": out.detach().clone(), "grad": grad, "saved": None}
+        try:  # a saved tensor changed in place since forward makes its own node refuse to unpack it
+            facts["after"]["saved"] = [t.detach().clone() for t in _NODE_SAVED(node)]
+        except RuntimeError as error:
+            facts["after"]["saved_error"] = _first_line(error)
+    return facts
+
+
+def _first_line(error) -> str:
+    text = str(error)
+    return f"{type(error).__name__}: {text.splitlines()[0][:200] if text else ''}"
+
+
+_BACKWARD_APPLY = torch.autograd.function.BackwardCFunction.__dict__["apply"]
+
+
+_FUNCTION_BASE = torch._C._FunctionBase
+
+
+def _raw(value):
+    """A value backward returned, as it crosses: a tensor detached and copied, None as None, anything else as
+    {"not_a_tensor": the name of its type}."""
+    if value is None:
+        return None
+    if _is_tensor(value):
+        return value.detach().clone()
+    return {"not_a_tensor": _TYPE(value).__name__}
+
+
+@c.probe
+def real_backward(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bool = False) -> dict:
+    """In the learner's process: out = Fn.apply(*inputs) as autograd runs it, then the learner's backward called
+    with the node autograd made as its ctx, as the engine calls it (BackwardCFunction.apply), before the engine
+    checks or repairs what it returns (a gradient summed to its input's shape, a missing None added). Nothing the
+    answer can inspect tells this ctx from real use: it is autograd's own node.
+
+    Facts: "node" (False when out has no node of Fn's own: then nothing else), "outputs" (the tensors forward
+    returned, a tuple), "raw": one entry per value backward returned (a tensor copy, None, or {"not_a_tensor":
+    the name of its type}), "returned": "tuple" or "list" (its entries are "raw"), or "one value"."""
+    inputs = tuple(inputs)
+    out = function_apply(Fn, *inputs)
+    outputs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    facts: dict = {"node": False, "outputs": tuple(o.detach().clone() if _is_tensor(o) else o for o in outputs)}
+    nodes = [_GRAD_FN(o) for o in outputs if _is_tensor(o) and _GRAD_FN(o) is not None]
+    if not nodes or not isinstance(nodes[0], _FUNCTION_BASE) \
+            or getattr(_TYPE(nodes[0]), "_forward_cls", None) is not Fn:
+        return facts
+    facts["node"] = True
+    with torch.set_grad_enabled(bool(create_graph)):
+        returned = _BACKWARD_APPLY(nodes[0], *grad_outputs)
+    facts["returned"] = _TYPE(returned).__name__ if isinstance(returned, (tuple, list)) else "one value"
+    returned = tuple(returned) if isinstance(returned, (tuple, list)) else (returned,)
+    facts["raw"] = tuple(_raw(v) for v in returned)
+    return facts
+
+
+class Returned:
+    """Judge side: what backward returned where a gradient goes when it was not a tensor (nor None)."""
+
+    def __init__(self, type_name: str):
+        self.type_name = type_name
+
+
+def type_name(value) -> str:
+    """The type name of something backward returned, whichever side read it."""
+    return value.type_name if isinstance(value, Returned) else type(value).__name__
+
+
+def backward_by_its_node(Fn, inputs: tuple, grad_outputs, what: str, rules=None, names=(), as_returned=False):
+    """What the learner's backward returns when autograd's own node is its ctx (`real_backward`, in the learner's
+    process), as a tuple (a value that is neither a tensor nor None as a `Returned`), or None when Fn.apply made no
+    node of Fn's own (the tests that run autograd say so). With `as_returned`, a single value backward returned is
+    given as it is, not as a tuple of one. Errors become feedback through `rules`, by default the engine's."""
+    grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else (grad_outputs,)
+    with c.explained(what, c.engine_rules(names) if rules is None else rules):
+        facts = real_backward(Fn, tuple(inputs), grad_outputs)
+    if not facts["node"]:
+        return None
+    raw = tuple(Returned(v["not_a_tensor"]) if isinstance(v, dict) else v for v in facts["raw"])
+    return raw[0] if as_returned and facts["returned"] == "one value" else raw
+
+
+def fresh(inputs: tuple) -> tuple:
+    """The same inputs as new leaves (tensors copied, requires_grad kept), for a second run of the same call."""
+    return tuple(t.detach().clone().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t
+                 for t in inputs)
