@@ -1,6 +1,9 @@
 """make bench: its figures add up, and a one-student run of both graders agrees on every score."""
 
+import json
+import os
 import subprocess
+from importlib import metadata
 
 import nbformat
 import pytest
@@ -47,26 +50,75 @@ def test_floor_figures_compare_ours_with_the_in_process_run():
 
 
 def test_breakdown_groups_the_phases_and_the_rest_is_process_overhead():
-    cells = [{"seconds": 0.2, "phases": {"answers": 0.02, "fork": 0.01, "check": 0.05}},
+    cells = [{"seconds": 0.2, "phases": {"answers": 0.02, "fork": 0.01, "check": 0.05, "requests": 0.03}},
              {"seconds": 0.4, "phases": {"answers": 0.1, "check": 0.2}}]
     out = bench.test_breakdown(cells)
     assert out["setup and answer cells (once per notebook, shared by its tests)"] == pytest.approx(0.06)
     assert out["copy of the learner's state and a fresh judge (forks)"] == pytest.approx(0.005)
-    assert out["the test cell (the checks themselves, with their requests)"] == pytest.approx(0.125)
-    assert out["whole test"] == pytest.approx(0.3)
-    assert out["exit, result channel, clean-up"] == pytest.approx(0.3 - 0.19)
+    assert out["round trips to the learner's process"] == pytest.approx(0.015)
+    assert out[bench.CHECKS_OWN] == pytest.approx((0.02 + 0.2) / 2)
+    assert out[bench.REST] == pytest.approx((0.14 + 0.2) / 2)
+    assert out["whole test, with its share of the answers"] == pytest.approx((0.22 + 0.5) / 2)
     assert bench.test_breakdown([]) == {}
+    assert bench.round_trips_per_test([{"round_trips": 4}, {"round_trips": 1}, {}]) == pytest.approx(5 / 3)
+
+
+REPORTS = [{"student": "a", "assignment": "01_square", "seconds": 3.0,
+            "cells": [{"grade_id": "t1", "seconds": 0.5, "round_trips": 10, "memory_mb": 300,
+                       "phases": {"answers": 0.1, "fork": 0.1, "check": 0.3, "requests": 0.2}},
+                      {"grade_id": "t2", "seconds": 0.3, "round_trips": 2, "memory_mb": 310,
+                       "phases": {"answers": 0.1, "fork": 0.1, "check": 0.1, "requests": 0.05}}]},
+           {"student": "b", "assignment": "01_square", "seconds": 1.0,
+            "cells": [{"grade_id": "t1", "seconds": 0.5, "round_trips": 6, "phases": {}},
+                      {"grade_id": "t2", "seconds": 0.3, "round_trips": 2, "phases": {}}]}]
+FLOOR = {"notebooks": [{"student": "a", "assignment": "01_square", "seconds": 0.2, "answers_seconds": 0.02,
+                        "check_seconds": [0.1, 0.05], "grade_ids": ["t1", "t2"]},
+                       {"student": "b", "assignment": "01_square", "seconds": 0.3, "answers_seconds": 0.04,
+                        "check_seconds": [0.1, 0.1], "grade_ids": ["t1", "t2"]}]}
+
+
+def test_notebook_rows_put_ours_beside_the_floor():
+    [row] = bench.notebook_rows(REPORTS, FLOOR)
+    assert (row["notebook"], row["submissions"], row["tests"]) == ("01_square", 2, 2)
+    assert row["ours_seconds"] == pytest.approx(2.0) and row["floor_seconds"] == pytest.approx(0.25)
+    assert row["ratio"] == pytest.approx(8.0)
+    assert row["per_test"]["round_trips"] == pytest.approx(5.0)
+    assert row["peak_mb"] == 310
+
+
+def test_test_rows_share_the_answers_out_on_both_sides():
+    rows = {r["test"]: r for r in bench.test_rows(REPORTS, FLOOR)}
+    assert rows["t1"]["floor_seconds"] == pytest.approx((0.01 + 0.1 + 0.02 + 0.1) / 2)
+    assert rows["t1"]["ours_seconds"] == pytest.approx((0.6 + 0.5) / 2)
+    assert rows["t1"]["round_trips"] == pytest.approx(8.0)
+    assert rows["t1"]["checks_own"] == pytest.approx(0.05)
+
+
+RECORD_FIELDS = ("date", "torch", "python", "cores", "arguments", "assignments", "submissions", "ours", "floor",
+                 "notebooks", "tests", "scores", "nbgrader")
 
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("classroom")
-def test_bench_runs_both_graders_and_they_agree():
-    result = subprocess.run([str(PY), "-m", "autograder.maintain.bench", "--students", "2", "--assignments", "01_square"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=900)
+def test_bench_runs_both_graders_and_they_agree(tmp_path):
+    record = tmp_path / "bench" / "run.json"
+    result = subprocess.run([str(PY), "-m", "autograder.maintain.bench", "--students", "2", "--assignments", "01_square",
+                             "--record", str(record)], cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     for figure in ("ours (--workers 2)", "plain nbgrader (serial)", "plain nbgrader (2 processes", "speed-up:",
                    "time in the checks themselves", "over nbgrader on 2 processes", "ours again, after nbgrader",
-                   "peak memory of a grading process", "the checks themselves", "scores agree on all 2 notebooks",
-                   "in-process, no isolation", "ours / in-process:", "in-process scores agree with ours on all 2"):
+                   "peak memory of a grading process", "the checks' own compute", "scores agree on all 2 notebooks",
+                   "in-process, no isolation", "ours / in-process:", "in-process scores agree with ours on all 2",
+                   "round trips to the learner's process:", "per notebook", "slowest tests", "record written to"):
         assert figure in out, out
+    data = json.loads(record.read_text())
+    assert all(field in data for field in RECORD_FIELDS), sorted(data)
+    assert data["torch"] == metadata.version("torch") and data["cores"] == os.cpu_count()
+    assert data["arguments"]["students"] == 2 and data["arguments"]["record"] == str(record)
+    assert data["submissions"] == 2 and data["scores"]["notebooks"] == 2
+    assert data["scores"]["floor_agrees"] and data["scores"]["nbgrader_agrees"], data["scores"]
+    [row] = data["notebooks"]
+    assert row["notebook"] == "01_square" and row["tests"] == 3 and row["ratio"] > 1
+    assert data["ours"]["round_trips_per_test"] > 0  # every test calls the learner's Square
+    assert {r["test"] for r in data["tests"]} == {"test_Square_values", "test_Square_graph", "test_Square_saved"}

@@ -42,6 +42,7 @@ class CellResult:
     check_seconds: float = 0.0    # the test cell alone
     memory_mb: float = 0.0        # peak resident memory of a grading process so far
     phases: dict = field(default_factory=dict)  # seconds per step inside the test's process (benchmarks)
+    round_trips: int = 0          # requests the test's judge sent to the learner's process (benchmarks)
 
 
 @dataclass
@@ -129,7 +130,7 @@ def run_tests(runner: Runner | Sandbox | None, before: list, tests: list, seed: 
         results.append(CellResult(grade_id, earned, points, outcome.status, feedback, outcome.mistake,
                                   outcome.seconds, outcome.details.get("check_seconds", 0.0),
                                   outcome.details.get("child_maxrss_mb", 0.0),
-                                  _phases(outcome)))
+                                  _phases(outcome), _count(outcome.details.get("round_trips"))))
     return results
 
 
@@ -138,6 +139,10 @@ def _phases(outcome: Outcome) -> dict:
     if type(phases) is not dict:
         return {}
     return {str(k): round(float(v), 4) for k, v in phases.items() if isinstance(v, (int, float))}
+
+
+def _count(value) -> int:
+    return value if type(value) is int and value >= 0 else 0
 
 
 def autograded_notebook(source: Source, submission, results: list[CellResult], answers: dict | None = None):

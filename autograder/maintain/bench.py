@@ -2,19 +2,24 @@
 the fair anchor on 2 cores) and with ours.
 
     python -m autograder.maintain.bench [--students 24] [--workers 2] [--assignments 01_square,03_shapes]
+                                        [--skip-nbgrader] [--record docs/bench/last-run.json]
 
 Prints wall times (ours is timed before and after nbgrader; the ratios use the mean), both ratios, seconds
-per notebook, where our time goes (the checks themselves versus overhead), peak memory per worker, and
-whether the two agree on every score. It also grades the same submissions in one plain process, with no
-isolation at all (the checks' own cost: the floor ours is measured against), and prints ours as a multiple
-of it.
+per notebook, where our time goes in one test (the answers, the forks, the round trips to the learner's
+process and their count, the checks' own compute, the rest), peak memory per worker, and whether the two
+agree on every score. It also grades the same submissions in one plain process, with no isolation at all
+(the checks' own cost: the floor ours is measured against), and prints ours as a multiple of it, for the
+class and for each notebook. `--record` writes every figure as JSON, with the torch version, the machine's
+cores, the date and the arguments.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -155,7 +160,7 @@ def grade_in_process(files: list[Path], seed: int = 0) -> list[dict]:
         out.append({"student": path.parent.parent.name, "assignment": report.assignment, "score": report.score,
                     "max_score": report.max_score, "seconds": read_seconds + answers_seconds + sum(check_seconds),
                     "answers_seconds": answers_seconds, "check_seconds": check_seconds,
-                    "statuses": [c.status for c in report.cells]})
+                    "statuses": [c.status for c in report.cells], "grade_ids": [c.grade_id for c in report.cells]})
     return out
 
 
@@ -207,28 +212,159 @@ def floor_figures(in_process: dict, ours_s: float, workers: int, cells: list[dic
     }
 
 
-# Steps the judge times for each test (Outcome.details["phases"]), grouped for reading.
+# Steps the judge times for each test (Outcome.details["phases"]), grouped for reading. The round trips are
+# part of the test cell's time: the checks' own compute is the test cell less its round trips.
 PHASE_GROUPS = {
     "setup and answer cells (once per notebook, shared by its tests)": ("answers",),
     "copy of the learner's state and a fresh judge (forks)": ("fork",),
-    "the test cell (the checks themselves, with their requests)": ("check",),
+    "round trips to the learner's process": ("requests",),
 }
+CHECKS_OWN = "the checks' own compute (the test cell less its round trips)"
+REST = "exit, result channel, clean-up"
+
+
+def _own_compute(phases: dict) -> float:
+    return max(phases.get("check", 0.0) - phases.get("requests", 0.0), 0.0)
 
 
 def test_breakdown(cells: list[dict]) -> dict[str, float]:
-    """Mean seconds per test in each group of steps; the rest of a test's time is exit, channel, clean-up."""
+    """Mean seconds per test in each group of steps. A test's own time (its `seconds`, from the fork to the
+    verdict read) is its forks, its test cell (round trips and the checks' own compute) and the rest: exit,
+    channel, clean-up; its share of the answers, run once before the notebook's tests, comes on top."""
     if not cells:
         return {}
     totals = {label: 0.0 for label in PHASE_GROUPS}
+    own = rest = whole = 0.0
     for cell in cells:
         phases = cell.get("phases") or {}
         for label, names in PHASE_GROUPS.items():
             totals[label] += sum(phases.get(name, 0.0) for name in names)
+        own += _own_compute(phases)
+        seconds = cell.get("seconds", 0.0)
+        rest += max(seconds - phases.get("fork", 0.0) - max(phases.get("check", 0.0), phases.get("requests", 0.0)),
+                    0.0)
+        whole += seconds + phases.get("answers", 0.0)
     out = {label: total / len(cells) for label, total in totals.items()}
-    whole = sum(c.get("seconds", 0.0) for c in cells) / len(cells)
-    out["exit, result channel, clean-up"] = max(whole - sum(out.values()), 0.0)
-    out["whole test"] = whole
+    out[CHECKS_OWN] = own / len(cells)
+    out[REST] = rest / len(cells)
+    out["whole test, with its share of the answers"] = whole / len(cells)
     return out
+
+
+def round_trips_per_test(cells: list[dict]) -> float:
+    return sum(c.get("round_trips", 0) for c in cells) / len(cells) if cells else 0.0
+
+
+def _mean(values) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else 0.0
+
+
+def _test_figures(cells: list[dict]) -> dict:
+    """One test's mean cost (seconds, with its share of the answers) and in each step, and its round trips."""
+    phases = [c.get("phases") or {} for c in cells]
+    return {"seconds": _mean(c.get("seconds", 0.0) + (c.get("phases") or {}).get("answers", 0.0) for c in cells),
+            "answers": _mean(p.get("answers", 0.0) for p in phases),
+            "forks": _mean(p.get("fork", 0.0) for p in phases),
+            "round_trips_seconds": _mean(p.get("requests", 0.0) for p in phases),
+            "round_trips": _mean(c.get("round_trips", 0) for c in cells),
+            "checks_own": _mean(_own_compute(p) for p in phases)}
+
+
+def notebook_rows(reports: list[dict], in_process: dict) -> list[dict]:
+    """Per notebook (mean over its submissions): ours and the floor in seconds per notebook, their ratio, and
+    one test's cost in each step of ours, with its round trips and the peak memory of a grading process."""
+    rows = []
+    for assignment in sorted({r["assignment"] for r in reports}):
+        ours = [r for r in reports if r["assignment"] == assignment]
+        floor = [nb for nb in in_process.get("notebooks", []) if nb["assignment"] == assignment]
+        cells = [c for r in ours for c in r["cells"]]
+        ours_s, floor_s = _mean(r.get("seconds", 0.0) for r in ours), _mean(nb["seconds"] for nb in floor)
+        rows.append({"notebook": assignment, "submissions": len(ours),
+                     "tests": len(cells) // len(ours) if ours else 0, "ours_seconds": ours_s,
+                     "floor_seconds": floor_s, "ratio": ours_s / floor_s if floor_s else float("inf"),
+                     "per_test": _test_figures(cells),
+                     "peak_mb": max((c.get("memory_mb", 0.0) for c in cells), default=0.0)})
+    return rows
+
+
+def test_rows(reports: list[dict], in_process: dict) -> list[dict]:
+    """Per test cell (mean over the submissions): ours and the floor in seconds (each with its notebook's
+    answers shared out over its tests, as the judge's phases do), their ratio, ours step by step."""
+    floor: dict = {}
+    for nb in in_process.get("notebooks", []):
+        share = nb["answers_seconds"] / max(len(nb["check_seconds"]), 1)
+        for grade_id, seconds in zip(nb.get("grade_ids", []), nb["check_seconds"]):
+            floor.setdefault((nb["assignment"], grade_id), []).append(share + seconds)
+    ours: dict = {}
+    for r in reports:
+        for c in r["cells"]:
+            ours.setdefault((r["assignment"], c["grade_id"]), []).append(c)
+    rows = []
+    for (assignment, grade_id), cells in sorted(ours.items()):
+        figures = _test_figures(cells)
+        floor_s = _mean(floor.get((assignment, grade_id), []))
+        rows.append({"notebook": assignment, "test": grade_id, "ours_seconds": figures.pop("seconds"),
+                     "floor_seconds": floor_s, **figures})
+        rows[-1]["ratio"] = rows[-1]["ours_seconds"] / floor_s if floor_s else float("inf")
+    return rows
+
+
+def print_notebook_rows(rows: list[dict]) -> None:
+    print("\nper notebook (mean over its submissions; one test's milliseconds: answers' share, forks, round trips "
+          "and their count, the checks' own compute):")
+    print(f"  {'notebook':<24} {'tests':>5} {'ours s':>8} {'floor s':>8} {'ratio':>7}   {'answers':>7} {'forks':>7} "
+          f"{'trips ms':>8} {'trips':>6} {'checks':>7} {'peak MB':>8}")
+    for r in rows:
+        t = r["per_test"]
+        print(f"  {r['notebook']:<24} {r['tests']:>5} {r['ours_seconds']:8.3f} {r['floor_seconds']:8.3f} "
+              f"{r['ratio']:6.1f}x   {t['answers'] * 1000:7.1f} {t['forks'] * 1000:7.1f} "
+              f"{t['round_trips_seconds'] * 1000:8.1f} {t['round_trips']:6.1f} {t['checks_own'] * 1000:7.1f} "
+              f"{r['peak_mb']:8.0f}")
+
+
+def print_test_rows(rows: list[dict], shown: int = 10) -> None:
+    print(f"\nthe {min(shown, len(rows))} slowest tests of ours (of {len(rows)}; every one in the record), "
+          "milliseconds:")
+    print(f"  {'test':<44} {'ours':>7} {'floor':>7} {'ratio':>7}   {'forks':>6} {'trips ms':>8} {'trips':>6} "
+          f"{'checks':>7}")
+    for r in sorted(rows, key=lambda r: -r["ours_seconds"])[:shown]:
+        name = f"{r['notebook'].split('_')[0]} {r['test']}"
+        print(f"  {name:<44} {r['ours_seconds'] * 1000:7.1f} {r['floor_seconds'] * 1000:7.1f} {r['ratio']:6.1f}x   "
+              f"{r['forks'] * 1000:6.1f} {r['round_trips_seconds'] * 1000:8.1f} {r['round_trips']:6.1f} "
+              f"{r['checks_own'] * 1000:7.1f}")
+
+
+def _torch_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("torch")  # without importing it: the bench's process stays light
+    except metadata.PackageNotFoundError:
+        return ""
+
+
+def write_record(path: Path, args: argparse.Namespace, figures: dict) -> dict:
+    """The bench's figures as JSON at `path`, with what they were measured on."""
+    record = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+              "torch": _torch_version(), "python": platform.python_version(), "machine": platform.machine(),
+              "cores": os.cpu_count(), "arguments": {k: v for k, v in vars(args).items()}, **figures}
+    record = _finite(record)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return record
+
+
+def _finite(value):
+    """An infinite ratio (a floor of zero) as null: JSON has no infinity."""
+    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def main(argv=None) -> int:
@@ -238,6 +374,7 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--assignments", help="comma-separated (default: every course notebook)")
     parser.add_argument("--skip-nbgrader", action="store_true", help="time only our grader")
+    parser.add_argument("--record", metavar="PATH", help="write the figures as JSON to PATH")
     args = parser.parse_args(argv)
 
     all_assignments = [s.assignment for s in notebooks.sources()]
@@ -246,6 +383,16 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown assignments: {', '.join(sorted(unknown))}")
     klass = synthetic_class(args.students, assignments)
+    figures: dict = {"assignments": assignments, "nbgrader": None}
+    status = _bench(args, assignments, klass, figures)
+    if args.record:
+        write_record(Path(args.record), args, figures)
+        print(f"\nrecord written to {args.record}")
+    return status
+
+
+def _bench(args, assignments: list[str], klass: dict, figures: dict) -> int:
+    """The runs and their printout; every figure also goes into `figures` (the record)."""
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         tmp = Path(tmp)
         plain_root, our_home = tmp / "plain", tmp / "ours"
@@ -253,6 +400,7 @@ def main(argv=None) -> int:
                         ignore=lambda d, names: [n for n in names if n not in assignments and Path(d) == paths.SOLUTIONS])
         n = write_submissions(klass, plain_root / "submitted")
         write_submissions(klass, our_home / "submitted")
+        figures["submissions"] = n
         print(f"synthetic class: {args.students} students x {len(assignments)} notebooks = {n} submissions")
 
         ours_s, ours_scores, reports = run_ours(our_home, args.workers)
@@ -269,9 +417,16 @@ def main(argv=None) -> int:
               f"({overhead / n:.3f} s per notebook; checks are {100 * checks / (ours_s * args.workers):.0f}% "
               "of worker time)")
         print(f"  peak memory of a grading process: {peak:.0f} MB")
+        trips = round_trips_per_test(cells)
+        print(f"  round trips to the learner's process: {trips:.1f} per test on average")
+        breakdown = test_breakdown(cells)
         print(f"  one test, on average over {len(cells)} (milliseconds):")
-        for label, share in test_breakdown(cells).items():
+        for label, share in breakdown.items():
             print(f"    {label:<64} {share * 1000:7.1f}")
+        figures["ours"] = {"wall_seconds": ours_s, "per_notebook": ours_s / n, "checks_seconds": checks,
+                           "per_test_overhead_seconds": test_seconds - checks, "overhead_seconds": overhead,
+                           "peak_mb": peak, "tests": len(cells), "round_trips_per_test": trips,
+                           "one_test": breakdown}
 
         files = sorted((our_home / "submitted").glob("*/*/*.ipynb"))
         in_process = run_in_process(files, tmp)
@@ -286,15 +441,26 @@ def main(argv=None) -> int:
               f"{floor['ours_checks_per_test'] * 1000:.1f}, overhead {floor['ours_overhead_per_test'] * 1000:.1f}, "
               f"{floor['ours_per_test'] / floor['per_test'] if floor['per_test'] else float('inf'):.1f}x "
               "in-process)")
+        figures["floor"] = dict(floor, import_seconds=in_process["import_seconds"])
+        figures["notebooks"] = notebook_rows(reports, in_process)
+        figures["tests"] = test_rows(reports, in_process)
+        print_notebook_rows(figures["notebooks"])
+        print_test_rows(figures["tests"])
+
         floor_differ = {k: (in_process["scores"].get(k), v) for k, v in ours_scores.items()
                         if in_process["scores"].get(k) != v}
+        figures["scores"] = {"notebooks": len(ours_scores),
+                             "class_mean": sum(ours_scores.values()) / len(ours_scores) if ours_scores else 0.0,
+                             "floor_agrees": not floor_differ,
+                             "floor_differ": [[*key, *pair] for key, pair in sorted(floor_differ.items())],
+                             "nbgrader_agrees": None}
         if floor_differ:
-            print(f"  in-process scores differ on {len(floor_differ)} of {len(ours_scores)} notebooks "
+            print(f"\n  in-process scores differ on {len(floor_differ)} of {len(ours_scores)} notebooks "
                   "(in-process, ours; no sandbox there, so limits and isolation may decide differently):")
             for key, pair in sorted(floor_differ.items())[:20]:
                 print(f"    {key}: {pair}")
         else:
-            print(f"  in-process scores agree with ours on all {len(ours_scores)} notebooks")
+            print(f"\n  in-process scores agree with ours on all {len(ours_scores)} notebooks")
 
         if args.skip_nbgrader:
             return 0
@@ -319,6 +485,11 @@ def main(argv=None) -> int:
               "2 processes")
         differ = {k: (plain_scores.get(k), v) for k, v in ours_scores.items()
                   if plain_scores.get(k) != v or pair_scores.get(k) != v}
+        figures["nbgrader"] = {"serial_seconds": plain_s, "two_processes_seconds": pair_s,
+                               "ours_again_seconds": again_s, "ours_mean_seconds": mean_s,
+                               "speed_up_serial": plain_s / mean_s, "speed_up_two_processes": pair_s / mean_s}
+        figures["scores"].update(nbgrader_agrees=not differ,
+                                 nbgrader_differ=[[*key, *pair] for key, pair in sorted(differ.items())])
         if differ:
             print(f"scores differ on {len(differ)} of {len(ours_scores)} notebooks (nbgrader, ours):")
             for key, pair in sorted(differ.items())[:20]:

@@ -102,7 +102,7 @@ _ISOLATION = {"type": "object", "maxProperties": 30, "propertyNames": {"maxLengt
 
 # What the judge records of a test besides its verdict: every field it ever writes, and no other.
 DETAILS = _object({
-    "exception": _NAME, "exit": _NAME, "check_seconds": _SECONDS, "child_maxrss_mb": _SECONDS,
+    "exception": _NAME, "exit": _NAME, "check_seconds": _SECONDS, "child_maxrss_mb": _SECONDS, "round_trips": _COUNT,
     "phases": {"type": "object", "maxProperties": 20, "propertyNames": {"maxLength": 200},
                "additionalProperties": _SECONDS},
     "isolation": _ISOLATION}, required=[])

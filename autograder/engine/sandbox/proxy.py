@@ -17,6 +17,7 @@ A tensor with a history here has one there too (a clone of a leaf), so in-place 
 
 from __future__ import annotations
 
+import time
 import weakref
 
 import torch
@@ -89,6 +90,8 @@ class Link:
     def __init__(self, channel: Channel):
         self.channel = channel
         self._ctx_keys: dict = {}
+        self.requests = 0        # round trips to the learner's process, and the seconds spent in them (from
+        self.request_seconds = 0.0  # sending to the reply decoded): the bench reports both per test
 
     # --------------------------------------------------------------------------------- encoding
     def _encode(self, message: dict, tensors: list | None = None):
@@ -148,6 +151,8 @@ class Link:
         """Send a request, return the reply's value. With `identity`, a tensor the learner's process
         returns that is one of the request's tensors comes back as that very tensor."""
         header, buffers = self._encode(protocol.request(message), tensors)
+        self.requests += 1
+        start = time.perf_counter()
         try:
             self.channel.send(header, buffers)
             reply_header, reply_buffers = self.channel.recv()
@@ -159,6 +164,8 @@ class Link:
             raise Refused(f"your code returned {error}") from None
         except codec.CodecError as error:  # never a ValueError a check could take for the learner's own
             raise LearnerGone(str(error)) from None
+        finally:
+            self.request_seconds += time.perf_counter() - start
 
     def call(self, remote: Remote, args: tuple, kwargs: dict):
         tensors = _argument_tensors((args, kwargs), [], set())
