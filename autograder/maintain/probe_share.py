@@ -103,7 +103,9 @@ def markdown(table: list[dict]) -> str:
     lines = ["| notebook | points | read any learner-reported fact | read a probe's result | tests and the facts they "
              "read |", "|---|---|---|---|---|"]
     for r in table:
-        tests = "; ".join(f"`{g}`: " + ", ".join(f"`{_short(n)}`" for n in facts) for g, facts in r["tests"])
+        # by the names shown: the table does not move when a probe moves to another check module
+        tests = "; ".join(f"`{g}`: " + ", ".join(f"`{n}`" for n in sorted(map(_short, facts)))
+                          for g, facts in r["tests"])
         lines.append(f"| {r['notebook']} | {r['points']:g} | {pct(r['on_facts'], r['points'])} | "
                      f"{pct(r['on_probes'], r['points'])} | {tests or '—'} |")
     lines.append(f"| **course** | **{total:g}** | **{pct(sum(r['on_facts'] for r in table), total)}** | "
