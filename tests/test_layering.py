@@ -120,3 +120,12 @@ def test_the_top_level_holds_only_the_front_door_paths_and_the_learners_helpers(
     assert top == FRONT_DOOR | LEARNER_HELPERS | {"paths"}, sorted(top)
     wings = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert wings == set(MAY_IMPORT) - {"learner", "front", "paths"}, sorted(wings)
+
+
+LINE_LIMIT = 400  # a module a reader takes in at one sitting; past it, split by concept
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_no_module_is_over_the_line_limit(path):
+    lines = len(path.read_text().splitlines())
+    assert lines <= LINE_LIMIT, f"{path.relative_to(PACKAGE)} has {lines} lines: split it by concept"
