@@ -43,7 +43,7 @@ $(STAMP): pyproject.toml requirements/dev.lock
 demo: $(STAMP)
 	$(PY) -m autograder demo
 
-# The README's test command: units, every check in process, the sandbox end to end (tests/conftest.py TIER_TEST).
+# The README's test command: units, every check in process, the sandbox end to end: tests/core/.
 test: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadgroup -q --tier test
 
@@ -57,7 +57,7 @@ test-all: $(STAMP)
 
 # Every check against the reference answers and every zoo entry, in one process, no sandbox (under a minute).
 test-fast: $(STAMP)
-	$(PY) -m pytest tests/test_fast.py -n 2 -q
+	$(PY) -m pytest tests/core/test_fast.py -n 2 -q
 
 # The course on another torch release (any version pip can take): a venv of its own, .venv-torch-$(TORCH)
 # (git-ignored), with every package of requirements/dev.lock but torch (hashed), then torch $(TORCH)'s CPU build
@@ -98,7 +98,7 @@ test-browser: $(STAMP)
 
 test-postgres: $(STAMP)
 	bash tests/install-postgresql.sh
-	POSTGRES_TESTS=1 $(PY) -m pytest tests/test_postgres.py -q -m postgres -n 0
+	POSTGRES_TESTS=1 $(PY) -m pytest tests/more/test_postgres.py -q -m postgres -n 0
 
 # The whole nbgrader course flow on a real JupyterHub: it creates (and removes) Linux accounts, so it runs as
 # root. Installs the classroom extra, Chromium and PostgreSQL (apt, for the gradebook) and
@@ -150,7 +150,7 @@ site: site-assets
 # The site's tests, among them pages opened in headless Chromium with every other host refused.
 test-site: site-assets
 	bash tests/browser/install-chromium.sh
-	SITE_TESTS=1 $(PY) -m pytest tests/test_site.py -q -m site -p no:xdist
+	SITE_TESTS=1 $(PY) -m pytest tests/more/test_site.py -q -m site -p no:xdist
 
 clean:
 	rm -rf .grading artifacts

@@ -201,7 +201,7 @@ def cmd_demo(args) -> int:
     return code
 
 
-# Each command's help ends with examples (tests/test_cli.py checks every command has them).
+# Each command's help ends with examples (tests/more/test_cli.py checks every command has them).
 EXAMPLES = {
     "grade": """
   python -m autograder grade course/01_square/01_square.ipynb

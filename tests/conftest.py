@@ -3,37 +3,29 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
 from helpers import PY, ROOT  # noqa: F401  (tests import helpers directly: conftest names collide)
 
 
-# The tiers. `make test` (the README's command, a few minutes): the units, every check against every reference
-# answer and zoo entry through the in-process runner, and the sandbox end to end (its levels, and one test per
-# family of attack on it). `make test-more`: everything else (the references, zoo and honest answers through
-# the real grader, the red team, faults, every notebook run, the classroom, Gradescope, LMS, release, ...).
-# `make test-all` is both. A test file that is in neither list is in test-more.
-TIER_TEST = {
-    # units
-    "test_sandbox_units.py", "test_protocol.py", "test_layering.py", "test_check_conventions.py",
-    "test_mistakes.py", "test_cell_length.py", "test_notebook_model.py", "test_seed_setting.py",
-    "test_front_door.py", "test_confine.py", "test_environment.py", "test_lms_columns.py", "test_deploy_docs.py",
-    "test_mirror.py", "test_proxy.py", "test_self_contained.py", "test_adding_an_exercise_guide.py",
-    # every check, in process
-    "test_fast.py", "test_zoo_scores.py", "test_runners.py",
-    # the sandbox end to end
-    "test_isolation.py", "test_world.py",
-}
+# The tiers are folders. tests/core/ is `make test` (the README's command, a few minutes): the units, every check
+# against every reference answer and zoo entry through the in-process runner, and the sandbox end to end (its
+# levels, and one test per family of attack on it). tests/more/ is `make test-more`: everything else (the
+# references, zoo and honest answers through the real grader, the red team, faults, every notebook run, the
+# classroom, Gradescope, LMS, release, ...). tests/browser/ and tests/classroom_hub/ are the browser and JupyterHub
+# suites. `make test-all` is the whole folder.
+TIERS = {"test": "core", "more": "more"}
 
 
 def pytest_addoption(parser):
     parser.addoption("--tier", choices=("test", "more", "all"), default="all",
-                     help="test: the README's `make test` tier; more: everything else; all: both (default)")
+                     help="test: tests/core/ (make test); more: every other folder; all: both (default)")
 
 
 def _tier_of(item) -> str:
-    return "test" if item.path.name in TIER_TEST else "more"
+    return "test" if TIERS["test"] in item.path.relative_to(Path(__file__).parent).parts[:1] else "more"
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the PostgreSQL server that tests/test_postgres.py starts (idempotent: does nothing if it is there).
+# Install the PostgreSQL server that tests/more/test_postgres.py starts (idempotent: does nothing if it is there).
 # Debian's `postgresql` package: initdb and postgres under /usr/lib/postgresql/<version>/bin, and the
 # unprivileged `postgres` account the tests run the server as (initdb refuses to run as root).
 set -euo pipefail

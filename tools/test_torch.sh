@@ -23,7 +23,7 @@ step "notebooks on torch $version" "$other" -m autograder.maintain.compat run --
 step "report" "$other" -m autograder.maintain.compat compare .grading/torch-pinned/cells.json "$out/cells.json" --report "$report"
 step "references, fast tier, sentinels, matrix on torch $version" \
     "$other" -m pytest -n 2 -q -p no:cacheprovider \
-    tests/test_zoo.py::test_reference_scores_full_marks tests/test_fast.py tests/test_upstream_bugs.py tests/test_matrix.py
+    tests/more/test_zoo.py::test_reference_scores_full_marks tests/core/test_fast.py tests/more/test_upstream_bugs.py tests/more/test_matrix.py
 
 echo "== torch $version ($(build "$other")): $(( $(date +%s) - start )) s; report: $report"
 if (( ${#failed[@]} )); then

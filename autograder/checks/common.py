@@ -307,10 +307,10 @@ def _gradcheck_rules(code: str, hint: str, names: Sequence[str] = ()) -> tuple:
 #   shapes (the checks' largest Jacobian is 48 x 24), while the finite differences of every reference
 #   and honest answer still agree to 1e-10 + 1e-8. Tighter can only send more cases to the slow mode, never
 #   pass one that torch's fast mode fails. Only errors that cancel in the projection stay unseen.
-#   tests/test_gradcheck_modes.py compares every reference, zoo entry and honest answer with the slow mode alone.
+#   tests/more/test_gradcheck_modes.py compares every reference, zoo entry and honest answer with the slow mode alone.
 # The options the checks pass (check_forward_ad, check_backward_ad, check_undefined_grad) run the same steps in
 # both modes (torch 2.13: only the Jacobian comparison and its reentrancy check, with nondet_tol, differ).
-SLOW_ONLY = False  # True: the slow mode alone, as before fast mode was tried (tests/test_gradcheck_modes.py)
+SLOW_ONLY = False  # True: the slow mode alone, as before fast mode was tried (tests/more/test_gradcheck_modes.py)
 FAST_TIGHTER = 1e4  # fast mode's atol and rtol are the slow mode's divided by this
 
 

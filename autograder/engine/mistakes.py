@@ -2,7 +2,7 @@
 
 A failed check raises `Mistake(code, message)` (autograder/engine/shared.py): the message speaks to the learner, the
 code names the mistake here. The grading engine gives its own ids to what is not a check's verdict (a timeout, a
-crash, an answer cell that does not run). tests/test_mistakes.py keeps this table and the source in step: every
+crash, an answer cell that does not run). tests/core/test_mistakes.py keeps this table and the source in step: every
 code a check or the engine can produce is listed, every entry is one of them, and every zoo entry names its code.
 
 A leaf module: it imports nothing from the package.

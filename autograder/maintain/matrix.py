@@ -13,7 +13,7 @@ with one, on the installed torch. Every cell is an executed check, classified as
 Every row computes the cube of x (the in-place row: x scaled by 3 in place, as notebook 12's ScaleInplace).
 The forwards of the rows made of torch operations compute x³ as `x * x * x.detach()`, whose own derivative
 is 2x², not 3x²: a tool that differentiates the forward's operations instead of calling your `backward`
-shows up as "silently wrong" rather than passing by luck. tests/test_matrix.py runs the matrix and fails
+shows up as "silently wrong" rather than passing by luck. tests/more/test_matrix.py runs the matrix and fails
 when it disagrees with the committed record for the installed release.
 """
 

@@ -3,7 +3,7 @@ each with a standalone reproducer.
 
 A notebook that asserts a bug (``assert torch.equal(fwd_fwd, torch.zeros(3, 3))  # pytorch/pytorch#197867``)
 breaks the day PyTorch fixes it; the registry says, for each bug, which notebooks and cells then need
-rewriting. tests/test_upstream_bugs.py runs every reproducer on the installed torch and fails with, for
+rewriting. tests/more/test_upstream_bugs.py runs every reproducer on the installed torch and fails with, for
 example, "pytorch#197867 no longer reproduces on torch 2.15.0: update 10b (md-fwd-5, demo-fwd-5, md-43) and
 14 (md-15-lse-jvp)". It also checks that every issue number a notebook's code cites is registered here.
 

@@ -1,6 +1,6 @@
 """The registry of mistake codes (autograder/engine/mistakes.py) and the source agree: every code a check can raise
 and every id the engine gives an outcome has a meaning there, every entry is one of them, and every zoo entry
-names the code its feedback comes with (tests/test_fast.py checks that the entry's failing tests carry it).
+names the code its feedback comes with (tests/core/test_fast.py checks that the entry's failing tests carry it).
 
 Codes are read off the source with `ast`: a literal passed to `fail`/`Mistake`/`Rule`; a variable resolved through
 its assignments (an `x if ... else y`, a helper's returned literals); a parameter named `code` or `code_*`
@@ -20,7 +20,7 @@ from autograder.classroom import class_report
 from autograder.engine import mistakes
 from autograder.maintain import samples
 
-PACKAGE = Path(__file__).resolve().parent.parent / "autograder"
+PACKAGE = Path(__file__).resolve().parents[2] / "autograder"
 
 CODE_PARAM = re.compile(r"^code(_\w+)?$")
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)

@@ -39,7 +39,7 @@ from autograder.engine.sandbox import Limits, cgroup, confine, seccomp
 pytestmark = [pytest.mark.xdist_group("world"),
               pytest.mark.skipif(not confine.linux(), reason="the kernel layers are Linux's")]
 
-HERE = Path(__file__).parent / "redteam" / "boundary"
+HERE = Path(__file__).parent.parent / "redteam" / "boundary"
 LIMITS = Limits(seconds_per_test=30)
 CORRECT = samples.reference_answers(next(s for s in notebooks.sources() if s.assignment == "01_square"))[
     "answer_Square"]

@@ -2,32 +2,21 @@
 the grading pipeline with the in-process runner (runners.InProcessRunner: the sandbox's rules, without the
 sandbox). It proves the checks themselves (a reference passes, each wrong answer loses points with the
 feedback that names it) in well under a minute; the sandboxed path is proven separately by one smoke test per
-notebook (tests/test_zoo.py) and the red-team and fault suites."""
+notebook (tests/more/test_zoo.py) and the red-team and fault suites."""
 
 from __future__ import annotations
 
 import pytest
 
 from autograder.engine import grading, notebooks
-from autograder.engine.runners import InProcessRunner
-from autograder.engine.sandbox import Limits
 from autograder.maintain import samples
+from helpers import cells_about, run_in_process
 
 pytestmark = pytest.mark.fast
 
 SOURCES = {s.assignment: s for s in notebooks.sources()}
 EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for g in s.grade_ids("answer")}
 ENTRIES = samples.zoo()
-
-
-def run_in_process(before: list, tests: list) -> list:
-    """(grade_id, CellResult) for each test, graded by the pipeline in this process (seed 7)."""
-    return [(r.grade_id, r) for r in grading.run_tests(InProcessRunner(), before, tests, 7, Limits())]
-
-
-def cells_about(source, exercise):
-    _, tests = grading.plan(source, None)
-    return [t for t in tests if t[0].startswith(f"test_{exercise}_")] or tests
 
 
 @pytest.mark.parametrize("assignment", sorted(SOURCES))

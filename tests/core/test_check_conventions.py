@@ -18,7 +18,7 @@ import pytest
 
 from autograder.engine import notebooks
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHECKS = ROOT / "autograder" / "checks"
 # Building blocks, not one notebook's checks.
 SHARED = {"__init__", "common", "explain", "behaviour", "decisions"}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "autograder"
+PACKAGE = Path(__file__).resolve().parents[2] / "autograder"
 
 
 def imports_of(path: Path) -> set[str]:

@@ -1,7 +1,7 @@
 """Visible tests check the rule they grade: the share of points whose test cell, as released (hidden block
 removed), calls a check of autograder.checks. Run as a script to print the table:
 
-    .venv/bin/python tests/test_visible_checks.py
+    .venv/bin/python tests/more/test_visible_checks.py
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Validity through the real grader (judge and learner processes): the reference answers score full marks,
 and one realistic wrong answer per exercise loses points with feedback that names its mistake. Every zoo
-entry is checked in-process by the fast tier (tests/test_fast.py); this is the sandboxed smoke test."""
+entry is checked in-process by the fast tier (tests/core/test_fast.py); this is the sandboxed smoke test."""
 
 import pytest
 
@@ -33,7 +33,7 @@ def test_zoo_is_big_enough():
 
 def _smoke_entries():
     """One realistic wrong answer per exercise (the stub aside): the sandboxed path's smoke test. Every
-    entry runs in-process in the fast tier (tests/test_fast.py)."""
+    entry runs in-process in the fast tier (tests/core/test_fast.py)."""
     chosen = {}
     for entry in ENTRIES:
         if entry.name != "stub" and entry.exercise not in chosen:

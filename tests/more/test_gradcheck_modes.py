@@ -22,12 +22,12 @@ from autograder.engine import grading, notebooks
 from autograder.maintain import samples
 from autograder.checks import common
 from autograder.engine.shared import Mistake
-from test_fast import cells_about, run_in_process
+from helpers import cells_about, run_in_process
 
 SOURCES = {s.assignment: s for s in notebooks.sources()}
 EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for g in s.grade_ids("answer")}
 GradcheckError = sys.modules["torch.autograd.gradcheck"].GradcheckError  # the name `gradcheck` is the function
-HONEST = sorted((Path(__file__).parent / "honest").glob("*/*.py"))
+HONEST = sorted((Path(__file__).parent.parent / "honest").glob("*/*.py"))
 
 
 def _cases() -> list:

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.xdist_group("honest")
 
 SOURCES = {s.assignment: s for s in notebooks.sources()}
 EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for g in s.grade_ids("answer")}
-HANDWRITTEN = sorted((Path(__file__).parent / "honest").glob("*/*.py"))
+HANDWRITTEN = sorted((Path(__file__).parent.parent / "honest").glob("*/*.py"))
 
 HABITS_BEFORE = ("%matplotlib inline\nimport matplotlib.pyplot as plt\nprint('working on it')\n\n"
                  "def _show(value):\n    print(type(value).__name__)\n    return value\n\n")

@@ -63,7 +63,7 @@ def score(entry, sandbox=None) -> tuple[float, float, dict]:
     tests = [t for t in tests if t[0].startswith(f"test_{exercise}_")]
     points = {grade_id: p for grade_id, p, _ in tests}
     if sandbox is None:
-        from test_fast import run_in_process
+        from helpers import run_in_process
 
         outcomes = [(g, o.status, o.mistake, o.feedback) for g, o in run_in_process(before, tests)]
     else:

@@ -5,8 +5,8 @@ Each zoo entry (tests/zoo/<Exercise>/<name>.py) declares, beside its `# mistake:
 tests of its exercise it fails (`# fails: values gradcheck`, the grade ids' suffixes after `test_<Exercise>_`) and,
 where a test reaches the same cause by another road (a version counter that stayed put, where the cause is a
 missing ctx.mark_dirty), the other codes that cause may carry (`# family: code|code`); its `# score:` is what
-follows (tests/test_zoo_scores.py checks it). Every test of the exercise runs here, in-process (the fast tier's
-way, tests/test_fast.py): a test failed that is not declared is a cascade, a declared one that passes is a stale
+follows (tests/core/test_zoo_scores.py checks it). Every test of the exercise runs here, in-process (the fast tier's
+way, tests/core/test_fast.py): a test failed that is not declared is a cascade, a declared one that passes is a stale
 header, and a failing test whose mistake code is neither the entry's nor of its family blames another cause.
 
 A test checks one rule and takes a reference for the parts it does not test (as notebook 12's Linear tests run the
@@ -64,7 +64,7 @@ def declared(entry) -> tuple[set[str], set[str]]:
 
 def outcomes(entry) -> dict[str, tuple[str, str]]:
     """{test suffix: (mistake code, feedback)} of the tests of the entry's exercise it fails, run in-process."""
-    from test_fast import run_in_process
+    from helpers import run_in_process
 
     source = EXERCISE_TO_SOURCE[entry.exercise]
     _, nb = samples.student_notebook(source.assignment, {entry.exercise: entry.source})

@@ -25,7 +25,7 @@ from autograder.engine.sandbox import Limits
 
 pytestmark = pytest.mark.xdist_group("redteam")
 
-HERE = Path(__file__).parent / "redteam" / "attacks" / "judge"
+HERE = Path(__file__).parent.parent / "redteam" / "attacks" / "judge"
 LIMITS = Limits(seconds_per_test=90)
 SOURCES = {s.assignment: s for s in notebooks.sources()}
 EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for g in s.grade_ids("answer")}

@@ -36,7 +36,7 @@ from autograder.engine.sandbox import Limits
 
 pytestmark = pytest.mark.xdist_group("boundary")
 
-HERE = Path(__file__).parent / "redteam" / "boundary"
+HERE = Path(__file__).parent.parent / "redteam" / "boundary"
 LIMITS = Limits(seconds_per_test=30)
 SOURCE = next(s for s in notebooks.sources() if s.assignment == "01_square")
 CORRECT = samples.reference_answers(SOURCE)["answer_Square"]

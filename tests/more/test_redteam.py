@@ -31,7 +31,7 @@ from autograder.engine.sandbox import Limits
 
 pytestmark = pytest.mark.xdist_group("redteam")
 
-HERE = Path(__file__).parent / "redteam"
+HERE = Path(__file__).parent.parent / "redteam"
 ASSIGNMENT = "01_square"
 LIMITS = Limits(seconds_per_test=90)
 ZOO = {e.name: e.source for e in samples.zoo() if e.exercise == "Square"}
@@ -76,7 +76,7 @@ LAYERS = {
 }
 
 # Attacks on another exercise than Square (a `# exercise:` header) are graded in their own notebook, against the
-# same mistake without the disguise: tests/test_redteam_paths.py.
+# same mistake without the disguise: tests/more/test_redteam_paths.py.
 ATTACKS = sorted(p for p in (HERE / "attacks").rglob("*.py") if "exercise" not in header(p.read_text()))
 HONEST = sorted((HERE / "honest").glob("*.py"))
 
