@@ -1,6 +1,8 @@
 # mistake: x and rstd kept as ctx attributes, so an in-place change of x after the forward goes unnoticed
 # feedback: ctx.save_for_backward
 # code: not-saved-for-backward
+# fails: saved
+# score: 3/4
 @torch.library.custom_op("course::rms_norm_grad", mutates_args=())
 def rms_norm_grad(grad_out: torch.Tensor, x: torch.Tensor, rstd: torch.Tensor) -> torch.Tensor:
     return torch.ops.course_kernels.rms_norm_backward(grad_out, x, rstd)

@@ -1,6 +1,8 @@
 # mistake: backward calls the raw compiled kernel, which has no fake kernel: eager works, tracing fails
 # feedback: calls the compiled kernel course_kernels.rms_norm_backward directly
 # code: backward-not-traceable
+# fails: opcheck
+# score: 3/4
 def rms_norm_setup_context(ctx, inputs, output):
     x, eps = inputs
     _, rstd = output

@@ -1,6 +1,8 @@
 # mistake: rstd left differentiable while backward ignores its gradient: a silent zero gradient through it
 # feedback: silently wrong gradient
 # code: silent-aux-gradient
+# fails: rstd
+# score: 3/4
 @torch.library.custom_op("course::rms_norm_grad", mutates_args=())
 def rms_norm_grad(grad_out: torch.Tensor, x: torch.Tensor, rstd: torch.Tensor) -> torch.Tensor:
     return torch.ops.course_kernels.rms_norm_backward(grad_out, x, rstd)

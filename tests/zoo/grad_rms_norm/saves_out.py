@@ -1,6 +1,8 @@
 # mistake: saves out and hands it to the backward kernel in place of x
 # feedback: x is the operator's input
 # code: wrong-derivative
+# fails: gradient
+# score: 3/4
 @torch.library.custom_op("course::rms_norm_grad", mutates_args=())
 def rms_norm_grad(grad_out: torch.Tensor, x: torch.Tensor, rstd: torch.Tensor) -> torch.Tensor:
     return torch.ops.course_kernels.rms_norm_backward(grad_out, x, rstd)

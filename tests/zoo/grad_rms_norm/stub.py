@@ -1,6 +1,8 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# fails: gradient opcheck rstd saved
+# score: 0/4
 def rms_norm_setup_context(ctx, inputs, output):
     # YOUR CODE HERE
     raise NotImplementedError()

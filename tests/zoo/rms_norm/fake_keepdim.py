@@ -1,6 +1,8 @@
 # mistake: the fake kernel describes rstd with the reduced dim kept (shape x.shape[:-1] + (1,))
 # feedback: rstd of shape x.shape[:-1]
 # code: fake-kernel-mismatch
+# fails: fake
+# score: 1/2
 @torch.library.custom_op("course::rms_norm", mutates_args=())
 def rms_norm(x: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.ops.course_kernels.rms_norm(x, eps)
