@@ -1,8 +1,9 @@
 """Grade one submission: the steps, in order, each small and tested on its own.
 
-    read + validate  ->  match its instructor source  ->  merge (answers from the submission, everything
-    else from the source)  ->  run every test cell (a runner: the sandbox)  ->  score  ->  report / autograded
-    notebook
+    read + validate, match its instructor source, extract the answers (notebooks.Submission, once)
+    then PIPELINE:  plan_step (merge: answers from the submission, everything else from the source)
+                    -> run_step (every test cell, through a runner: the sandbox)  -> isolation_step
+                    -> missing_answers_step  -> report_step (score)  -> autograded_step (nbgrader's view)
 
 The merge is what makes edits outside answer cells pointless: test cells, their points and the setup
 come from the instructor's copy, so a deleted, edited or re-pointed test cell changes nothing.
@@ -185,29 +186,73 @@ def grade_text(text: str, name: str, runner: Runner | Sandbox | None = None, see
     return grade_submission(notebooks.submission_from_text(text, name, candidates), runner, seed, limits)
 
 
-def grade_submission(submission: notebooks.Submission, runner: Runner | Sandbox | None = None, seed: int = 0,
-                     limits: Limits | None = None, autograded: bool = True) -> tuple[Report, object]:
-    """Grade a Submission (read, parsed, matched and extracted once) through `runner` (default: a sandbox).
-    Returns the report and, with `autograded`, the autograded notebook (else None: the self-check has no use
-    for one)."""
-    start = time.monotonic()
-    source, answers = submission.source, submission.answers
-    before, tests = plan(source, submission.notebook, answers)
-    notes: list = []
-    isolation: dict = {}
-    results = run_tests(runner, before, tests, seed, limits or Limits(), notes, isolation)
-    if isolation and not isolation.get("strong"):
-        notes.append(WEAK_ISOLATION_NOTE.format(layers=describe_isolation(isolation)))
-    missing = missing_answers(source, submission.notebook, answers)
-    for result in results:
+@dataclass
+class Grading:
+    """What one submission's grading carries from step to step (the steps of `PIPELINE`, in order)."""
+    submission: notebooks.Submission
+    runner: Runner | Sandbox | None = None
+    seed: int = 0
+    limits: Limits = field(default_factory=Limits)
+    autograded: bool = True
+    started: float = field(default_factory=time.monotonic)
+    before: list = field(default_factory=list)      # setup and answer cells, run before each test
+    tests: list = field(default_factory=list)       # (grade_id, points, source)
+    results: list = field(default_factory=list)     # CellResult per test
+    notes: list = field(default_factory=list)
+    isolation: dict = field(default_factory=dict)
+    report: Report | None = None
+    notebook: object = None                         # the autograded notebook (nbgrader's view), if asked for
+
+
+def plan_step(g: Grading) -> None:
+    """The cells to run: the submission's answers, everything else from the instructor's source."""
+    g.before, g.tests = plan(g.submission.source, g.submission.notebook, g.submission.answers)
+
+
+def run_step(g: Grading) -> None:
+    """Every test through the runner (the sandbox unless a trusted caller passed another)."""
+    g.results = run_tests(g.runner, g.before, g.tests, g.seed, g.limits, g.notes, g.isolation)
+
+
+def isolation_step(g: Grading) -> None:
+    """A grade under weaker isolation than a class is graded with says so."""
+    if g.isolation and not g.isolation.get("strong"):
+        g.notes.append(WEAK_ISOLATION_NOTE.format(layers=describe_isolation(g.isolation)))
+
+
+def missing_answers_step(g: Grading) -> None:
+    """A failed test of a notebook that lost an answer cell names the cell (the likeliest cause)."""
+    missing = missing_answers(g.submission.source, g.submission.notebook, g.submission.answers)
+    for result in g.results:
         if result.status != "passed" and missing:
             result.feedback += (f" (Your notebook has no answer cell {', '.join(missing)}: was it deleted, or "
                                 "its metadata changed? Copy it back from the course notebook.)")
-    report = Report(Path(submission.name).name, source.assignment, sum(r.points for r in results),
-                    sum(r.max_points for r in results), results, time.monotonic() - start, submission.sha256,
-                    notes, isolation)
-    notebook = autograded_notebook(source, submission.notebook, results, answers) if autograded else None
-    return report, notebook
+
+
+def report_step(g: Grading) -> None:
+    g.report = Report(Path(g.submission.name).name, g.submission.source.assignment, sum(r.points for r in g.results),
+                      sum(r.max_points for r in g.results), g.results, time.monotonic() - g.started,
+                      g.submission.sha256, g.notes, g.isolation)
+
+
+def autograded_step(g: Grading) -> None:
+    """nbgrader's view of the graded notebook, unless the caller has no use for one (the self-check)."""
+    if g.autograded:
+        g.notebook = autograded_notebook(g.submission.source, g.submission.notebook, g.results, g.submission.answers)
+
+
+# One submission, already read, parsed, matched and extracted once (notebooks.Submission), to its verdict.
+PIPELINE = (plan_step, run_step, isolation_step, missing_answers_step, report_step, autograded_step)
+
+
+def grade_submission(submission: notebooks.Submission, runner: Runner | Sandbox | None = None, seed: int = 0,
+                     limits: Limits | None = None, autograded: bool = True) -> tuple[Report, object]:
+    """Grade a Submission through `runner` (default: a sandbox): the steps of PIPELINE, in order. Returns the
+    report and, with `autograded`, the autograded notebook (else None: the self-check has no use for one)."""
+    grading = Grading(submission, runner, seed, limits or Limits(), autograded)
+    for step in PIPELINE:
+        step(grading)
+    return grading.report, grading.notebook
 
 
 WEAK_ISOLATION_NOTE = ("graded with weaker isolation than a class is graded with ({layers}): the verdicts are "
