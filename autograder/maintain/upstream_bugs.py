@@ -143,6 +143,21 @@ def _custom_op_jvp_is_zero() -> bool:
     return torch.equal(tangent, torch.zeros(3))
 
 
+def _custom_op_forward_ad_drops_tangent() -> bool:
+    """torch.autograd.forward_ad through a custom operator (no forward-mode formula): the output carries no tangent,
+    with no error, where a Function without a jvp raises NotImplementedError."""
+    import torch.autograd.forward_ad as fwAD
+
+    op = _counted_custom_op()
+    x = torch.tensor([0.0, 1.0, 2.0])
+    with fwAD.dual_level():
+        try:
+            out = op(fwAD.make_dual(x, torch.ones(3)))
+        except Exception:                                # an error would be the fix: no silent drop
+            return False
+        return torch.allclose(out, torch.exp(x)) and fwAD.unpack_dual(out).tangent is None
+
+
 def _custom_bwd_fails_on_the_split_style() -> bool:
     """custom_bwd on a Function written as forward(x) + setup_context looks for the autocast state on a ctx
     that custom_fwd never saw, and raises AttributeError ('..._fwd_used_autocast')."""
@@ -227,6 +242,10 @@ BUGS: tuple[Bug, ...] = (
         _custom_op_jvp_is_zero,
         matrix=(("custom operator", "jvp"), ("custom operator", "jacfwd"),
                 ("custom operator", "jacfwd(jacfwd)"))),
+    Bug("custom-op-forward-ad", (),
+        "torch.autograd.forward_ad through a custom operator drops the tangent (the output has none), with no error",
+        {"11_compile_and_export": ("md-38", "demo-39-forward-ad", "md-40", "md-43")},
+        _custom_op_forward_ad_drops_tangent),
     Bug("pytorch#132388", (132388,),
         "custom_fwd/custom_bwd on a split-style Function (forward without ctx + setup_context) raise AttributeError",
         {"12_inplace_and_modules": ("md-32-split", "demo-33-split", "md-35")},
