@@ -10,14 +10,15 @@ does not change what these names point to (and the sandbox also verifies that no
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
-import re
 from typing import Callable, Sequence
 
 import torch
 from torch.autograd import gradcheck as _gradcheck
 from torch.autograd import gradgradcheck as _gradgradcheck
 
+from autograder.checks import raw_errors
 from autograder.engine import shared
 # the checks' one explain mechanism
 from autograder.checks.explain import Rule, explain, explained, first_line, literal  # noqa: F401
@@ -142,58 +143,31 @@ def _require_inputs_unchanged(snapshots: list, what: str) -> None:
                  "with ctx.mark_dirty): work on new tensors (x * 2, x.clone()) instead.")
 
 
-NOT_IMPLEMENTED = Rule("not-implemented", types=(NotImplementedError,),
+NOT_IMPLEMENTED = Rule("not-implemented", error="not-implemented",
                        message="{what} is not implemented yet (it still raises NotImplementedError).")
 
-# Autograd's engine counts a backward's return values from 1 ("at position 3") in one message and from 0
-# ("at index 0") in another; the learner reads one numbering, from 1, and the input's name where it is known.
-_GRAD_FOR_NON_TENSOR = ("{what}: backward returned a gradient for {input}, which is not a tensor that requires "
-                        "grad (a float, an int, a flag). Return None in that position.")
-_GRAD_SHAPE = ("{what}: the gradient for {input} has shape [{got}] but that input has shape [{expected}]. "
-               "If forward reduced, expand grad_output back to the input's shape; if it broadcast, sum it down.")
-_NONE_AT = r"returned a gradient different than None at position {position}(?!\d)"
-_SHAPE_AT = (r"returned an invalid gradient at index {index} - got \[(?P<got>.*?)\] but "
-             r"expected shape compatible with \[(?P<expected>.*?)\]")
-
-
-def _numbered(template: str, position=None, name: str | None = None) -> str:
-    """`template` with its {input} spelled "input 3 (alpha)", or "input {position}" when the name is unknown."""
-    if position is None:
-        return template.replace("{input}", "input {position}")
-    return template.replace("{input}", f"input {position} ({literal(name)})")
-
-
-def _per_input(names: Sequence[str]) -> tuple:
-    """The engine's two position-bearing errors, one rule per named input (position counted from 1)."""
-    rules = []
-    for position, name in enumerate(names, start=1):
-        rules += [
-            Rule("missing-none", _NONE_AT.format(position=position), _numbered(_GRAD_FOR_NON_TENSOR, position, name),
-                 types=(RuntimeError,), facts={"position": position, "name": name}),
-            Rule("wrong-grad-shape", _SHAPE_AT.format(index=position - 1), _numbered(_GRAD_SHAPE, position, name),
-                 types=(RuntimeError,), facts={"position": position, "name": name}),
-        ]
-    return tuple(rules)
-
-
-# What autograd's engine says about a backward's return value, in the learner's words (positions from 1).
+# What autograd's engine says about a backward's return value (raw_errors.py recognises it), in the learner's words:
+# positions from 1 (the engine counts from 1 "at position" and from 0 "at index"), and the input's name where
+# `engine_rules` knows it.
 ENGINE_RULES = (
     NOT_IMPLEMENTED,
-    Rule("wrong-arity", r"returned an incorrect number of gradients \(expected (?P<expected>\d+), got (?P<got>\d+)\)",
-         "{what}: backward returned {got} gradients but forward takes {expected} inputs. Return exactly one value "
-         "per forward input, in order, with None for inputs that are not tensors.", types=(RuntimeError,)),
-    Rule("missing-none", _NONE_AT.format(position=r"(?P<position>\d+)"), _numbered(_GRAD_FOR_NON_TENSOR),
-         types=(RuntimeError,)),
-    Rule("wrong-grad-shape", _SHAPE_AT.format(index=r"(?P<index>\d+)"), _numbered(_GRAD_SHAPE),
-         types=(RuntimeError,)),
-    Rule("inplace-error", "modified by an inplace operation",
-         "{what} raised autograd's in-place modification error: {line}", types=(RuntimeError,)),
+    Rule("wrong-arity", error="wrong-arity", types=(RuntimeError,),
+         message="{what}: backward returned {got} gradients but forward takes {expected} inputs. Return exactly one "
+                 "value per forward input, in order, with None for inputs that are not tensors."),
+    Rule("missing-none", error="missing-none", types=(RuntimeError,),
+         message="{what}: backward returned a gradient for {input}, which is not a tensor that requires grad (a "
+                 "float, an int, a flag). Return None in that position."),
+    Rule("wrong-grad-shape", error="wrong-grad-shape", types=(RuntimeError,),
+         message="{what}: the gradient for {input} has shape [{got}] but that input has shape [{expected}]. If "
+                 "forward reduced, expand grad_output back to the input's shape; if it broadcast, sum it down."),
+    Rule("inplace-error", error="inplace-error", types=(RuntimeError,),
+         message="{what} raised autograd's in-place modification error: {line}"),
 )
 
 
 def engine_rules(names: Sequence[str] = ()) -> tuple:
     """ENGINE_RULES, naming the inputs of forward (in order) in the feedback: "input 3 (alpha)"."""
-    return ENGINE_RULES[:1] + _per_input(names) + ENGINE_RULES[1:]
+    return tuple(dataclasses.replace(rule, inputs=tuple(names)) for rule in ENGINE_RULES) if names else ENGINE_RULES
 
 
 def call(fn: Callable, *args, what: str, names: Sequence[str] = ()):
@@ -206,9 +180,6 @@ def call(fn: Callable, *args, what: str, names: Sequence[str] = ()):
     return result
 
 
-INPLACE = "modified by an inplace operation"
-
-
 def inplace_error(fn: Callable[[], object], what: str, names: Sequence[str] = ()) -> str | None:
     """Run `fn()` (a backward) where autograd's in-place error may be the expected outcome: the error's first
     line if it raised that error, None if it returned. Any other error becomes feedback as in `call`."""
@@ -217,7 +188,7 @@ def inplace_error(fn: Callable[[], object], what: str, names: Sequence[str] = ()
         with explained(what, rules):
             fn()
     except RuntimeError as error:  # the one error a caller may be waiting for; any other passes on
-        if INPLACE not in str(error):
+        if not raw_errors.says(error, "inplace-error"):
             raise
         return first_line(str(error), 160)
     return None
@@ -265,24 +236,19 @@ def require_own_node(output, function: type, name: str) -> None:
 
 _MISMATCH = ("{what}: backward's gradient does not match the finite-difference gradient (output {output_position} "
              "with respect to {input}). ")
-_MISMATCH_AT = r"Jacobian mismatch for output (?P<output>\d+) with respect to input {index}(?!\d)"
 
 
 def _gradcheck_rules(code: str, hint: str, names: Sequence[str] = ()) -> tuple:
-    named = tuple(Rule(code, _MISMATCH_AT.format(index=position - 1),
-                       _numbered(_MISMATCH, position, name) + literal(hint), types=(RuntimeError,),
-                       facts={"position": position, "name": name})
-                  for position, name in enumerate(names, start=1))
-    return engine_rules(names) + named + (
-        Rule(code, _MISMATCH_AT.format(index=r"(?P<index>\d+)"), _numbered(_MISMATCH) + literal(hint),
-             types=(RuntimeError,)),
+    return engine_rules(names) + (
+        Rule(code, r"Jacobian mismatch for output (?P<output>\d+) with respect to input (?P<index>\d+)(?!\d)",
+             _MISMATCH + literal(hint), types=(RuntimeError,), inputs=tuple(names)),
         Rule(code, "Jacobian mismatch", "{what}: backward's gradient does not match the finite-difference "
              "gradient. " + literal(hint), types=(RuntimeError,)),
         Rule("ignores-grad-output", "backward not multiplied by grad_output",
              "{what}: backward ignores grad_output. It receives dLoss/dy and must return dLoss/dx = grad_output * "
              "(local derivative).", types=(RuntimeError,)),
-        Rule("no-graph", r"(?i)does not require grad|not differentiable",
-             "{what}: the output is not connected to the inputs' graph ({line}).", types=(RuntimeError,)),
+        Rule("no-graph", error=("no-graph", "not-differentiable"), types=(RuntimeError,),
+             message="{what}: the output is not connected to the inputs' graph ({line})."),
         Rule(code, None, "{what}: gradcheck failed: {line}. " + literal(hint), types=(RuntimeError,)),
     )
 

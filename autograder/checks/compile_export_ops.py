@@ -37,15 +37,15 @@ AUTOGRAD_HINT = ("a backward and a setup_context written beside the operator are
 # An operator's registrations, as the errors of calling, tracing or checking it name them.
 OP_RULES = (
     c.NOT_IMPLEMENTED,
-    Rule("not-implemented", "NotImplementedError",
+    Rule("not-implemented", error="names-not-implemented", message=
          "{what}: part of the answer is not implemented yet (it raises NotImplementedError)."),
-    Rule("no-fake-kernel", "no fake impl registered|There was no fake impl",
+    Rule("no-fake-kernel", error="no-fake-impl", message=
          "{what}: the operator has no fake kernel. torch.compile, torch.export and opcheck run it on fake "
          "tensors (shape and dtype, no data), where NumPy cannot run: " + literal(FAKE_HINT)),
-    Rule("no-autograd", "no autograd formula was registered",
+    Rule("no-autograd", error="no-autograd", message=
          "{what}: autograd has no backward for the operator (\"no autograd formula was registered\"): "
          + literal(AUTOGRAD_HINT)),
-    Rule("numpy-scalar", "expected np.ndarray",
+    Rule("numpy-scalar", error="numpy-scalar", message=
          "{what}: torch.from_numpy received a NumPy scalar ({line}). For a 0-d input NumPy functions return a "
          "scalar, not an array, and torch.from_numpy takes only arrays."),
     Rule("strided-output", r"Stride mismatch",
@@ -53,7 +53,7 @@ OP_RULES = (
          "({line}): a slice of a NumPy array (arr[..., :k]) is a view into the whole array, and torch.from_numpy "
          "keeps its strides. The fake kernel describes a fresh, contiguous tensor: return "
          "np.ascontiguousarray(...) (or .copy()) of the slice."),
-    Rule("fake-kernel-mismatch", "mismatched tensor metadata|Attempting to broadcast",
+    Rule("fake-kernel-mismatch", error=("fake-metadata", "cannot-broadcast"), message=
          "{what}: the fake kernel describes a different output than the real kernel produces ({line}). The "
          "fake kernel must return exactly the real output's shape and dtype."),
     Rule("kernel-mutates-or-aliases", "test_schema failed|not defined as mutable|may not alias",

@@ -41,13 +41,13 @@ TRACED_HINT = ("torch.compile, torch.export and opcheck run backward on fake ten
 
 RULES = (
     c.NOT_IMPLEMENTED,
-    Rule("not-implemented", "NotImplementedError", "{what}: part of the answer is not implemented yet."),
-    Rule("no-autograd", "no autograd formula was registered",
-         "{what}: autograd has no backward for the operator: register one with register_autograd."),
-    Rule("wrong-arity", r"returned an incorrect number of gradients",
-         "{what}: backward returned the wrong number of values. " + literal(GRAD_HINT)),
-    Rule("gradient-for-eps", r"returned a gradient different than None at position",
-         "{what}: backward returned a gradient for eps, a float. " + literal(GRAD_HINT)),
+    Rule("not-implemented", error="names-not-implemented", message="{what}: part of the answer is not implemented yet."),
+    Rule("no-autograd", error="no-autograd",
+         message="{what}: autograd has no backward for the operator: register one with register_autograd."),
+    Rule("wrong-arity", error="wrong-arity",
+         message="{what}: backward returned the wrong number of values. " + literal(GRAD_HINT)),
+    Rule("gradient-for-eps", error="missing-none",
+         message="{what}: backward returned a gradient for eps, a float. " + literal(GRAD_HINT)),
     Rule("kernel-input", r"course_kernels",
          "{what}: the compiled kernel refused its inputs ({line}).", types=(RuntimeError,)),
 )
@@ -56,7 +56,7 @@ OPCHECK_RULES = (
     Rule("backward-not-traceable", r"course_kernels\.rms_norm_backward|course_kernels::rms_norm_backward",
          "{what}: backward calls the compiled kernel course_kernels.rms_norm_backward directly. "
          + literal(TRACED_HINT)),
-    Rule("backward-not-traceable", r"no fake impl|There was no fake impl|Meta kernel",
+    Rule("backward-not-traceable", error=("no-fake-impl", "no-meta-kernel"), message=
          "{what}: backward calls an operator with no fake kernel ({line}). " + literal(TRACED_HINT)),
 ) + RULES + (Rule("opcheck-failed", None, "{what} failed: {line}"),)
 

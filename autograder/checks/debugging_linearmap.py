@@ -24,7 +24,7 @@ LINEAR_VALUES_CASES = tuple((n, m, d, 500 + k) for k, (n, m, d) in enumerate(((5
                                                                               (2, 6, 3))))
 
 UNPROVOKED_RULES = (
-    Rule("error-without-change", c.INPLACE,
+    Rule("error-without-change", error="inplace-error", message=
          "{what} raised autograd's in-place error ({line}) although nothing was changed in place. The version counter "
          "of a tensor saved with ctx.save_for_backward raises only when that tensor has changed.",
          types=(RuntimeError,)),

@@ -18,7 +18,7 @@ EXTERNAL_RULES = (
     Rule("negative-strides", r"negative.*stride|stride.*negative",
          "{what}: torch.from_numpy refused an array with negative strides (np.flip returns a reversed view): make a "
          "contiguous copy first, e.g. np.flip(a, axis).copy() or np.ascontiguousarray.", types=(ValueError,)),
-    Rule("wrong-signature", "positional argument",
+    Rule("wrong-signature", error="wrong-signature", message=
          "{what} raised TypeError: {text}. forward takes (ctx, *inputs); backward takes ctx plus one gradient per "
          "forward output.", types=(TypeError,)),
 )

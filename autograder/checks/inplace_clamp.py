@@ -6,8 +6,9 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
+from autograder.checks import raw_errors
 from autograder.checks.explain import Rule, explained
-from autograder.checks.inplace_shared import (INPLACE_ERROR, INPLACE_RULES, dtype_name, grad_through,
+from autograder.checks.inplace_shared import (INPLACE_RULES, dtype_name, grad_through,
                                               require_changed_in_place, saved_then_changed)
 
 
@@ -16,10 +17,8 @@ CLAMP_HINT = ("the gradient is grad_output where low < x < high and 0 where x wa
               "input's old values are gone, so read the mask from the saved output.")
 
 CLAMP_RULES = INPLACE_RULES + (
-    Rule("grad-for-bound", r"different than None at position (?P<position>[23])",
-         "{what}: backward returned a gradient for input {position}, a bound (low or high), which is a Python "
-         "float: return None for each bound, `return grad, None, None`.", types=(RuntimeError,)),
-    Rule("grad-for-bound", mistake="missing-none",
+    Rule("grad-for-bound", mistake="missing-none", when=lambda facts: facts.get("position") in (2, 3),
+         types=(RuntimeError,),
          message="{what}: backward returned a gradient for input {position}, a bound (low or high), which is a "
                  "Python float: return None for each bound, `return grad, None, None`."),
 ) + c.ENGINE_RULES
@@ -149,7 +148,7 @@ def _require_refused(x, weight, leaf, what) -> None:
         try:
             torch.autograd.grad((x * weight).sum(), [leaf])
         except RuntimeError as error:
-            if INPLACE_ERROR in str(error) or "has been modified inplace" in str(error):
+            if raw_errors.says(error, "inplace-error") or raw_errors.says(error, "view-changed-in-place"):
                 return
             raise
     c.fail("output-change-unnoticed",

@@ -16,10 +16,7 @@ SCALE_SHAPES = [(), (4,), (2, 3), (2, 3, 4)]
 SCALE_HINT = "backward returns (grad_output * alpha, None): the scaling's derivative is alpha, times grad_output."
 
 SCALE_RULES = INPLACE_RULES + (
-    Rule("grad-for-alpha", r"different than None at position 2",
-         "{what}: backward returned a gradient for alpha, which is a Python float, not a tensor: return None for "
-         "alpha, i.e. `return grad_output * ctx.alpha, None`.", types=(RuntimeError,)),
-    Rule("grad-for-alpha", mistake="missing-none",
+    Rule("grad-for-alpha", mistake="missing-none", types=(RuntimeError,),
          message="{what}: backward returned a gradient for alpha, which is a Python float, not a tensor: return "
                  "None for alpha, i.e. `return grad_output * ctx.alpha, None`."),
 ) + c.ENGINE_RULES

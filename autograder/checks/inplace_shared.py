@@ -7,10 +7,8 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
+from autograder.checks import raw_errors
 from autograder.checks.explain import Rule, explained
-
-
-INPLACE_ERROR = "modified by an inplace operation"
 
 
 def dtype_name(dtype) -> str:
@@ -20,15 +18,14 @@ def dtype_name(dtype) -> str:
 # What autograd says about an in-place forward, in the learner's words.
 INPLACE_RULES = (
     c.NOT_IMPLEMENTED,
-    Rule("dirty-not-returned", "marked as dirty during the forward method were not returned",
+    Rule("dirty-not-returned", error="dirty-not-returned", message=
          "{what}: forward marked x dirty but returned another tensor (autograd: \"Some elements marked as dirty "
          "during the forward method were not returned as output\"). Return x itself after the in-place change: "
          "not a new tensor, not x.clone(), not a view of x.", types=(RuntimeError,)),
-    Rule("saved-a-float", "save_for_backward can only save variables",
+    Rule("saved-a-float", error="saved-a-float", message=
          "{what}: ctx.save_for_backward only takes tensors, and the bounds and scales of this notebook are "
          "Python floats: keep them as plain attributes on ctx (ctx.alpha = alpha).", types=(TypeError,)),
-    Rule("leaf-changed", "a leaf Variable that requires grad",
-         "{what}: {line}", types=(RuntimeError,)),
+    Rule("leaf-changed", error=("leaf-in-place", "leaf-was-in-place"), message="{what}: {line}", types=(RuntimeError,)),
 )
 
 
@@ -82,7 +79,7 @@ def saved_then_changed(change, what) -> None:
         try:
             torch.autograd.grad(saved_by.sum(), [leaf])
         except RuntimeError as error:
-            if INPLACE_ERROR in str(error):
+            if raw_errors.says(error, "inplace-error"):
                 return
             raise
     c.fail("version-counter-missed",

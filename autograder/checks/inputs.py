@@ -36,7 +36,7 @@ RULES = (
     Rule("grad-for-float", mistake="missing-none",
          message="{what}: backward returned a gradient for input 3 (alpha), but alpha is a Python float, not a "
                  f"tensor: return None for the float alpha, i.e. {_RETURN}."),
-    Rule("saved-a-float", "save_for_backward can only save variables", types=(TypeError,),
+    Rule("saved-a-float", error="saved-a-float", types=(TypeError,),
          message="{what}: ctx.save_for_backward only takes tensors, and alpha is a Python float: keep it as a "
                  "plain attribute, `ctx.alpha = alpha`."),
 )

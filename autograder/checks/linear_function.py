@@ -32,8 +32,6 @@ def _flipped(facts) -> bool:
     return [p.strip() for p in got][::-1] == [p.strip() for p in expected]
 
 
-_GRAD_SHAPE = (r"returned an invalid gradient at index (?P<index>\d+) - got \[(?P<got>.*?)\] but expected shape "
-               r"compatible with \[(?P<expected>.*?)\]")
 _NONE_BIAS_GRAD = ("{what}: bias is None, but backward returned a gradient for it: return None for a missing bias "
                    "(`if bias is not None and ctx.needs_input_grad[2]: ...`).")
 _WEIGHT_T = ("{what}: the gradient of weight has shape [{got}], the transpose of weight's [{expected}]: "
@@ -43,24 +41,21 @@ _GRAD_X = ("{what}: the gradient of x has shape [{got}] but x has shape [{expect
 _GRAD_OTHER = "{what}: the gradient of input {position} has shape [{got}] but that input has shape [{expected}]. "
 
 
-def _shape_rules(**source) -> tuple:
-    """A gradient of the wrong shape, seen in the engine's error or in common's re-wording of it."""
-    return (Rule("weight-grad-transposed", message=_WEIGHT_T, when=lambda f: f.get("index") == 1 and _flipped(f),
-                 **source),
-            Rule("wrong-grad-x", message=_GRAD_X, when=lambda f: f.get("index") == 0, **source),
-            Rule("wrong-grad-shape", message=_GRAD_OTHER + c.literal(LINEAR_HINT), **source))
-
-
 # Errors of LinearFunction, raised by the engine or already re-worded by common's engine rules.
-LINEAR_RULES = _shape_rules(pattern=_GRAD_SHAPE, types=(RuntimeError,)) + _shape_rules(mistake="wrong-grad-shape") + (
-    Rule("grad-for-none-bias", r"different than None at position 3", _NONE_BIAS_GRAD, types=(RuntimeError,)),
-    Rule("grad-for-none-bias", mistake="missing-none", message=_NONE_BIAS_GRAD,
+LINEAR_RULES = (
+    Rule("weight-grad-transposed", mistake="wrong-grad-shape", message=_WEIGHT_T, types=(RuntimeError,),
+         when=lambda f: f.get("index") == 1 and _flipped(f)),
+    Rule("wrong-grad-x", mistake="wrong-grad-shape", message=_GRAD_X, types=(RuntimeError,),
+         when=lambda f: f.get("index") == 0),
+    Rule("wrong-grad-shape", mistake="wrong-grad-shape", message=_GRAD_OTHER + c.literal(LINEAR_HINT),
+         types=(RuntimeError,)),
+    Rule("grad-for-none-bias", mistake="missing-none", message=_NONE_BIAS_GRAD, types=(RuntimeError,),
          when=lambda f: f.get("position") == 3),
     Rule("matmul-shapes", r"mat1 and mat2 shapes cannot be multiplied|size mismatch",
          "{what} raised \"{line}\". weight has shape (out_features, in_features): forward is x @ weight.T "
          "(+ bias); in backward grad_x = grad_output @ weight and grad_weight = grad_output.T @ x.",
          types=(RuntimeError,)),
-    Rule("none-bias-crashes", "NoneType",
+    Rule("none-bias-crashes", error="none-type", message=
          "{what} crashed on bias = None ({line}): when bias is None, forward returns x @ weight.T and backward "
          "returns None for bias.", types=(TypeError, AttributeError)),
 ) + c.ENGINE_RULES

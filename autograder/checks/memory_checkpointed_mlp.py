@@ -62,7 +62,7 @@ BACKWARD_RULES = (
          MLP + " used the reentrant checkpoint, which cannot even be differentiated with torch.autograd.grad "
          "(\"When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad()\"). Pass "
          "use_reentrant=False (omitting it also gives the reentrant variant on torch 2.13).", types=(RuntimeError,)),
-    Rule("no-graph", "does not require grad",
+    Rule("no-graph", error="no-graph", message=
          "the output of " + MLP + " is not connected to x or to the layers' parameters ({line}). Do not detach h "
          "or run the blocks under torch.no_grad().", types=(RuntimeError,)),
     Rule("bad-recompute", None, "backward through " + MLP + " failed while recomputing a block ({line}). "

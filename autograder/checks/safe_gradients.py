@@ -38,8 +38,8 @@ EXPAND_HINT = ("grad_output has the output's shape, x's shape without its last d
 
 # A broadcast that fails inside the learner's forward or backward: grad_output or the norm not unsqueezed.
 SHAPE_RULES = (
-    Rule("no-unsqueeze", r"must match the size of tensor|is not broadcastable|Attempting to broadcast",
-         "{what}: {line}. " + literal(EXPAND_HINT), types=(RuntimeError, TypeError)),
+    Rule("no-unsqueeze", error=("size-mismatch", "not-broadcastable", "cannot-broadcast"),
+         message="{what}: {line}. " + literal(EXPAND_HINT), types=(RuntimeError, TypeError)),
 )
 
 # leading shape + (D,): square shapes make a grad_output broadcast along the wrong dimension silent

@@ -22,7 +22,6 @@ from autograder.checks.common import Rule
 NAME = "Exp"
 INPUTS = ("x",)
 SHAPES = [(), (4,), (2, 3), (2, 3, 4)]
-_INPLACE = c.INPLACE
 
 VALUES_CASES = ((-2.0, -0.5, 0.0, 1.0, 2.5),)                  # the x values of the visible example
 GRADCHECK_CASES = tuple((shape, seed) for seed in (0, 1, 2) for shape in SHAPES)
@@ -34,7 +33,7 @@ INPLACE_INPUT_CASES = (((4,), 0), ((2, 3), 40), ((2, 3, 4), 41), ((), 42))
 CRASH_RULES = (Rule("crashed", None, "{what}: your code raised {kind}: {line}."),)
 # Changing the input in place after forward must not matter: the error says the input was saved.
 INPUT_CHANGE_RULES = (
-    Rule("needs-input", _INPLACE,
+    Rule("needs-input", error="inplace-error", message=
          "changing the input x in place after forward made backward fail: your Function saved x. Backward of exp "
          "needs only the output, so save only y: then x is free to change (or to be freed).", types=(RuntimeError,)),
 ) + c.engine_rules(INPUTS)
@@ -44,7 +43,7 @@ def _unprovoked_rules(leaf: bool) -> tuple:
     """autograd's in-place error although nothing was changed in place, for an input that is a leaf or not."""
     kind = "a leaf" if leaf else "the result of another operation (a non-leaf)"
     return (
-        Rule("error-without-change", _INPLACE,
+        Rule("error-without-change", error="inplace-error", message=
              "backward raised autograd's in-place error ({line}) although nothing was changed in place, for an "
              f"input that is {kind}. The version counter of the tensors saved with ctx.save_for_backward raises "
              "only when one of them has changed: save the output y itself and let autograd do the checking.",

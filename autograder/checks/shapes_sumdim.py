@@ -42,8 +42,7 @@ SUM_RULES = (
     Rule("unsqueeze-with-keepdim", "must be greater or equal to the number of dimensions in the tensor",
          "{what}: backward made grad_output longer than x ({line}). With keepdim=True grad_output already has "
          "the summed dimension (size 1): unsqueeze only when keepdim is False.", types=(RuntimeError,)),
-    Rule("missing-expand", r"returned an invalid gradient at index 0 - got \[(?P<got>.*?)\] but expected shape "
-         r"compatible with \[(?P<expected>.*?)\]",
+    Rule("missing-expand", error="wrong-grad-shape", when=lambda facts: facts["index"] == 0, message=
          "{what}: backward returned a gradient of shape [{got}] for input 1 (x) of shape [{expected}]. "
          "grad_output has the reduced shape of the output; expand it back to x's shape "
          "(grad_output.unsqueeze(dim) when keepdim is False, then .expand(x.shape)).", types=(RuntimeError,)),

@@ -19,7 +19,7 @@ SAVED_CASES = (((5,), 0), ((5,), 4), ((5,), 14), ((2, 3), 24))
 
 # autograd's in-place error although nothing was changed in place (a Function that raises it for any non-leaf).
 UNPROVOKED_RULES = (
-    c.Rule("error-without-change", c.INPLACE,
+    c.Rule("error-without-change", error="inplace-error", message=
            "backward raised autograd's in-place error ({line}) although nothing was changed in place, for an x that "
            "is the result of another operation (a non-leaf). The version counter of a tensor saved with "
            "ctx.save_for_backward(x) raises only when it has changed: save x itself and let autograd check it.",

@@ -8,17 +8,12 @@ import torch
 
 from autograder.checks import common as c
 from autograder.checks.explain import Rule
+from autograder.checks.raw_errors import NO_JVP_MSG, SETUP_CONTEXT_MSG
 
 TWICE_HINT = ("Build backward from differentiable torch operations on the saved tensors (grad_output * 3 * x ** 2): "
               "no .detach(), no NumPy, no torch.no_grad(), no @once_differentiable, so autograd can "
               "differentiate your backward again.")
 
-SETUP_CONTEXT_MSG = "must override the setup_context staticmethod"
-VMAP_RULE_MSG = "does not have vmap support"
-NO_STORAGE_MSG = "Cannot access data pointer of Tensor that doesn't have storage"
-NO_JVP_MSG = "You must implement the jvp function"
-NO_SETUP_MSG = "setup_context is not implemented"
-NO_VMAP_MSG = "override the vmap staticmethod or set generate_vmap_rule=True"
 ANY_ERROR = (RuntimeError, TypeError, ValueError, IndexError)
 F64, F32 = torch.float64, torch.float32
 
@@ -39,35 +34,31 @@ def no_setup_context(forward: str) -> str:
 
 # --------------------------------------------------------------------------------- torch.func feedback
 
-# What torch.func (and a Function's own methods under it) raise, in plain words.
+# What torch.func (and a Function's own methods under it) raise (raw_errors.py recognises it), in plain words.
 FUNC_RULES = (
-    Rule("no-setup-context", SETUP_CONTEXT_MSG, no_setup_context("forward(x)"), types=ANY_ERROR),
-    Rule("no-vmap-rule", VMAP_RULE_MSG, NO_VMAP_RULE, types=ANY_ERROR),
-    Rule("leaves-torch", NO_STORAGE_MSG, LEAVES_TORCH, types=ANY_ERROR),
-    Rule("leaves-torch", "expected np.ndarray",
+    Rule("no-setup-context", error="no-setup-context", message=no_setup_context("forward(x)"), types=ANY_ERROR),
+    Rule("no-vmap-rule", error="no-vmap-support", message=NO_VMAP_RULE, types=ANY_ERROR),
+    Rule("leaves-torch", error="no-storage", message=LEAVES_TORCH, types=ANY_ERROR),
+    Rule("leaves-torch", error="numpy-scalar", message=
          "{what}: your Function uses NumPy (torch.from_numpy received a NumPy scalar, which NumPy returns for a 0-d "
          "input). Write forward and backward with torch operations: they must also run under torch.func, where "
          "NumPy cannot run at all.", types=ANY_ERROR),
-    Rule("jvp-none-tangent", r"unsupported operand type\(s\) for .*NoneType|NoneType' object has no attribute",
+    Rule("jvp-none-tangent", error=("none-operand", "none-attribute"), message=
          "{what} raised {kind}: {line}. Forward mode passes None as the tangent of every argument of forward that is "
          "not a tensor (a float such as alpha has no tangent: it is a constant), and, on torch 2.13, zeros for a "
          "tensor input that has no tangent. Leave None tangents out of the sum.", types=(TypeError, AttributeError)),
-    Rule("wrong-signature", "positional argument",
+    Rule("wrong-signature", error="wrong-signature", message=
          "{what} raised TypeError: {text}. In the torch.func style forward takes only the inputs (forward(x), no "
          "ctx), setup_context takes (ctx, inputs, output), backward takes (ctx, grad_output), jvp takes "
          "(ctx, x_t): one tangent per input of forward, non-tensor inputs included.", types=(TypeError,)),
-    Rule("nothing-saved", r"got 0\)",
+    Rule("nothing-saved", error=("nothing-unpacked", "tuple-index"), types=(ValueError, IndexError), message=
          "{what}: ctx.saved_tensors was empty where your Function read it ({kind}: {text}). Each direction has its "
          "own saved tensors: jvp sees only what setup_context saved with ctx.save_for_forward(...), backward only "
-         "what it saved with ctx.save_for_backward(...). Save the input tensors with both.", types=(ValueError,)),
-    Rule("nothing-saved", "tuple index out of range",
-         "{what}: ctx.saved_tensors was empty where your Function read it ({kind}: {text}). Each direction has its "
-         "own saved tensors: jvp sees only what setup_context saved with ctx.save_for_forward(...), backward only "
-         "what it saved with ctx.save_for_backward(...). Save the input tensors with both.", types=(IndexError,)),
+         "what it saved with ctx.save_for_backward(...). Save the input tensors with both."),
 )
 
 TRANSFORM_RULES = (
-    Rule("no-jvp", NO_JVP_MSG,
+    Rule("no-jvp", error="no-jvp", message=
          "forward-mode AD (torch.func.jvp, jacfwd, hessian) needs a jvp staticmethod, and your Function has none "
          f"(\"{NO_JVP_MSG} for custom autograd.Function to use it with forward mode AD\"). Add @staticmethod "
          "jvp(ctx, x_t) returning the output's tangent: the derivative times x_t.", types=(NotImplementedError,)),
@@ -75,14 +66,14 @@ TRANSFORM_RULES = (
 
 # A static method the judge called itself: what autograd and torch.func would have said, in plain words.
 DIRECT_RULES = (
-    Rule("no-setup-context", NO_SETUP_MSG,
+    Rule("no-setup-context", error="setup-context-missing", message=
          "{what}: your Function has no setup_context (\"{text}\"). torch.func calls forward(x) without ctx, then "
          "@staticmethod setup_context(ctx, inputs, output), where you save what backward and jvp need.",
          types=(NotImplementedError,)),
-    Rule("no-jvp", NO_JVP_MSG,
+    Rule("no-jvp", error="no-jvp", message=
          "{what}: your Function has no jvp (\"{text}\"). Forward mode (torch.func.jvp, jacfwd, hessian) calls "
          "@staticmethod jvp(ctx, *input_tangents), which returns the output's tangent.", types=(NotImplementedError,)),
-    Rule("no-vmap-rule", NO_VMAP_MSG,
+    Rule("no-vmap-rule", error="no-vmap-rule", message=
          "{what}: vmap does not know how to batch your Function (\"{text}\"). Add the class attribute "
          "generate_vmap_rule = True (vmap then runs your methods on batched tensors itself).",
          types=(NotImplementedError,)),

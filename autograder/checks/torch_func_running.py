@@ -9,7 +9,7 @@ from autograder.checks import common as c
 from autograder.checks.explain import Rule
 from autograder.checks.torch_func_methods import VmapInfo
 from autograder.checks.torch_func_probes import transform
-from autograder.checks.torch_func_rules import DIRECT_RULES, NO_VMAP_MSG, direct, gradchecked, run
+from autograder.checks.torch_func_rules import DIRECT_RULES, direct, gradchecked, run
 
 
 # ------------------------------------------------------------------------------------------ RunningSum
@@ -23,7 +23,7 @@ RUNNING_VMAP_HINT = ("vmap(info, in_dims, x) receives the whole batch, with the 
                      "returns (output, out_dims): the output of every sample, with its batch on dimension out_dims.")
 
 RUNNING_VMAP_RULES = (
-    Rule("no-vmap-rule", NO_VMAP_MSG,
+    Rule("no-vmap-rule", error="no-vmap-rule", message=
          "{what}: your Function has no vmap staticmethod (\"{text}\"). generate_vmap_rule cannot batch a NumPy "
          "kernel: write @staticmethod vmap(info, in_dims, x) that runs the kernel on the whole batch and returns "
          "(output, out_dims).", types=(NotImplementedError,)),

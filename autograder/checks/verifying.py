@@ -10,10 +10,10 @@ at `x`, with x's shape and dtype, leaving `x` untouched.
 import torch
 
 from autograder.checks import common as c
+from autograder.checks import raw_errors
 from autograder.checks.explain import Rule, explained, literal
 from autograder.checks.saving import forward_with_fake_ctx
 
-_INPLACE = "modified by an inplace operation"
 
 # The breadth of each check is its `cases=`: the default is what the visible test runs, the tables below what
 # the hidden tests run. A case is a seed, a dtype name or a point, as each check says.
@@ -140,7 +140,7 @@ def numgrad_untouched(numerical_grad, cases=UNTOUCHED_CASES) -> None:
 
 UNTOUCHED_RULES = (
     c.NOT_IMPLEMENTED,
-    Rule("modifies-input", "leaf Variable that requires grad is being used in an in-place operation",
+    Rule("modifies-input", error="leaf-in-place", message=
          "{what} changed x in place, which autograd forbids for a leaf that requires grad. Perturb a copy: "
          "x.detach().clone(), or build x + eps * e_i.", types=(RuntimeError,)),
 )
@@ -326,7 +326,7 @@ def _tanh_saves_output(Tanh, seed: int) -> None:
     try:
         torch.autograd.grad(y.sum(), [leaf])
     except RuntimeError as error:
-        if _INPLACE in str(error):
+        if raw_errors.says(error, "inplace-error"):
             return
         raise
     c.fail("output-change-unnoticed",
