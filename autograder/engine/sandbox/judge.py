@@ -26,7 +26,7 @@ import tempfile
 import time
 
 from autograder.engine import shared
-from autograder.engine.sandbox import ahead, cells, cgroup, codec, confine, protocol, proxy, warm
+from autograder.engine.sandbox import cells, cgroup, codec, confine, protocol, proxy, warm
 from autograder.engine.sandbox.cells import Outcome
 from autograder.engine.sandbox.channel import Channel
 from autograder.engine.sandbox.judge_learner import FORGED_READY, STALLED, LearnerSandbox, died, kill
@@ -232,7 +232,6 @@ def _judge_child(grade_id: str, source: str, sock: socket.socket, results_w: int
         shared.set_base_seed(judge.job["seed"])
         link = proxy.Link(Channel(sock))
         shared.attach_learner(link)
-        ahead.send_finite_differences_ahead()
         namespace = {name: codec.decode(info["value"], []) if type(info.get("value")) is dict
                      else proxy.Remote(link, info["h"], info) for name, info in judge.learner.names.items()}
         namespace.update(judge.setup_namespace)

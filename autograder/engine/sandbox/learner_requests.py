@@ -10,13 +10,12 @@ runs; a change it finds is reported through primitives bound before any learner 
 from __future__ import annotations
 
 import _socket
-import json
 import os
 import warnings
 
 import torch
 
-from autograder.engine.sandbox import cells, codec, integrity, mirror, protocol
+from autograder.engine.sandbox import cells, codec, integrity, mirror
 from autograder.engine.sandbox import channel as _channel
 from autograder.engine.sandbox.channel import Channel, ChannelClosed
 
@@ -128,14 +127,7 @@ def _facts(t, same: dict) -> dict:
 
 
 def _reply(channel: Channel, value, same: dict | None = None) -> None:
-    """Send `value`; tensors that are (by identity) an argument or output named in `same` say so. The answer to
-    `calls` is a reply whose value lists each call's frame: its header as JSON text, its buffers after it."""
-    if type(value) is Replies:
-        listed = [{"header": _DUMPS(header), "buffers": len(parts)} for header, parts in value.frames]
-        header, _ = codec.encode({"ok": listed})
-        buffers = [b for _, parts in value.frames for b in parts]
-        channel.send(dict(header, sizes=[len(b) for b in buffers]), buffers)
-        return
+    """Send `value`; tensors that are (by identity) an argument or output named in `same` say so."""
     same = same or {}
     with _NO_TORCH_FUNCTION():
         header, buffers = codec.encode({"ok": value}, handle_of, lambda t: _facts(t, same))
@@ -248,64 +240,7 @@ def op_getattr(message: dict, created: dict, ctxs: list) -> tuple:
     return getattr(resolve(message["h"], {"attr": message.get("attr")}), message["name"]), {}
 
 
-class Replies:
-    """The answer to `calls`: each call's reply frame (header, buffers), already encoded, in order."""
-
-    __slots__ = ("frames",)
-
-    def __init__(self, frames: list):
-        self.frames = frames
-
-
-_MAX_CALLS, _MAX_CALLS_BYTES = protocol.MAX_CALLS, protocol.MAX_CALLS_BYTES
-_DUMPS, _LOADS = json.dumps, json.loads
-
-
-def op_calls(message: dict, created: dict, ctxs: list, buffers: list = (), _changed=integrity.changed) -> tuple:
-    """Several calls in one request, run one after another exactly as separate `call`s would run: each
-    decoded afresh (its own tensors), answered with the reply a `call` gets, encoded before the next runs. It
-    stops after a call that raised, changed its inputs or a ctx (the judge's next request would not be the
-    one planned), or left the integrity checkpoint a finding (serve reports it), and before a reply that
-    would take the answer past MAX_CALLS_BYTES: the judge sends the calls it got no reply for one by one."""
-    elements = message.get("calls")
-    if type(elements) is not list or not 0 < len(elements) <= _MAX_CALLS:
-        raise TypeError("malformed calls")
-    frames, total, offset = [], 0, 0
-    for element in elements:
-        count = element.get("buffers") if type(element) is dict else None
-        if type(count) is not int or not 0 <= count <= len(buffers) - offset or type(element["header"]) is not str:
-            raise TypeError("malformed calls")
-        own, offset = buffers[offset:offset + count], offset + count
-        created, ctxs, failure, result = {}, [], None, None
-        try:
-            request = _decode_args(_LOADS(element["header"]), own, created, ctxs)
-            if type(request) is not dict or request.get("op") != "call":
-                raise TypeError("only calls are batched")
-            result, same = op_call(request, created, ctxs)
-            with _NO_TORCH_FUNCTION():
-                frame = codec.encode({"ok": result}, handle_of, lambda t: _facts(t, same))
-        except (TypeError, codec.CodecError) as error:
-            failure = error if result is None else TypeError(f"the result cannot be graded: {error}")
-        except BaseException as error:  # noqa: BLE001 - the learner's failure is the judge's to read
-            failure = error
-        if failure is not None:
-            frame = codec.encode({"error": error_data(failure)})
-        size = sum(len(b) for b in frame[1])
-        if frames and total + size > _MAX_CALLS_BYTES:
-            break
-        frames.append(frame)
-        total += size
-        if failure is not None or any(result[k] for k in ("changed", "bumped", "rebased", "ctx")):
-            break
-        try:
-            if _changed():
-                break
-        except BaseException:  # noqa: BLE001 - serve's own checkpoint reports it
-            break
-    return Replies(frames), {}
-
-
-OPERATIONS = {"call": op_call, "calls": op_calls, "vjp": op_vjp, "probe": op_probe, "getattr": op_getattr}
+OPERATIONS = {"call": op_call, "vjp": op_vjp, "probe": op_probe, "getattr": op_getattr}
 
 
 # A tampering report goes out through C-level primitives bound here, before any learner code ran (the codec, the
@@ -344,10 +279,7 @@ def serve(channel: Channel, _changed=integrity.changed, _operations=OPERATIONS, 
             message = _decode_args(header, buffers, created, ctxs)
             if type(message) is not dict or message.get("op") not in _operations:
                 _exit(0)  # `end`, or nothing we know
-            if message["op"] == "calls":
-                value, same = _operations["calls"](message, created, ctxs, buffers)
-            else:
-                value, same = _operations[message["op"]](message, created, ctxs)
+            value, same = _operations[message["op"]](message, created, ctxs)
         except BaseException as error:  # noqa: BLE001 - the learner's failure is the judge's to read
             failure = error
         try:

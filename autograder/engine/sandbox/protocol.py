@@ -24,9 +24,8 @@ reader reports as such, never with an exception that escapes.
                                                     learner code runs)
                           judge -> learner          fork (with the test's socket)
     control (frames)      learner -> judge          ready, forked, ended
-    test (frames)         judge -> learner          call, calls, vjp, probe, getattr, end   (values: codec.py)
-                          learner -> judge          reply: {"ok": value} or {"error": error}; to calls, a
-                                                    reply whose value is calls-reply (a reply per call)
+    test (frames)         judge -> learner          call, vjp, probe, getattr, end   (values: codec.py)
+                          learner -> judge          reply: {"ok": value} or {"error": error}
 
 Frames (channel.py) have no datagram limit; the learner's control channel caps each at `MAX_CONTROL_FRAME`,
 the grader's read of the judge's reply at `MAX_GRADED_FRAME`, the judge's read of a verdict at `MAX_VERDICT`.
@@ -54,10 +53,6 @@ MAX_TESTS = 1000                       # test cells of one notebook
 MAX_VERDICT = 1024 * 1024              # a test's verdict, read from its judge's pipe
 MAX_GRADED_FRAME = 64 * 1024 * 1024    # a notebook's outcomes, read by the grader
 MAX_PID = 1 << 22                      # the kernel's own bound (pid_max)
-MAX_CALLS = 8                          # calls in one `calls` request, and so replies in its answer
-MAX_CALLS_BYTES = 64 * 1024 * 1024     # a `calls` answer's tensor bytes past its first reply (each reply alone
-                                       # has a single reply's caps: the frame's, and codec's per tensor)
-MAX_HEADER = 16 * 1024 * 1024          # one call's or one reply's header inside `calls`, as JSON text
 
 
 class ProtocolError(ValueError):
@@ -176,27 +171,16 @@ LEARNER_SENDS = {
     },
 }
 
-# Inside a learner's reply: the value of the reply to `calls`, one reply per call run, in order, each a frame's
-# header (as JSON text) and how many of the frame's buffers are its own. The learner stops after a call that
-# raised or changed its inputs, so there may be fewer replies than calls, never more (the judge checks that
-# against its request).
-REPLY_VALUES = {
-    "calls-reply": {"type": "array", "minItems": 1, "maxItems": MAX_CALLS,
-                    "items": _object({"header": {"type": "string", "maxLength": MAX_HEADER}, "buffers": _COUNT})},
-}
-
 JUDGE_SENDS = {
     "fork": (),                                   # on the fds channel, with the test's socket attached
     "call": ("h", "attr", "args", "kwargs", "grad", "record"),
-    "calls": ("calls",),                          # [{"header": a call's header as JSON, "buffers": its count}]
     "vjp": ("graph", "grads", "dirty", "dirty_outputs", "create_graph"),
     "probe": ("name", "args", "kwargs"),
     "getattr": ("h", "attr", "name"),
     "end": (),
 }
 
-SCHEMAS = {**GRADER_SENDS, **JUDGE_REPLIES, **JUDGE_FORKS_SEND, **LEARNER_SENDS}  # the messages; check() also
-                                                                                # reads REPLY_VALUES
+SCHEMAS = {**GRADER_SENDS, **JUDGE_REPLIES, **JUDGE_FORKS_SEND, **LEARNER_SENDS}
 
 # JSON's integers are Python's int (never a bool, never 2.0), its numbers finite: a pid of 7.0 or a size of
 # NaN is no message of ours.
@@ -205,8 +189,7 @@ _TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine_many({
     "number": lambda _, value: type(value) in (int, float) and math.isfinite(value),
 })
 _Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=_TYPES)
-_VALIDATORS = {kind: _Validator(dict(schema, **{"$defs": {"error": ERROR}}))
-               for kind, schema in {**SCHEMAS, **REPLY_VALUES}.items()}
+_VALIDATORS = {kind: _Validator(dict(schema, **{"$defs": {"error": ERROR}})) for kind, schema in SCHEMAS.items()}
 
 
 def check(kind: str, message) -> dict:

@@ -17,7 +17,6 @@ A tensor with a history here has one there too (a clone of a leaf), so in-place 
 
 from __future__ import annotations
 
-import json
 import time
 import weakref
 
@@ -93,7 +92,6 @@ class Link:
         self._ctx_keys: dict = {}
         self.requests = 0        # round trips to the learner's process, and the seconds spent in them (from
         self.request_seconds = 0.0  # sending to the reply decoded): the bench reports both per test
-        self._planned: list = []  # replies to calls sent ahead (`send_ahead`): (request, reply header, buffers)
 
     # --------------------------------------------------------------------------------- encoding
     def _encode(self, message: dict, tensors: list | None = None):
@@ -150,13 +148,18 @@ class Link:
 
     # ---------------------------------------------------------------------------------- requests
     def exchange(self, message: dict, tensors: list | None = None, identity: bool = True):
-        """Send a request, return the reply's value (a call sent ahead: its reply). With `identity`, a tensor the
-        learner's process returns that is one of the request's tensors comes back as that very tensor."""
+        """Send a request, return the reply's value. With `identity`, a tensor the learner's process
+        returns that is one of the request's tensors comes back as that very tensor."""
         header, buffers = self._encode(protocol.request(message), tensors)
+        self.requests += 1
         start = time.perf_counter()
         try:
-            reply = self._planned_reply(header, buffers) or self._round_trip(header, buffers)
-            return self._decode(*reply, tensors if identity else None)
+            self.channel.send(header, buffers)
+            reply_header, reply_buffers = self.channel.recv()
+        except (ChannelClosed, OSError, codec.CodecError) as error:
+            raise LearnerGone(str(error)) from None
+        try:
+            return self._decode(reply_header, reply_buffers, tensors if identity else None)
         except codec.TooLarge as error:
             raise Refused(f"your code returned {error}") from None
         except codec.CodecError as error:  # never a ValueError a check could take for the learner's own
@@ -164,90 +167,11 @@ class Link:
         finally:
             self.request_seconds += time.perf_counter() - start
 
-    def _round_trip(self, header: dict, buffers: list) -> tuple:
-        self.requests += 1
-        try:
-            self.channel.send(header, buffers)
-            return self.channel.recv()
-        except (ChannelClosed, OSError, codec.CodecError) as error:
-            raise LearnerGone(str(error)) from None
-
-    # ------------------------------------------------------------------------------ calls sent ahead
-    def call_request(self, remote: Remote, args: tuple, kwargs: dict) -> tuple[dict, list, bool]:
-        """(the request `remote(*args, **kwargs)` sends, its tensors, whether it records a graph)."""
+    def call(self, remote: Remote, args: tuple, kwargs: dict):
         tensors = _argument_tensors((args, kwargs), [], set())
         wants_graph = torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
         message = {"op": "call", "h": remote._id, "attr": remote._info.get("attr"), "args": args, "kwargs": kwargs,
                    "grad": torch.is_grad_enabled(), "record": wants_graph}
-        return message, tensors, wants_graph
-
-    def planned_call(self, remote: Remote, args: tuple, kwargs: dict) -> tuple[dict, list]:
-        """The call `remote(*args, **kwargs)` as it would be sent now (encoded now: its tensors' values now)."""
-        message, tensors, _ = self.call_request(remote, args, kwargs)
-        return self._encode(protocol.request(message), list(tensors))
-
-    def send_ahead(self, planned: list) -> None:
-        """Send these `planned_call`s (in the order the judge will make them) as one `calls` request; each reply
-        is taken by the judge's own request if it is, byte for byte, the one sent (the learner ran exactly it, in
-        order), and read then as any reply; the first that is not, or `drop_planned`, drops the rest."""
-        self._planned = []
-        if not 0 < len(planned) <= protocol.MAX_CALLS:
-            raise ValueError(f"between 1 and {protocol.MAX_CALLS} calls are sent ahead at once")
-        listed = [{"header": json.dumps(header), "buffers": len(buffers)} for header, buffers in planned]
-        header, _ = codec.encode(protocol.request({"op": "calls", "calls": listed}))
-        buffers = [b for _, parts in planned for b in parts]
-        start = time.perf_counter()
-        try:
-            replies = self._calls_replies(*self._round_trip(dict(header, sizes=[len(b) for b in buffers]), buffers),
-                                          len(planned))
-        finally:
-            self.request_seconds += time.perf_counter() - start
-        self._planned = [(_request_key(*request), *frame) for request, frame in zip(planned, replies)]
-
-    def drop_planned(self) -> None:
-        self._planned = []
-    def _planned_reply(self, header: dict, buffers: list):
-        if not self._planned:
-            return None
-        key, reply_header, reply_buffers = self._planned.pop(0)
-        if key != _request_key(header, buffers):
-            self._planned = []
-            return None
-        value = reply_header.get("v")
-        if type(value) is not dict or type(value.get("D")) is not dict or "error" in value["D"]:
-            self._planned = []  # the learner stopped there; so does the judge
-        return reply_header, reply_buffers
-
-    def _calls_replies(self, header, buffers: list, asked: int) -> list:
-        """The frames of a `calls` answer (at most one per call asked); an error (tampering) is the first's."""
-        try:
-            value = codec.decode(header, [])
-        except codec.CodecError as error:
-            raise LearnerGone(str(error)) from None
-        try:
-            protocol.check("reply", value)
-            if "error" in value:
-                return [(header, buffers)]
-            listed = protocol.check("calls-reply", value["ok"])
-            if len(listed) > asked:
-                raise protocol.ProtocolError(f"{len(listed)} replies to {asked} calls")
-            if sum(item["buffers"] for item in listed) != len(buffers):
-                raise protocol.ProtocolError("the replies' buffers do not add up")
-            frames, offset = [], 0
-            for item in listed:
-                frame = json.loads(item["header"])
-                if type(frame) is not dict or type(frame.get("sizes")) is not list:
-                    raise protocol.ProtocolError("a reply's header is not one")
-                own, offset = buffers[offset:offset + item["buffers"]], offset + item["buffers"]
-                if frame["sizes"] != [len(b) for b in own]:
-                    raise protocol.ProtocolError("a reply's buffer sizes do not match")
-                frames.append((frame, own))
-        except (protocol.ProtocolError, ValueError, RecursionError) as error:
-            raise BrokenProtocol(protocol.LEARNER_BROKE.format(why=error)) from None
-        return frames
-
-    def call(self, remote: Remote, args: tuple, kwargs: dict):
-        message, tensors, wants_graph = self.call_request(remote, args, kwargs)
         if not wants_graph:
             result = self.exchange(message, list(tensors))
             self._apply_changes(tensors, result)
@@ -271,10 +195,6 @@ class Link:
                     if k == state.key:
                         vars(ctx).clear()
                         vars(ctx).update(state.state)
-
-
-def _request_key(header: dict, buffers: list) -> tuple:
-    return json.dumps(header, sort_keys=True), tuple(bytes(b) for b in buffers)
 
 
 def _argument_tensors(value, found: list, seen: set) -> list:
