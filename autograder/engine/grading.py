@@ -28,7 +28,7 @@ from autograder.engine import notebooks
 from autograder import paths
 from autograder.engine.notebooks import NotebookError, Source, nbgrader_meta, role, strip_markers
 from autograder.engine.runners import Runner, as_runner
-from autograder.engine.sandbox import Limits, Outcome, Sandbox
+from autograder.engine.sandbox import Limits, Outcome, Sandbox, warm
 
 
 @dataclass
@@ -307,8 +307,10 @@ def base_seed() -> int:
     return settings["seed"]
 
 
-def new_sandbox() -> Sandbox:
-    return Sandbox(protected=protected_paths())
+def new_sandbox(class_grading: bool = False) -> Sandbox:
+    """The grading sandbox. For a class (many notebooks), its root runs every warm-up once, so no notebook's
+    judge pays one; a single notebook's grade leaves the root lean and its judge runs only what it needs."""
+    return Sandbox(protected=protected_paths(), warm_ups=tuple(warm.RUN) if class_grading else ())
 
 
 def reference_report(source: Source, runner: Runner | Sandbox | None = None, seed: int = 0,

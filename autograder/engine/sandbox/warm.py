@@ -1,7 +1,7 @@
 """Work a notebook's tests would each pay again, paid once per notebook instead: PyTorch's lazy first uses
 (opcheck's test machinery and the first forward-mode operation take 0.2-1.5 s each in a new process, and every
 test runs in a fresh fork). The judge runs the warm-ups a notebook needs before it forks the learner's
-starter, so the judge's tests and the learner's copies inherit them.
+starter, so the judge's tests and the learner's copies inherit them; the root runs those `IN_ROOT` once for all.
 
 Which warm-ups a notebook needs the grader reads off its test cells' text (`needed`): names only cross, never
 test text, and a warm-up changes no verdict (it only imports and runs PyTorch on the judge's own tensors).
@@ -43,6 +43,10 @@ def _forward_ad() -> None:
 
 # (A first torch.compile is not warmed here: dynamo's state, made in the judge, broke the learner's own compile.)
 RUN = {"opcheck": _opcheck, "forward-ad": _forward_ad}
+# Run by the root itself, before any judge: eleven of the eighteen notebooks' tests ask for forward mode (0.3-0.5 s
+# a notebook otherwise), and it adds little to what each fork inherits. opcheck's machinery (1-1.2 s, 60 MB) stays
+# with the two notebooks that use it, so a learner's self-check of any other notebook does not wait for it.
+IN_ROOT = ["forward-ad"]
 
 
 def run(names) -> list[str]:
