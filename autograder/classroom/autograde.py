@@ -78,7 +78,7 @@ _all_sandboxes: list = []
 def _worker_sandbox():
     sandbox = getattr(_local, "sandbox", None)
     if sandbox is None:
-        sandbox = grading.new_sandbox(class_grading=True).start()
+        sandbox = grading.new_sandbox(for_a_class=True).start()
         _local.sandbox = sandbox
         _all_sandboxes.append(sandbox)
     return sandbox
@@ -109,7 +109,7 @@ def require_isolation(limits: Limits, allow_weak: bool) -> dict:
     and `allow_weak` is not set."""
     from autograder.engine import grading
 
-    with grading.new_sandbox(class_grading=True) as box:
+    with grading.new_sandbox(for_a_class=True) as box:
         isolation = box.isolation(limits)
     if not isolation.get("strong") and not allow_weak:
         raise WeakIsolation(

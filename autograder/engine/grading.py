@@ -28,7 +28,7 @@ from autograder.engine import notebooks
 from autograder import paths
 from autograder.engine.notebooks import NotebookError, Source, nbgrader_meta, role, strip_markers
 from autograder.engine.runners import Runner, as_runner
-from autograder.engine.sandbox import Limits, Outcome, Sandbox, warm
+from autograder.engine.sandbox import Limits, Outcome, Sandbox
 
 
 @dataclass
@@ -307,10 +307,10 @@ def base_seed() -> int:
     return settings["seed"]
 
 
-def new_sandbox(class_grading: bool = False) -> Sandbox:
-    """The grading sandbox. For a class (many notebooks), its root runs every warm-up once, so no notebook's
-    judge pays one; a single notebook's grade leaves the root lean and its judge runs only what it needs."""
-    return Sandbox(protected=protected_paths(), warm_ups=tuple(warm.RUN) if class_grading else ())
+def new_sandbox(for_a_class: bool = False) -> Sandbox:
+    """The grading sandbox. For a class (many notebooks) its root pays once what makes every test cheaper
+    (root.prepare); a single notebook's grade starts sooner instead."""
+    return Sandbox(protected=protected_paths(), for_a_class=for_a_class)
 
 
 def reference_report(source: Source, runner: Runner | Sandbox | None = None, seed: int = 0,

@@ -228,23 +228,24 @@ def test_warm_ups_are_chosen_from_the_tests_text_and_run_once():
     assert warm.run(["forward-ad"]) == [] and first in ([], ["forward-ad"])
 
 
-def test_a_class_grading_root_runs_every_warm_up_and_a_single_grade_only_forward_mode(monkeypatch):
-    """A class's root runs each warm-up once for all its notebooks; one notebook's grade starts a root with only
-    `IN_ROOT` (its judge runs the rest it needs); a name the grader does not declare never reaches the root."""
+def test_a_class_root_prepares_for_many_notebooks_and_a_single_grade_starts_sooner(monkeypatch):
+    """autograde's root runs every warm-up and maps its memory in huge pages once (root.prepare); one notebook's
+    grade starts a root with forward mode only (its judge runs the rest it needs)."""
     from autograder.engine import grading
     from autograder.engine.sandbox import handle, warm
 
-    assert grading.new_sandbox(class_grading=True).warm_ups == tuple(warm.RUN)
-    assert grading.new_sandbox().warm_ups == ()
+    assert grading.new_sandbox(for_a_class=True).for_a_class is True
+    assert grading.new_sandbox().for_a_class is False
     assert warm.IN_ROOT == ["forward-ad"] and set(warm.IN_ROOT) <= set(warm.RUN)
     started = []
 
     class Popen:
         def __init__(self, argv, **kwargs):
-            started.append(argv)
+            started.append(argv[-1])
 
     monkeypatch.setattr(handle.subprocess, "Popen", Popen)
-    monkeypatch.setattr(handle, "_root", {})
-    handle._start_root(("opcheck", "__import__('os').system('x')", "forward-ad"))
-    assert re.search(r"root_main\(\d+, \['opcheck', 'forward-ad'\]\)$", started[0][-1]), started[0][-1]
-    handle._root["control"].close()
+    for for_a_class in (True, False):
+        monkeypatch.setattr(handle, "_root", {})
+        handle._start_root(for_a_class)
+        handle._root["control"].close()
+    assert re.search(r"root_main\(\d+, True\)$", started[0]) and re.search(r"root_main\(\d+, False\)$", started[1])

@@ -21,19 +21,19 @@ _root: dict = {}                # "process", "control": the root process and the
 _root_lock = threading.Lock()
 
 
-def _running_root(warm_ups=()) -> int:
+def _running_root(for_a_class: bool = False) -> int:
     """The root process's pid, started if it is not running (call with `_root_lock` held). A root already
-    running keeps the warm-ups it started with: a judge runs the rest its notebook needs."""
+    running stays as it started (root.prepare: a class's or a single grade's)."""
     if _root.get("process") is None or _root["process"].poll() is not None:
-        _start_root(warm_ups)
+        _start_root(for_a_class)
     return _root["process"].pid
 
 
-def _ask_root_for_judge(channel_end: socket.socket, warm_ups=()) -> int:
+def _ask_root_for_judge(channel_end: socket.socket, for_a_class: bool = False) -> int:
     """Hand `channel_end` to the root (started if need be), which forks a judge serving it; the root's pid."""
     with _root_lock:
         for _ in range(2):
-            _running_root(warm_ups)
+            _running_root(for_a_class)
             try:
                 send_fd(_root["control"], b"judge", channel_end.fileno())
                 return _root["process"].pid
@@ -48,7 +48,7 @@ def _ask_root_for_judge(channel_end: socket.socket, warm_ups=()) -> int:
 ROOT_ENVIRONMENT = ("PATH", "LD_LIBRARY_PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ")
 
 
-def _start_root(warm_ups=()) -> None:
+def _start_root(for_a_class: bool = False) -> None:
     package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     python_path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)
     # Every process below the root is a fork of it and its environment block is readable there
@@ -57,8 +57,8 @@ def _start_root(warm_ups=()) -> None:
     env.update(PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OMP_THREAD_LIMIT="1", MPLBACKEND="Agg",
                PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=python_path)
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    names = [name for name in warm_ups if name in warm.RUN]  # the grader's own choice: only names it declares
-    main = f"from autograder.engine.sandbox.root import root_main; root_main({theirs.fileno()}, {names!r})"
+    main = (f"from autograder.engine.sandbox.root import root_main; "
+            f"root_main({theirs.fileno()}, {bool(for_a_class)})")
     with theirs:
         _root["process"] = subprocess.Popen([sys.executable, "-c", main], stdin=subprocess.DEVNULL,
                                             stdout=subprocess.DEVNULL, env=env, cwd=tempfile.gettempdir(),
@@ -83,9 +83,9 @@ def read_reply(reply, tests: int) -> dict:
 class Sandbox:
     """The grader's handle on the root process: grades one notebook at a time (one per worker thread)."""
 
-    def __init__(self, protected: list | None = None, warm_ups=()):
+    def __init__(self, protected: list | None = None, for_a_class: bool = False):
         self.protected = [str(p) for p in (protected or [])]
-        self.warm_ups = tuple(warm_ups)  # run once by the root it starts (a class's: every notebook's)
+        self.for_a_class = for_a_class  # the root it starts prepares for many notebooks (root.prepare)
         self.root_pid = None
         self.landlock = 0
         self.notebooks_run = 0
@@ -101,7 +101,7 @@ class Sandbox:
         from autograder.engine.sandbox import confine  # ctypes only: no PyTorch in the grader
 
         with _root_lock:
-            self.root_pid = _running_root(self.warm_ups)
+            self.root_pid = _running_root(self.for_a_class)
         self.landlock = confine.landlock_abi()
         return self
 
@@ -111,7 +111,7 @@ class Sandbox:
         reads them only once the process that starts the learner's sandboxes exists (judge.grade_notebook)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         with theirs:
-            self.root_pid = _ask_root_for_judge(theirs, self.warm_ups)
+            self.root_pid = _ask_root_for_judge(theirs, self.for_a_class)
         channel = Channel(ours, protocol.MAX_GRADED_FRAME)
         secret = ("tests", "seed")
         try:

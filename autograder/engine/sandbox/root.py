@@ -29,8 +29,9 @@ def _recv(channel: Channel) -> dict:
 
 # ------------------------------------------------------------------------------------------ the root
 
-def prepare(warm_ups=()) -> None:
-    """Everything the forks share, imported and warmed up once (`warm.IN_ROOT`, and the named `warm_ups`)."""
+def prepare(for_a_class: bool = False) -> None:
+    """Everything the forks share, imported and warmed up once. A root that grades a class (many notebooks)
+    also pays, once, what makes each of its many tests cheaper: every warm-up, and its memory in huge pages."""
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     # OpenMP reads this once, when PyTorch loads it: every parallel region then runs on this one thread, so
@@ -65,19 +66,20 @@ def prepare(warm_ups=()) -> None:
     x = torch.randn(3, dtype=torch.float64, requires_grad=True)
     torch.autograd.gradcheck(lambda t: (t * t).sin(), (x,))
     torch.autograd.grad((x.exp() * x).sum(), x, create_graph=True)
-    warm.run([*warm.IN_ROOT, *warm_ups])  # once here, not in each notebook's judge that needs one
-    hugepages.collapse()  # last: what every judge and learner copy inherits, mapped in huge pages (cheap forks)
+    warm.run(list(warm.RUN) if for_a_class else warm.IN_ROOT)  # once here, not in each notebook's judge
+    if for_a_class:  # 0.8-1 s, which one notebook's ten tests would not win back
+        hugepages.collapse()  # last: what every judge and learner copy inherits, in huge pages (cheap forks)
 
 
-def root_main(fd: int, warm_ups=()) -> None:
-    """Import everything once (and run the named `warm_ups`), then fork a judge for each socket the grader
-    sends over the control socket `fd`. It leaves when the grader does."""
+def root_main(fd: int, for_a_class: bool = False) -> None:
+    """Import everything once (`prepare`), then fork a judge for each socket the grader sends over the
+    control socket `fd`. It leaves when the grader does."""
     control = socket.socket(fileno=fd)
     devnull = os.open(os.devnull, os.O_RDWR)
     for stream in (0, 1):
         os.dup2(devnull, stream)
     os.close(devnull)
-    prepare(warm_ups)
+    prepare(for_a_class)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the judges
     while _parent_alive(control):
         try:
