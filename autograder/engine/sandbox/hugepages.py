@@ -1,5 +1,5 @@
 """Cheaper forks: the root's anonymous memory (the heap and the mappings PyTorch and the checks allocated while
-importing, about 240 MB) collapsed into 2 MiB transparent huge pages once, before any judge is forked.
+importing, about 220 MB) collapsed into 2 MiB transparent huge pages once, before any judge is forked.
 
 Every test forks twice (a copy of the learner's state, a fresh judge) from processes that inherit this memory,
 and a fork copies, and an exit releases, one page-table entry per 4 KiB page: about 60,000 of them, 20-25 ms a
