@@ -135,6 +135,49 @@ def test_integrity_sees_a_replaced_module_and_skips_unchanged_namespaces(monkeyp
 
 
 @in_child
+def test_the_prepared_record_is_taken_with_the_data_as_it_is_now():
+    from autograder.engine.sandbox import cgroup
+
+    integrity.prepare()  # as the root does, once
+    cgroup.A_CACHE = {"filled": "by the judge, after the root"}  # plain data in a watched namespace
+    assert integrity.record() == "prepared"
+    assert integrity._baseline["autograder.engine.sandbox.cgroup"][3]["A_CACHE"] is cgroup.A_CACHE
+    assert integrity.changed() == []
+    original = torch.autograd.function.BackwardCFunction.apply
+    torch.autograd.function.BackwardCFunction.apply = lambda self, *args: None
+    try:
+        assert "torch.autograd.function.BackwardCFunction.apply" in integrity.changed()
+        cgroup.A_CACHE = "rebound by an answer"
+        assert "autograder.engine.sandbox.cgroup.A_CACHE" in integrity.changed()
+    finally:
+        torch.autograd.function.BackwardCFunction.apply = original
+
+
+@pytest.mark.parametrize("change", ["a function rebound", "a class added", "a closure's value", "a module swapped"])
+@in_child
+def test_the_prepared_record_is_not_taken_where_what_it_walks_moved(change, monkeypatch):
+    from autograder.engine.sandbox import cgroup
+
+    integrity.prepare()
+    if change == "a function rebound":
+        monkeypatch.setattr(cgroup, "available", lambda: False)
+    elif change == "a class added":
+        cgroup.Added = type("Added", (), {"__module__": cgroup.__name__, "method": lambda self: 1})
+    elif change == "a closure's value":
+        own = [name for name in sys.modules if name.startswith(integrity._OWN)]
+        cell = next(c for fn in integrity._own_functions(own) for c in fn.__closure__ or ()
+                    if fn is not integrity.changed and c.cell_contents is not None)
+        monkeypatch.setattr(cell, "cell_contents", object())
+    else:
+        monkeypatch.setitem(sys.modules, "torch.autograd.graph", types.ModuleType("torch.autograd.graph"))
+    assert integrity.record() == "fresh"
+    assert integrity.changed() == []  # what was there before any learner code is the record
+    if change == "a class added":  # its methods are the grader's functions now, kept as they are
+        with pytest.raises(RuntimeError, match="cannot be changed"):
+            vars(cgroup.Added)["method"].__code__ = (lambda self: 2).__code__
+
+
+@in_child
 def test_integrity_keeps_the_graders_functions_and_registries():
     import autograder.checks.common as common
     from autograder.engine.sandbox import learner_requests

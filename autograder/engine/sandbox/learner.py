@@ -39,12 +39,17 @@ def starter_main(requests: socket.socket, job: dict, workdir: str, read_roots: l
     keep = requests.fileno()
     os.closerange(3, keep)
     os.closerange(keep + 1, 4096)
+    # Join the notebook's memory group now, while the judge reads the tests and runs the setup: moving a process
+    # into a group costs 5-15 ms (the kernel waits for a grace period), and every sandbox started here is then
+    # born in it, never moved.
+    group = job.get("memory_group")
+    in_group = bool(group) and cgroup.MemoryGroup("", group).join(os.getpid())
     while True:
         try:
             protocol.check_signal("start", requests.recv(16))
         except (OSError, protocol.ProtocolError):  # the judge left (end of stream), or asked nothing we know
             os._exit(0)
-        pid, fds, control = spawn_sandbox(job, workdir, read_roots, sibling=True, close=(requests,))
+        pid, fds, control = spawn_sandbox(job, workdir, read_roots, sibling=True, close=(requests,), in_group=in_group)
         try:
             if pid > 0:
                 socket.send_fds(requests, [json.dumps({"pid": pid}).encode()], [fds.fileno(), control.fileno()])
@@ -56,11 +61,12 @@ def starter_main(requests: socket.socket, job: dict, workdir: str, read_roots: l
         control.close()
 
 
-def spawn_sandbox(job: dict, workdir: str, read_roots: list, sibling: bool, close=()) -> tuple:
+def spawn_sandbox(job: dict, workdir: str, read_roots: list, sibling: bool, close=(), in_group: bool = False) -> tuple:
     """Start a learner sandbox: (pid, the judge's end of its descriptor channel, of its control channel).
     `sibling` (the starter's way): a clone with CLONE_PARENT, so the sandbox is the judge's own child, not the
     caller's; otherwise a plain fork of the caller (the judge itself, where clone is not available). `close`:
-    the caller's sockets the sandbox must not inherit."""
+    the caller's sockets the sandbox must not inherit; `in_group`: the caller is in the notebook's memory group
+    already (so is the sandbox, from birth)."""
     # The descriptor channel keeps message boundaries where the kernel offers it (Linux); its messages are small.
     kind = socket.SOCK_SEQPACKET if confine.linux() else socket.SOCK_STREAM
     fds, fds_theirs = socket.socketpair(socket.AF_UNIX, kind)
@@ -73,7 +79,7 @@ def spawn_sandbox(job: dict, workdir: str, read_roots: list, sibling: bool, clos
         for own in (fds, control, *close):
             own.close()
         try:
-            learner_main(fds_theirs, control_theirs, job, workdir, read_roots)
+            learner_main(fds_theirs, control_theirs, job, workdir, read_roots, in_group)
         finally:
             os._exit(70)
     fds_theirs.close()
@@ -81,7 +87,8 @@ def spawn_sandbox(job: dict, workdir: str, read_roots: list, sibling: bool, clos
     return pid, fds, control
 
 
-def learner_main(fds: socket.socket, control: socket.socket, job: dict, workdir: str, read_roots: list) -> None:
+def learner_main(fds: socket.socket, control: socket.socket, job: dict, workdir: str, read_roots: list,
+                 in_group: bool = False) -> None:
     """The learner's outermost process (a fork of the judge; it runs no learner code): a session of its own,
     an identity that owns nothing (where the grader is root), the namespaces, a reaper as PID 1 of the new
     PID namespace, and the template as PID 2 (not 1: the namespace's init ignores the signals it sends
@@ -91,7 +98,8 @@ def learner_main(fds: socket.socket, control: socket.socket, job: dict, workdir:
     confine.die_with_parent()  # (the starter's path checked its parent already; a plain fork's is the judge)
     limits = job["limits"]
     group = job.get("memory_group")
-    joined = bool(group) and cgroup.MemoryGroup("", group).join(os.getpid())  # all it forks is counted there
+    # all it forks is counted there (born in it when the starter joined it first)
+    joined = in_group or bool(group) and cgroup.MemoryGroup("", group).join(os.getpid())
     facts: dict = {"namespaces": False, "why": "not asked for"}
     if limits["isolation"] == "full":
         facts = world.enter_namespaces()

@@ -74,8 +74,18 @@ class _Arg(ctypes.Structure):
     _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("a", ctypes.c_uint64), ("b", ctypes.c_uint64)]
 
 
+_LOADED: list = []  # [libseccomp or None], once per process tree: the root loads it before any fork
+
+
 def library():
-    """libseccomp, or None where it is not installed (the layer is then reported absent)."""
+    """libseccomp, or None where it is not installed (the layer is then reported absent). Found once: finding
+    it runs `ldconfig -p` (1.5 ms), and every learner's copy installs a filter of its own."""
+    if not _LOADED:
+        _LOADED.append(_load())
+    return _LOADED[0]
+
+
+def _load():
     name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
     try:
         lib = ctypes.CDLL(name, use_errno=True)
