@@ -70,6 +70,17 @@ def test_forged_messages_are_refused(kind, message, why):
         protocol.check(kind, message)
 
 
+@pytest.mark.parametrize("kind,message", [(k, m) for k, m, _ in FORGED] + VALID + [
+    ("reply", {"ok": {"nested": [1, None, "text", {"error": "inside a value is only data"}]}}),
+    ("reply", {"ok": None}), ("reply", {}), ("reply", []), ("reply", "ok"), ("reply", {"ok": 1, "extra": 2}),
+    ("reply", {"OK": 1}), ("reply", {1: 1}), ("reply", {"error": ERROR, "ok": None})])
+def test_a_message_taken_at_a_glance_is_one_the_validator_takes(kind, message):
+    """The shortcuts in protocol._VALID_AT_A_GLANCE only ever take what the schema's validator takes."""
+    glance = protocol._VALID_AT_A_GLANCE.get(kind)
+    if glance is not None and glance(message):
+        assert protocol._VALIDATORS[kind].is_valid(message)
+
+
 def test_every_kind_the_learner_sends_has_a_validator():
     assert set(protocol.LEARNER_SENDS) == {"hello", "ready", "forked", "ended", "reply"}
     for kind, schema in protocol.LEARNER_SENDS.items():

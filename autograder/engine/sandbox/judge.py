@@ -75,6 +75,7 @@ class Judge:
         self.limits = job["limits"]
         self.learner = LearnerSandbox(job, workdir, read_roots)
         self.setup_namespace: dict = {}
+        self.exiting: list = []  # tests' judges that gave their verdict and are still exiting (`_reap`)
 
     # ------------------------------------------------------------------------------------ the notebook
     def run(self) -> dict:
@@ -97,6 +98,7 @@ class Judge:
             outcome = answer_cell_cause(outcome, learner.failures)
             outcome.details.setdefault("phases", {})["answers"] = round(learner.answers_seconds / max(len(tests), 1), 4)
             outcomes.append(self._with_isolation(outcome))
+        self._reap()
         notes = [answer_cell_note(f) for f in learner.failures if not f["setup"]]
         if learner.forged_ready:
             notes = [FORGED_READY]
@@ -171,11 +173,22 @@ class Judge:
             if len(data) > protocol.MAX_VERDICT:
                 kill(pid)
                 break
-        try:
-            os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass
+        self._reap(pid)
         return read_verdict(data)
+
+    def _reap(self, pid: int | None = None) -> None:
+        """Reap the test's judge `pid` if it is gone, else later: it closed its end of the verdict's pipe before
+        exiting, and tearing down a copy of this process takes milliseconds that the next test need not wait for.
+        Without `pid`: wait for every one still exiting (before the notebook's reply)."""
+        if pid is not None:
+            self.exiting.append(pid)
+        for waiting in list(self.exiting):
+            try:
+                done, _ = os.waitpid(waiting, 0 if pid is None else os.WNOHANG)
+            except ChildProcessError:
+                done = waiting
+            if done:
+                self.exiting.remove(waiting)
 
 
 def read_verdict(data: bytes) -> Outcome:
@@ -259,4 +272,5 @@ def _judge_child(grade_id: str, source: str, sock: socket.socket, results_w: int
     data = json.dumps(verdict, default=str).encode()
     while data:
         data = data[os.write(results_w, data):]
+    os.close(results_w)  # the verdict is whole now: the notebook's judge reads on while this process exits
     os._exit(0)
