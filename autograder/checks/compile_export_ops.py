@@ -202,7 +202,7 @@ def _surfacing(fn, *args):
         _surface(error)
 
 
-@c.probe
+@c.compiling_probe
 def opcheck_results(op, args: tuple) -> dict:
     """In the learner's process: torch.library.opcheck(op, args), its results by test name."""
     try:

@@ -111,7 +111,7 @@ def sin_opcheck(op, cases=SIN_OPCHECK_DEFAULT) -> None:
         _op_call(opcheck_results, op, (x,), what=what, rules=OPCHECK_RULES)
 
 
-@c.probe
+@c.compiling_probe
 def compiled(op):
     """In the learner's process: fn(t) = op(t) * 2 + 1 under torch.compile(fullgraph=True, backend="aot_eager").
     The compiled function stays there (it crosses as a handle): calling it compiles it at the first call, on the
@@ -177,7 +177,7 @@ class _UsesOp(torch.nn.Module):
         return out * 2.0 if isinstance(out, torch.Tensor) else out
 
 
-@c.probe
+@c.compiling_probe
 def export_facts(op, x, extra: tuple = ()) -> dict:
     """In the learner's process: torch.export.export of a module returning op(x) * 2 (op(x, *extra) as it is when
     op has several outputs). The exported graph's call_function nodes (target, and the shape and dtype recorded

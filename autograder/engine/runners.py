@@ -113,6 +113,7 @@ class InProcessRunner(Runner):
             shared.attach_learner(None)  # no link: the learner's objects are this process's
             shared.set_base_seed(seed)
             code = cells.compile_cell(source, grade_id, ipython=False)
+            shared.COMPILING[0] = 0.0
             begin = time.perf_counter()
             with self.around_test(grade_id) if self.around_test else contextlib.nullcontext():
                 outcome = cells.run(code, namespace, grade_id, is_test=True) or Outcome("passed")
@@ -120,7 +121,8 @@ class InProcessRunner(Runner):
         outcome.seconds = round(time.perf_counter() - start, 4)
         outcome.details["check_seconds"] = round(check_seconds, 4)
         outcome.details.setdefault("phases", {}).update(answers=round(answers_seconds, 4),
-                                                        check=round(check_seconds, 4))
+                                                        check=round(check_seconds, 4),
+                                                        compile=round(shared.COMPILING[0], 4))
         return outcome, failures, printed
 
 

@@ -12,6 +12,7 @@ in one leaf module that imports neither:
 from __future__ import annotations
 
 import functools
+import time
 import weakref
 from typing import Callable, Sequence
 
@@ -89,18 +90,51 @@ def learner():
     return _learner
 
 
-def probe(fn: Callable) -> Callable:
-    """Mark `fn` as a probe: when grading, it runs in the learner's process and only its result comes back."""
+def probe(fn: Callable, compiles: bool = False) -> Callable:
+    """Mark `fn` as a probe: when grading, it runs in the learner's process and only its result comes back.
+    `compiles`: it compiles, traces or exports (see `compiling_probe`)."""
     name = f"{fn.__module__}:{fn.__qualname__}"
     PROBES[name] = fn
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        if _learner is None:
-            return fn(*args, **kwargs)
-        return _learner.probe(name, args, kwargs)
+        start = time.perf_counter()
+        try:
+            if _learner is None:
+                result = fn(*args, **kwargs)
+                return _timed_as_compiling(result) if compiles and callable(result) else result
+            result = _learner.probe(name, args, kwargs)
+            if compiles:
+                _learner.count_as_compiling(result)
+            return result
+        finally:
+            if compiles:
+                COMPILING[0] += time.perf_counter() - start
 
     return run
+
+
+def compiling_probe(fn: Callable) -> Callable:
+    """A probe whose work is torch.compile, torch.export or opcheck: its time, and that of every call of what it
+    returns (a compiled function compiles at its first call), counts as "compile" in the benchmark's figures."""
+    return probe(fn, compiles=True)
+
+
+# Seconds the current test spent compiling, tracing or exporting (the compiling probes and the calls of what they
+# returned), in the judge's process or in a notebook's: a figure for the benchmark, never for a verdict.
+COMPILING = [0.0]
+
+
+def _timed_as_compiling(fn: Callable) -> Callable:
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            COMPILING[0] += time.perf_counter() - start
+
+    return call
 
 
 _handle_ids = None  # set by the engine's proxies (sandbox/proxy.py): a proxy's handle in the learner's process

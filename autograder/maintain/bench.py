@@ -134,7 +134,7 @@ def grade_in_process(files: list[Path], seed: int = 0) -> list[dict]:
     (see `in_process_child`). The runner runs the setup and answer cells again before each test (the fresh
     state the sandbox's fork gives); the floor counts them once, as the sandbox runs them. One dict per
     notebook: student, assignment, score, max_score, seconds (reading and matching, the answers once, every
-    check), answers_seconds, check_seconds (one per test), statuses."""
+    check), answers_seconds, check_seconds and compile_seconds (one per test), statuses."""
     import contextlib
     import io
 
@@ -157,9 +157,11 @@ def grade_in_process(files: list[Path], seed: int = 0) -> list[dict]:
         answers = [c.phases.get("answers", 0.0) for c in report.cells]
         answers_seconds = sum(answers) / len(answers) if answers else 0.0
         check_seconds = [c.check_seconds for c in report.cells]
+        compile_seconds = [c.phases.get("compile", 0.0) for c in report.cells]
         out.append({"student": path.parent.parent.name, "assignment": report.assignment, "score": report.score,
                     "max_score": report.max_score, "seconds": read_seconds + answers_seconds + sum(check_seconds),
                     "answers_seconds": answers_seconds, "check_seconds": check_seconds,
+                    "compile_seconds": compile_seconds,
                     "statuses": [c.status for c in report.cells], "grade_ids": [c.grade_id for c in report.cells]})
     return out
 

@@ -38,6 +38,7 @@ PHASE_GROUPS = {
     "setup and answer cells (once per notebook, shared by its tests)": ("answers",),
     "copy of the learner's state and a fresh judge (forks)": ("fork",),
     "round trips to the learner's process": ("requests",),
+    "  of which compiling, tracing, exporting (torch.compile, export, opcheck)": ("compile",),
 }
 CHECKS_OWN = "the checks' own compute (the test cell less its round trips)"
 REST = "exit, result channel, clean-up"
@@ -88,7 +89,8 @@ def _test_figures(cells: list[dict]) -> dict:
             "forks": _mean(p.get("fork", 0.0) for p in phases),
             "round_trips_seconds": _mean(p.get("requests", 0.0) for p in phases),
             "round_trips": _mean(c.get("round_trips", 0) for c in cells),
-            "checks_own": _mean(_own_compute(p) for p in phases)}
+            "checks_own": _mean(_own_compute(p) for p in phases),
+            "compile": _mean(p.get("compile", 0.0) for p in phases)}
 
 
 def notebook_rows(reports: list[dict], in_process: dict) -> list[dict]:
@@ -100,10 +102,11 @@ def notebook_rows(reports: list[dict], in_process: dict) -> list[dict]:
         floor = [nb for nb in in_process.get("notebooks", []) if nb["assignment"] == assignment]
         cells = [c for r in ours for c in r["cells"]]
         ours_s, floor_s = _mean(r.get("seconds", 0.0) for r in ours), _mean(nb["seconds"] for nb in floor)
+        floor_tests = [s for nb in floor for s in nb.get("compile_seconds", [])]
         rows.append({"notebook": assignment, "submissions": len(ours),
                      "tests": len(cells) // len(ours) if ours else 0, "ours_seconds": ours_s,
                      "floor_seconds": floor_s, "ratio": ours_s / floor_s if floor_s else float("inf"),
-                     "per_test": _test_figures(cells),
+                     "per_test": _test_figures(cells), "floor_compile_per_test": _mean(floor_tests),
                      "peak_mb": max((c.get("memory_mb", 0.0) for c in cells), default=0.0)})
     return rows
 
@@ -132,15 +135,15 @@ def test_rows(reports: list[dict], in_process: dict) -> list[dict]:
 
 def print_notebook_rows(rows: list[dict]) -> None:
     print("\nper notebook (mean over its submissions; one test's milliseconds: answers' share, forks, round trips "
-          "and their count, the checks' own compute):")
+          "and their count, the checks' own compute, and compiling within the round trips):")
     print(f"  {'notebook':<24} {'tests':>5} {'ours s':>8} {'floor s':>8} {'ratio':>7}   {'answers':>7} {'forks':>7} "
-          f"{'trips ms':>8} {'trips':>6} {'checks':>7} {'peak MB':>8}")
+          f"{'trips ms':>8} {'trips':>6} {'checks':>7} {'compile':>8} {'peak MB':>8}")
     for r in rows:
         t = r["per_test"]
         print(f"  {r['notebook']:<24} {r['tests']:>5} {r['ours_seconds']:8.3f} {r['floor_seconds']:8.3f} "
               f"{r['ratio']:6.1f}x   {t['answers'] * 1000:7.1f} {t['forks'] * 1000:7.1f} "
               f"{t['round_trips_seconds'] * 1000:8.1f} {t['round_trips']:6.1f} {t['checks_own'] * 1000:7.1f} "
-              f"{r['peak_mb']:8.0f}")
+              f"{t.get('compile', 0.0) * 1000:8.1f} {r['peak_mb']:8.0f}")
 
 
 def print_test_rows(rows: list[dict], shown: int = 10) -> None:

@@ -122,3 +122,28 @@ def test_bench_runs_both_graders_and_they_agree(tmp_path):
     assert row["notebook"] == "01_square" and row["tests"] == 3 and row["ratio"] > 1
     assert data["ours"]["round_trips_per_test"] > 0  # every test calls the learner's Square
     assert {r["test"] for r in data["tests"]} == {"test_Square_values", "test_Square_graph", "test_Square_saved"}
+
+
+COMPILING_TESTS = {"test_numpy_sin_opcheck", "test_numpy_sin_compile", "test_numpy_sin_export",
+                   "test_numpy_topk_opcheck"}
+
+
+def _compile_phases(report) -> dict:
+    return {c.grade_id: c.phases.get("compile", 0.0) for c in report.cells}
+
+
+@pytest.mark.parametrize("where", ["in process", "sandbox"])
+def test_compiling_is_counted_where_the_checks_compile_trace_or_export(where):
+    """Notebook 11's opcheck, compile and export tests spend part of their time compiling (the compiling probes,
+    and the calls of the compiled function they return), every other test none: the bench's `compile` column."""
+    from autograder.engine import grading, notebooks
+    from autograder.engine.runners import InProcessRunner
+
+    source = next(s for s in notebooks.sources() if s.assignment == "11_compile_and_export")
+    runner = InProcessRunner() if where == "in process" else grading.new_sandbox()
+    report = grading.reference_report(source, runner)
+    assert report.score == report.max_score
+    phases = _compile_phases(report)
+    assert {g for g, seconds in phases.items() if seconds > 0} == COMPILING_TESTS
+    for cell in report.cells:
+        assert phases[cell.grade_id] <= cell.check_seconds

@@ -248,13 +248,15 @@ def _judge_child(grade_id: str, source: str, sock: socket.socket, results_w: int
         namespace = {name: codec.decode(info["value"], []) if type(info.get("value")) is dict
                      else proxy.Remote(link, info["h"], info) for name, info in judge.learner.names.items()}
         namespace.update(judge.setup_namespace)
+        shared.COMPILING[0] = 0.0
         start = time.perf_counter()
         outcome = cells.run(cells.compile_cell(source, grade_id, ipython=False), namespace, grade_id, is_test=True)
         outcome = outcome or Outcome("passed")
         outcome.details["check_seconds"] = round(time.perf_counter() - start, 4)
         # the test cell's time, of which the round trips to the learner's process (their count apart)
         outcome.details["phases"] = {"check": outcome.details["check_seconds"],
-                                     "requests": round(link.request_seconds, 4)}
+                                     "requests": round(link.request_seconds, 4),
+                                     "compile": round(shared.COMPILING[0], 4)}
         outcome.details["round_trips"] = link.requests
         try:
             link.channel.send(*codec.encode(protocol.request({"op": "end"})))

@@ -92,6 +92,7 @@ class Link:
         self._ctx_keys: dict = {}
         self.requests = 0        # round trips to the learner's process, and the seconds spent in them (from
         self.request_seconds = 0.0  # sending to the reply decoded): the bench reports both per test
+        self.compiling: set = set()  # handles of what a compiling probe returned (shared.compiling_probe)
 
     # --------------------------------------------------------------------------------- encoding
     def _encode(self, message: dict, tensors: list | None = None):
@@ -167,7 +168,22 @@ class Link:
         finally:
             self.request_seconds += time.perf_counter() - start
 
+    def count_as_compiling(self, result) -> None:
+        """Calls of `result` (what a compiling probe returned: a compiled function compiles at its first call)
+        count as compile time in the benchmark's figures (shared.COMPILING)."""
+        if type(result) is Remote:
+            self.compiling.add(object.__getattribute__(result, "_id"))
+
     def call(self, remote: Remote, args: tuple, kwargs: dict):
+        if remote._id not in self.compiling:
+            return self._call(remote, args, kwargs)
+        start = time.perf_counter()
+        try:
+            return self._call(remote, args, kwargs)
+        finally:
+            shared.COMPILING[0] += time.perf_counter() - start
+
+    def _call(self, remote: Remote, args: tuple, kwargs: dict):
         tensors = _argument_tensors((args, kwargs), [], set())
         wants_graph = torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
         message = {"op": "call", "h": remote._id, "attr": remote._info.get("attr"), "args": args, "kwargs": kwargs,
