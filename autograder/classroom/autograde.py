@@ -131,7 +131,6 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
     sources = notebooks.sources()
     check_assignment(assignment, sources)
     digests = source_digests(sources)
-    writer = GradebookWriter(db_url)
     subs, problems = discover(sources, assignment)
     # Each submission is read once: its bytes give the digest, the text graded, and (by their file's stat) the
     # proof at the end that nothing changed it meanwhile.
@@ -140,7 +139,18 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
     todo = [s for s in subs if force or not up_to_date(s, digests, shas[s.key])]
     skipped = len(subs) - len(todo)
     if todo and not scheduler:
-        require_isolation(limits, allow_weak_isolation)
+        grading.new_sandbox(for_a_class=True).start()  # the root imports PyTorch (4-5 s) while the gradebook opens
+    # The gradebook's assignments, notebooks and cells (2-3 s of nbgrader's SaveCells on a new gradebook) are written
+    # meanwhile, on a core the root's imports leave idle; the first result waits for them.
+    opener = futures.ThreadPoolExecutor(max_workers=1)
+    opened = opener.submit(open_gradebook, db_url, [s for s in sources if s.assignment in {t.assignment for t in todo}])
+    opener.shutdown(wait=False)
+    if todo and not scheduler:
+        try:
+            require_isolation(limits, allow_weak_isolation)
+        except BaseException:
+            opened.cancel()
+            raise
     source_texts = {str(s.path): s.path.read_text() for s in sources}
     by_assignment = {a: {p: t for p, t in source_texts.items() if Path(p).parent.name == a}
                      for a in {s.assignment for s in sources}}
@@ -148,6 +158,7 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
 
     bar = _progress(len(todo), progress)
     graded = []
+    writer = None
 
     def finish(sub: Submission, payload: dict) -> None:
         report = payload["report"]
@@ -176,15 +187,16 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
         # The file name given to the grader is the course notebook's: a renamed file is graded as what it is.
         return (text, f"{sub.notebook}.ipynb", by_assignment[sub.assignment], seed, limits)
 
-    def prepare_gradebook() -> None:  # runs while the first submissions are graded
-        writer.ensure_assignments([s for s in sources if s.assignment in {t.assignment for t in todo}])
+    def prepare_gradebook() -> None:  # the first submissions are graded meanwhile
+        nonlocal writer
+        writer = opened.result()
 
     try:
         if scheduler:
             _run_dask(scheduler, todo, payload_for, finish, prepare_gradebook)
         else:
             with futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-                pending = {pool.submit(grade_payload, *payload_for(s)): s for s in todo}
+                pending = {pool.submit(grade_payload, *payload_for(s)): s for s in heaviest_first(todo, sources)}
                 try:
                     prepare_gradebook()
                 except BaseException:  # no gradebook, no batch: do not grade the rest first
@@ -202,6 +214,20 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
             raise RuntimeError(f"{sub.path} changed while being graded")
     _write_problems(problems)
     return BatchResult(graded, skipped, problems, time.monotonic() - start)
+
+
+def open_gradebook(db_url: str | None, sources: list[Source]) -> GradebookWriter:
+    """The gradebook's writer, with `sources`' assignments, notebooks and grade cells in it."""
+    writer = GradebookWriter(db_url)
+    writer.ensure_assignments(sources)
+    return writer
+
+
+def heaviest_first(todo: list[Submission], sources: list[Source]) -> list[Submission]:
+    """The submissions with the most test cells first (in their order otherwise): the last ones the workers take are
+    then the short ones, so no worker idles long while another finishes a long notebook."""
+    tests = {s.assignment: len(s.grade_ids("test")) for s in sources}
+    return sorted(todo, key=lambda sub: -tests.get(sub.assignment, 0))
 
 
 def _run_dask(address: str, todo: list[Submission], payload_for, finish, prepare_gradebook) -> None:

@@ -199,3 +199,22 @@ def test_an_unknown_assignment_is_refused_not_graded_as_nothing(grading_home, co
     assert not (grading_home / "autograded").exists()
     near = run_cli("autograde", "--quiet", "--assignment", "01_squar", env={"AUTOGRADER_HOME": str(grading_home)})
     assert near.returncode == 2 and "did you mean 01_square?" in near.stderr
+
+
+def test_a_class_is_graded_heaviest_notebook_first():
+    """The submissions whose notebooks have the most test cells go to the workers first, each group in the order
+    found: the last ones a worker takes are short, so no worker idles long while another finishes."""
+    from pathlib import Path
+
+    from autograder.classroom import autograde
+    from autograder.classroom.submissions import Submission
+    from autograder.engine import notebooks
+
+    sources = notebooks.sources()
+    tests = {s.assignment: len(s.grade_ids("test")) for s in sources}
+    todo = [Submission(student, assignment, Path(f"{assignment}.ipynb"), assignment)
+            for student in ("ada", "alan") for assignment in ("00_when_to_write_one", "15_debugging", "03_shapes")]
+    order = autograde.heaviest_first(todo, sources)
+    assert [tests[s.assignment] for s in order] == sorted((tests[s.assignment] for s in todo), reverse=True)
+    assert [s.student for s in order if s.assignment == "15_debugging"] == ["ada", "alan"]
+    assert sorted(order, key=lambda s: s.key) == sorted(todo, key=lambda s: s.key)
