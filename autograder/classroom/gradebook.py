@@ -22,9 +22,10 @@ class GradebookWriter:
     holds exactly the scores nbgrader's autograde would compute from those outputs."""
 
     def __init__(self, db_url: str | None = None):
-        from autograder.classroom.nbgrader_setup import config, use_in_process_alembic
+        from autograder.classroom.nbgrader_setup import config, share_engines, use_in_process_alembic
 
         use_in_process_alembic()
+        share_engines()
         self.config = config(db_url)
         self.db_url = self.config.CourseDirectory.db_url
 

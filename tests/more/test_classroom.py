@@ -218,3 +218,21 @@ def test_a_class_is_graded_heaviest_notebook_first():
     assert [tests[s.assignment] for s in order] == sorted((tests[s.assignment] for s in todo), reverse=True)
     assert [s.student for s in order if s.assignment == "15_debugging"] == ["ada", "alan"]
     assert sorted(order, key=lambda s: s.key) == sorted(todo, key=lambda s: s.key)
+
+
+def test_the_gradebooks_of_one_process_share_one_engine(tmp_path):
+    """nbgrader opens a new engine for each Gradebook; the writer's share one per database, so SQLAlchemy compiles
+    each statement once, and a Gradebook closed (its engine disposed) leaves the next one working."""
+    from nbgrader.api import Gradebook
+
+    from autograder.classroom.gradebook import GradebookWriter
+
+    writer = GradebookWriter(f"sqlite:///{tmp_path / 'gradebook.db'}")
+    with Gradebook(writer.db_url) as first:
+        first.update_or_create_assignment("01_square")
+        engine = first.engine
+    with Gradebook(writer.db_url) as second:
+        assert second.engine is engine
+        assert [a.name for a in second.assignments] == ["01_square"]
+    with Gradebook(f"sqlite:///{tmp_path / 'other.db'}") as other:
+        assert other.engine is not engine
