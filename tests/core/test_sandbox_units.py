@@ -3,6 +3,7 @@ integrity checkpoint, the seccomp program."""
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import json
 import os
@@ -246,6 +247,38 @@ def test_every_refused_call_is_one_libseccomp_knows(forks):
         assert f.skipped == []
     finally:
         f.release()
+
+
+def _bpf(f) -> bytes:
+    """The BPF program libseccomp generates for a filter (what the kernel would load)."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as out:
+        assert f.lib.seccomp_export_bpf(ctypes.c_void_p(f.ctx), out.fileno()) == 0
+        out.seek(0)
+        return out.read()
+
+
+@pytest.mark.skipif(not seccomp.available(), reason="libseccomp on x86_64 Linux")
+@pytest.mark.parametrize("forks", ["notify", "deny"])
+@pytest.mark.parametrize("pid", [1, 2, 3, 77, 4_194_303])
+def test_a_filter_from_the_prebuilt_context_is_the_one_built_whole(forks, pid, monkeypatch):
+    """The root builds both filters but their pid's rules once; a sandbox adds its pid's: the program the kernel
+    loads is the very one a filter built whole would give, byte for byte."""
+    monkeypatch.setattr(seccomp, "_PREBUILT", {})
+    whole = seccomp.build(seccomp.library(), pid, forks)
+    seccomp.prebuild()
+    assert set(seccomp._PREBUILT) == {"notify", "deny"}
+    from_prebuilt = seccomp.build(seccomp.library(), pid, forks)
+    try:
+        assert forks not in seccomp._PREBUILT  # taken: a second filter in this process builds whole again
+        assert from_prebuilt.skipped == []
+        assert _bpf(from_prebuilt) == _bpf(whole)
+    finally:
+        whole.release()
+        from_prebuilt.release()
+        for f in seccomp._PREBUILT.values():
+            f.release()
 
 
 @pytest.mark.parametrize("low, high", [(1, 1), (1, 2), (1, 3), (5, 77), (1, 4_194_303), (2, 0)])

@@ -70,7 +70,7 @@ def prepare(for_a_class: bool = False) -> None:
     torch.autograd.gradgradcheck(lambda t: (t * t).sin(), (x,), fast_mode=True)
     torch.autograd.grad((x.exp() * x).sum(), x, create_graph=True)
     warm.run(list(warm.RUN) if for_a_class else warm.IN_ROOT)  # once here, not in each notebook's judge
-    seccomp.available()  # libseccomp found and loaded once, for every learner's filter
+    seccomp.prebuild()  # libseccomp found and loaded once, and the learner's filters built but their pid's rules
     library_folders(again=True)  # the learner's allow-list of libraries, found once for every judge
     integrity.prepare()  # last before the collapse: the record every learner takes if nothing moved since
     # Everything allocated so far (PyTorch, the checks: about a million objects) out of the collector's reach in
