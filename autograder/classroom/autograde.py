@@ -143,7 +143,8 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
     # The gradebook's assignments, notebooks and cells (2-3 s of nbgrader's SaveCells on a new gradebook) are written
     # meanwhile, on a core the root's imports leave idle; the first result waits for them.
     opener = futures.ThreadPoolExecutor(max_workers=1)
-    opened = opener.submit(open_gradebook, db_url, [s for s in sources if s.assignment in {t.assignment for t in todo}])
+    graded_assignments = {t.assignment for t in todo}
+    opened = opener.submit(open_gradebook, db_url, [s for s in sources if s.assignment in graded_assignments])
     opener.shutdown(wait=False)
     if todo and not scheduler:
         try:

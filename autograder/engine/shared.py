@@ -98,20 +98,24 @@ def probe(fn: Callable, compiles: bool = False) -> Callable:
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
+        if _learner is None:
+            return fn(*args, **kwargs)
+        return _learner.probe(name, args, kwargs)
+
+    @functools.wraps(fn)
+    def run_compiling(*args, **kwargs):
         start = time.perf_counter()
         try:
             if _learner is None:
                 result = fn(*args, **kwargs)
-                return _timed_as_compiling(result) if compiles and callable(result) else result
+                return _timed_as_compiling(result) if callable(result) else result
             result = _learner.probe(name, args, kwargs)
-            if compiles:
-                _learner.count_as_compiling(result)
+            _learner.count_as_compiling(result)
             return result
         finally:
-            if compiles:
-                COMPILING[0] += time.perf_counter() - start
+            COMPILING[0] += time.perf_counter() - start
 
-    return run
+    return run_compiling if compiles else run
 
 
 def compiling_probe(fn: Callable) -> Callable:
