@@ -4,33 +4,38 @@
     the starter starts the learner's sandbox, as our own child  ->  setup + answer cells run there, once
         ->  `ready`: the names the answers defined, and which cells raised what (data; protocol.py)
     for each test:  the template forks a copy (the one fork its seccomp filter lets through, with our leave)
-        ->  a fork of this process runs the test cell, the learner's names bound to proxies (`proxy.Remote`)
-        ->  its verdict, computed there, read here
+        ->  this process runs the setup cells again and the test cell, the learner's names bound to proxies
+            (`proxy.Remote`), from the state every test starts from (judge_state.py), and computes the verdict
+            (with `Limits.judge_forks`, a fork of this process does, as every test did before: 15-20 ms more)
 
 This file is the notebook's run and each test's; judge_learner.py holds the learner's sandbox (starting it,
 reading its reports, stopping it). Everything the learner's side sends is checked against protocol.py and
 decides no status: pass, fail, error and timeout come from the test's own run, our clock and our own children.
 Time limits: one for the answer cells (a loop there ends every test of the notebook at once, with that reason),
-one per test. A test that times out, or a sandbox that stops answering, takes the whole sandbox (the process
+one per test (our timer, `within`, interrupts the test's run here). A test that times out, or a sandbox that stops answering, takes the whole sandbox (the process
 group of our child); the next test gets a fresh one from the starter (`Limits.restarts` at most).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
 import shutil
+import signal
 import socket
 import tempfile
 import time
 
 from autograder.engine import shared
-from autograder.engine.sandbox import cells, cgroup, codec, confine, protocol, proxy, warm
+from autograder.engine.sandbox import cells, cgroup, codec, confine, judge_state, protocol, proxy, warm
 from autograder.engine.sandbox.cells import Outcome
 from autograder.engine.sandbox.channel import Channel
 from autograder.engine.sandbox.judge_learner import FORGED_READY, STALLED, LearnerSandbox, died, kill
 
+SPOILED = ("the grader could not run this test on a fresh state ({why}): its own failure, not yours; tell your "
+           "instructor.")
 TEST_TIMEOUT = ("time limit exceeded while running the test on your code: is there an infinite loop, or work "
                 "far larger than the exercise needs?")
 
@@ -76,11 +81,15 @@ class Judge:
         self.learner = LearnerSandbox(job, workdir, read_roots)
         self.setup_namespace: dict = {}
         self.exiting: list = []  # tests' judges that gave their verdict and are still exiting (`_reap`)
+        self.setup_code: list = []  # the setup cells, compiled: each test run here runs them again
+        self.baseline: judge_state.Baseline | None = None
+        self.spoiled: str | None = None  # why no further test can run in this process (judge_state.py)
 
     # ------------------------------------------------------------------------------------ the notebook
     def run(self) -> dict:
         tests, learner = self.job["tests"], self.learner
         self._run_setup()
+        self.baseline = judge_state.Baseline()
         failure = learner.start()
         if failure is not None:
             return self._all(failure)
@@ -122,11 +131,14 @@ class Judge:
         namespace = {"__name__": "__main__", "get_ipython": cells.NoIPython}
         for label, source in self.job["cells"]:
             if not label.startswith("answer"):
-                cells.run(cells.compile_cell(source, label), namespace, label)
+                self.setup_code.append(cells.compile_cell(source, label))
+                cells.run(self.setup_code[-1], namespace, label)
         self.setup_namespace = namespace
 
     # ----------------------------------------------------------------------------------------- a test
     def _test(self, grade_id: str, source: str) -> Outcome:
+        if self.spoiled is not None:
+            return Outcome("error", SPOILED.format(why=self.spoiled), "grader-error")
         start = time.monotonic()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -136,16 +148,12 @@ class Judge:
         if failure is not None:
             ours.close()
             return failure
-        results_r, results_w = os.pipe()
-        judge_pid = os.fork()
-        if judge_pid == 0:
-            os.close(results_r)
-            _judge_child(grade_id, source, ours, results_w, self)
-        os.close(results_w)
-        ours.close()
-        forked_at = time.monotonic()
-        outcome = self._verdict(results_r, judge_pid, start + self.limits["seconds_per_test"])
-        os.close(results_r)
+        deadline = start + self.limits["seconds_per_test"]
+        if self.limits.get("judge_forks"):
+            outcome, forked_at = self._test_in_a_fork(grade_id, source, ours, deadline)
+        else:
+            forked_at = time.monotonic()
+            outcome = self._test_here(grade_id, source, ours, deadline)
         if outcome.status == "timeout":
             self.learner.stop()  # the copy may still be running: the whole sandbox goes, the next test gets a new one
             status = None
@@ -155,9 +163,46 @@ class Judge:
             outcome = died(status)
         outcome.seconds = round(time.monotonic() - start, 4)
         outcome.details.setdefault("phases", {}).update(fork=round(forked_at - start, 4))
-        judges = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        outcome.details["judge_forked"] = bool(self.limits.get("judge_forks"))
+        judges = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+                     resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024
         outcome.details["child_maxrss_mb"] = round(max(judges, self.learner.peak_mb), 1)
         return outcome
+
+    def _test_here(self, grade_id: str, source: str, sock: socket.socket, deadline: float) -> Outcome:
+        """The test cell run in this process, on a fresh namespace (the setup cells run again) and the state
+        every test starts from (judge_state.py), within the test's time: our own timer interrupts it."""
+        try:
+            data, expired = within(deadline - time.monotonic(),
+                                   lambda: test_verdict(grade_id, source, sock, self, self._fresh_setup()))
+        finally:
+            sock.close()
+        left = self.baseline.restore()
+        if left:
+            self.spoiled = f"{grade_id} left the grader's state changed ({', '.join(left)})"
+        return Outcome("timeout", TEST_TIMEOUT, "timeout") if expired else read_verdict(data)
+
+    def _fresh_setup(self) -> dict:
+        namespace = {"__name__": "__main__", "get_ipython": cells.NoIPython}
+        with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+            for code in self.setup_code:
+                cells.run(code, namespace, "setup")
+        return namespace
+
+    def _test_in_a_fork(self, grade_id: str, source: str, sock: socket.socket | None, deadline: float):
+        """(outcome, when the fork was made): the test cell run in a fresh fork of this process."""
+        results_r, results_w = os.pipe()
+        judge_pid = os.fork()
+        if judge_pid == 0:
+            os.close(results_r)
+            _judge_child(grade_id, source, sock, results_w, self)
+        os.close(results_w)
+        if sock is not None:
+            sock.close()
+        forked_at = time.monotonic()
+        outcome = self._verdict(results_r, judge_pid, deadline)
+        os.close(results_r)
+        return outcome, forked_at
 
     def _verdict(self, fd: int, pid: int, deadline: float) -> Outcome:
         """The test's judge's verdict, read from its pipe (at most `protocol.MAX_VERDICT` bytes) by the deadline."""
@@ -237,17 +282,63 @@ def answer_cell_cause(outcome: Outcome, failures: list) -> Outcome:
     return outcome
 
 
-def _judge_child(grade_id: str, source: str, sock: socket.socket, results_w: int, judge: Judge):
-    """A fresh judge process for one test: the test cell runs here, against proxies of the learner's names;
-    its verdict goes to the notebook's judge (protocol.py `verdict`)."""
+def _judge_child(grade_id: str, source: str, sock: socket.socket | None, results_w: int, judge: Judge):
+    """A fresh judge process for one test: its verdict goes to the notebook's judge through `results_w`."""
     try:
         judge.learner.close()  # the sandbox's channels are the notebook judge's
+        data = test_verdict(grade_id, source, sock, judge, judge.setup_namespace)
+        while data:
+            data = data[os.write(results_w, data):]
+        os.close(results_w)  # the verdict is whole now: the notebook's judge reads on while this process exits
+    finally:
+        os._exit(0)
+
+
+class OutOfTime(BaseException):
+    """The test's time is up (our timer): BaseException, so no check's `except Exception` swallows it."""
+
+
+def within(seconds: float, run):
+    """(run(), False), or (whatever came of it, True) if `seconds` passed first: SIGALRM interrupts Python code
+    and the judge's waits on the learner's replies, and fires again every 50 ms until `run` returns. Whether
+    time ran out is our timer's word, never read from what the test produced."""
+    armed, fired = [True], [False]
+
+    def on_alarm(signum, frame):
+        if armed[0]:
+            fired[0] = True
+            raise OutOfTime()
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    try:
+        try:
+            if seconds <= 0:
+                fired[0] = True
+                raise OutOfTime()
+            signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
+            result = run()
+        finally:
+            armed[0] = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except OutOfTime:
+        result = None
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    return result, fired[0]
+
+
+def test_verdict(grade_id: str, source: str, sock: socket.socket | None, judge: Judge, setup: dict) -> bytes:
+    """The test cell run against proxies of the learner's names (and the setup cells' names), the learner's
+    copy reached through `sock`: its verdict (protocol.py `verdict`), as the notebook's judge reads it."""
+    try:
+        if sock is None:
+            raise proxy.LearnerGone("no channel")
         shared.set_base_seed(judge.job["seed"])
         link = proxy.Link(Channel(sock))
         shared.attach_learner(link)
         namespace = {name: codec.decode(info["value"], []) if type(info.get("value")) is dict
                      else proxy.Remote(link, info["h"], info) for name, info in judge.learner.names.items()}
-        namespace.update(judge.setup_namespace)
+        namespace.update(setup)
         shared.COMPILING[0] = 0.0
         start = time.perf_counter()
         outcome = cells.run(cells.compile_cell(source, grade_id, ipython=False), namespace, grade_id, is_test=True)
@@ -262,6 +353,8 @@ def _judge_child(grade_id: str, source: str, sock: socket.socket, results_w: int
             link.channel.send(*codec.encode(protocol.request({"op": "end"})))
         except OSError:
             pass
+    except OutOfTime:
+        raise
     except proxy.BrokenProtocol as error:  # (the test cell's own run describes it the same way)
         outcome = Outcome("error", str(error), "protocol")
     except proxy.LearnerGone:
@@ -269,10 +362,8 @@ def _judge_child(grade_id: str, source: str, sock: socket.socket, results_w: int
     except BaseException as error:  # noqa: BLE001 - the grader's own failure, reported as such
         outcome = Outcome("error", f"the grader failed on this test ({type(error).__name__}: {error}); "
                                    "tell your instructor.", "grader-error")
+    finally:
+        shared.attach_learner(None)
     verdict = {"status": outcome.status, "feedback": _clip(str(outcome.feedback)),
                "mistake": str(outcome.mistake)[:200], "details": outcome.details}
-    data = json.dumps(verdict, default=str).encode()
-    while data:
-        data = data[os.write(results_w, data):]
-    os.close(results_w)  # the verdict is whole now: the notebook's judge reads on while this process exits
-    os._exit(0)
+    return json.dumps(verdict, default=str).encode()

@@ -93,7 +93,7 @@ ERROR = _object({"type": _NAME, "base": _NAME, "message": _TEXT, "where": _TEXT,
 # limits.Limits as the job carries it: every field of the dataclass, of its type (a count or a positive number,
 # and one of the isolation levels).
 _LIMIT_TYPES = {"int": _COUNT, "float": {"type": "number", "exclusiveMinimum": 0},
-                "str": {"enum": list(ISOLATION_LEVELS)}}
+                "str": {"enum": list(ISOLATION_LEVELS)}, "bool": {"type": "boolean"}}
 LIMITS = _object({f.name: _LIMIT_TYPES[f.type] for f in dataclasses.fields(Limits)})
 
 # The layers a learner's sandbox reported (hello), as facts: a few plain values.
@@ -103,6 +103,7 @@ _ISOLATION = {"type": "object", "maxProperties": 30, "propertyNames": {"maxLengt
 # What the judge records of a test besides its verdict: every field it ever writes, and no other.
 DETAILS = _object({
     "exception": _NAME, "exit": _NAME, "check_seconds": _SECONDS, "child_maxrss_mb": _SECONDS, "round_trips": _COUNT,
+    "judge_forked": {"type": "boolean"},  # the test ran in a fork of the notebook's judge, not in the judge itself
     "phases": {"type": "object", "maxProperties": 20, "propertyNames": {"maxLength": 200},
                "additionalProperties": _SECONDS},
     "isolation": _ISOLATION}, required=[])
