@@ -7,7 +7,7 @@ one `Outcome` per test (the sandbox's own outcome type), with the notes the lear
     InProcessRunner  this process, no isolation, no limits: for trusted code only (the instructor's reference
                      answers, the zoo in the fast tier, the bench's floor, the probe share). It keeps the
                      sandbox's rules, so its verdicts are the sandbox's: each test gets fresh state (the sandbox
-                     forks a copy of the answers' process and a fresh judge per test; here the setup and answer
+                     forks a copy of the answers' process per test; here the setup and answer
                      cells run again before each test), the test sees the answers' names under the setup's
                      (the judge binds its own setup names over the learner's), a broken setup cell stops the
                      cells after it, and what a cell raised becomes an Outcome through the same `cells.describe`
@@ -49,7 +49,7 @@ class Runner(ABC):
 
 
 class SandboxRunner(Runner):
-    """The sandbox: every test through `Sandbox.grade` (one judge per notebook, a fork per test)."""
+    """The sandbox: every test through `Sandbox.grade` (one judge per notebook, a copy of the answers' process per test)."""
 
     def __init__(self, sandbox=None):
         from autograder.engine.sandbox import Sandbox

@@ -36,7 +36,7 @@ def floor_figures(in_process: dict, ours_s: float, workers: int, cells: list[dic
 # part of the test cell's time: the checks' own compute is the test cell less its round trips.
 PHASE_GROUPS = {
     "setup and answer cells (once per notebook, shared by its tests)": ("answers",),
-    "copy of the learner's state and a fresh judge (forks)": ("fork",),
+    "copy of the learner's state (a fork)": ("fork",),
     "round trips to the learner's process": ("requests",),
     "  of which compiling, tracing, exporting (torch.compile, export, opcheck)": ("compile",),
 }

@@ -54,7 +54,7 @@ def test_breakdown_groups_the_phases_and_the_rest_is_process_overhead():
              {"seconds": 0.4, "phases": {"answers": 0.1, "check": 0.2}}]
     out = bench.test_breakdown(cells)
     assert out["setup and answer cells (once per notebook, shared by its tests)"] == pytest.approx(0.06)
-    assert out["copy of the learner's state and a fresh judge (forks)"] == pytest.approx(0.005)
+    assert out["copy of the learner's state (a fork)"] == pytest.approx(0.005)
     assert out["round trips to the learner's process"] == pytest.approx(0.015)
     assert out[bench.CHECKS_OWN] == pytest.approx((0.02 + 0.2) / 2)
     assert out[bench.REST] == pytest.approx((0.14 + 0.2) / 2)

@@ -2,7 +2,7 @@
 
     grader (handle.py: `Sandbox`)
       └─ root (root.py): imports PyTorch and the checks once; never runs learner code
-           └─ judge (judge.py), a fork per notebook, and a fork of it per test: runs the test cells and
+           └─ judge (judge.py), a fork per notebook: runs each test cell from the same fresh state and
               │  computes every verdict, against proxies of the learner's objects (proxy.py); its side of the
               │  learner's sandbox (judge_learner.py: start it, read its reports, stop it)
               └─ learner (learner.py): its starter, its sandbox (namespaces; a reaper as PID 1), the template

@@ -1,7 +1,7 @@
 """Cheaper forks: the root's anonymous memory (the heap and the mappings PyTorch and the checks allocated while
 importing, about 220 MB) collapsed into 2 MiB transparent huge pages once, before any judge is forked.
 
-Every test forks twice (a copy of the learner's state, a fresh judge) from processes that inherit this memory,
+Every test forks a copy of the learner's state from a process that inherits this memory,
 and a fork copies, and an exit releases, one page-table entry per 4 KiB page: about 60,000 of them, 20-25 ms a
 fork and exit on a 2-core VM. Mapped as huge pages they are about 120 entries (4 ms). A child that writes to a
 huge page splits only that one and copies the 4 KiB it wrote, so nothing a child does reaches its parent.

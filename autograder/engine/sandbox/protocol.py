@@ -1,7 +1,7 @@
 """The wire contract between the grading processes: every message kind, declared once.
 
     grader -> root -(fork)-> judge -(fork)-> starter -(clone)-> learner's sandbox -(fork)-> a test's copy
-                               └-(fork)-> a test's judge
+                               └-(fork)-> a test's judge (with Limits.judge_forks; else the judge runs each test)
 
 Trust falls along the arrows: each process reads what the processes after it send as hostile data, and
 checks what its own grader-side forks send (the starter, a test's judge) too, their failure being the grader's.
