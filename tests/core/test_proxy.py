@@ -63,3 +63,43 @@ except ValueError as error:
     assert depth == {min(chain - 1, 4)}, depth
 """)
     assert outcome.status == "passed", outcome.feedback
+
+
+METHODS = """
+import torch
+class Twice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return 2 * x
+    @staticmethod
+    def backward(ctx, g):
+        return 2 * g
+class NotCallable(torch.autograd.Function):
+    forward = 3
+"""
+
+
+def test_a_functions_methods_and_name_cost_no_round_trip_and_behave_as_in_one_process(sandbox):
+    outcome = run(sandbox, METHODS, """
+from autograder.engine import shared
+link = shared.learner()
+before = link.requests
+forward, backward, setup_context, name = Twice.forward, Twice.backward, Twice.setup_context, Twice.__name__
+assert link.requests == before, link.requests - before
+assert name == "Twice"
+assert forward(None, torch.ones(2)).tolist() == [2.0, 2.0]
+assert forward.__name__ == "forward"
+try:
+    setup_context(None, (torch.ones(1),), torch.ones(1))   # torch.autograd.Function's own: not overridden
+except NotImplementedError:
+    pass
+else:
+    raise AssertionError("the inherited setup_context ran")
+try:
+    NotCallable.forward(None, torch.ones(1))
+except TypeError as error:
+    assert "not callable" in str(error), error
+else:
+    raise AssertionError("an int was called")
+""")
+    assert outcome.status == "passed", outcome.feedback

@@ -15,7 +15,7 @@ import warnings
 
 import torch
 
-from autograder.engine.sandbox import cells, codec, integrity, mirror
+from autograder.engine.sandbox import cells, codec, integrity, mirror, protocol
 from autograder.engine.sandbox import channel as _channel
 from autograder.engine.sandbox.channel import Channel, ChannelClosed
 
@@ -41,10 +41,12 @@ def handle_of(obj) -> codec.Handle:
 
 
 def resolve(handle_id: int, info: dict):
-    """The object a handle names; `info["attr"] == "apply"` names its `apply` (see proxy.Remote)."""
+    """The object a handle names; with `info["attr"]` one of a Function's methods (`apply`, `forward`, ...:
+    protocol.FUNCTION_METHODS), that method of it, read now."""
     if handle_id not in OBJECTS:
         raise LookupError(f"unknown object {handle_id}")
-    return OBJECTS[handle_id].apply if info.get("attr") == "apply" else OBJECTS[handle_id]
+    attr = info.get("attr")
+    return getattr(OBJECTS[handle_id], attr) if attr in protocol.FUNCTION_METHODS else OBJECTS[handle_id]
 
 
 def checks_object(path: str):

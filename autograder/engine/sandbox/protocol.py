@@ -249,4 +249,7 @@ def request(message: dict) -> dict:
     return message
 
 
+# A request's `attr`: one of the methods every torch.autograd.Function class has (its own or inherited), named on
+# the class's handle without a round trip to read it (proxy.Remote); the learner's process reads it when called.
+FUNCTION_METHODS = frozenset({"apply", "forward", "backward", "setup_context", "jvp", "vjp", "vmap"})
 FORK = json.dumps(request({"op": "fork"})).encode()  # the fork request's one spelling

@@ -66,9 +66,12 @@ class Remote:
     def __getattr__(self, name: str):
         if name.startswith("__") and name.endswith("__") and name not in ("__name__", "__qualname__", "__doc__"):
             raise AttributeError(name)
-        if name == "apply" and self._info.get("type") == "FunctionMeta" and "attr" not in self._info:
-            # Every Function class has it: read it there when called (a round trip saved on each call).
-            return Remote(self._link, self._id, {"type": "method", "name": "apply", "attr": "apply"})
+        if name in protocol.FUNCTION_METHODS and self._info.get("type") == "FunctionMeta" and "attr" not in self._info:
+            # Every Function class has them (its own or torch.autograd.Function's): read there when called, a
+            # round trip saved on each. Reading one's own attributes still asks (`Fn.forward.__name__`).
+            return Remote(self._link, self._id, {"type": "method", "name": name, "attr": name})
+        if name == "__name__" and type(self._info.get("name")) is str:
+            return self._info["name"]  # what the learner's process said when it named the object (handle_of)
         return self._link.exchange({"op": "getattr", "h": self._id, "attr": self._info.get("attr"), "name": name})
 
     def __setattr__(self, name, value):
