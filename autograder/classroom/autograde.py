@@ -15,6 +15,7 @@ import concurrent.futures as futures
 import hashlib
 import json
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -192,6 +193,11 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
         nonlocal writer
         writer = opened.result()
 
+    # The worker threads wait on the roots, then need the GIL at once to hand a root its next notebook; the main
+    # thread meanwhile holds it for the gradebook's ORM work. Handing the GIL over every 0.5 ms instead of
+    # Python's 5 ms keeps the roots busy: a class graded 6-8% sooner (make bench).
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.0005)
     try:
         if scheduler:
             _run_dask(scheduler, todo, payload_for, finish, prepare_gradebook)
@@ -207,6 +213,7 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
                 for done in futures.as_completed(pending):
                     finish(pending[done], done.result())
     finally:
+        sys.setswitchinterval(switch_interval)
         close_sandboxes()
         if bar is not None:
             bar.close()

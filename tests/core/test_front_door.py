@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 import io
 import json
+import sys
 from pathlib import Path
 
 import nbformat
@@ -92,7 +93,9 @@ def test_autograde_reads_each_submission_once(grading_home, monkeypatch):
 
     path = write_student(grading_home / "submitted" / "ada" / "01_square" / "01_square.ipynb", "01_square")
     counts = Counts(monkeypatch, path)
+    switch_interval = sys.getswitchinterval()
     result = classroom.autograde(assignment="01_square", progress=False)
     assert [r["score"] for r in result.graded] == [3]
+    assert sys.getswitchinterval() == switch_interval  # (autograde shortens it while it grades, then puts it back)
     assert counts.opens == 1, counts.opens
     assert counts.parsed.count("01_square.ipynb") == 1, counts.parsed  # (a worker parses the sources once too)
