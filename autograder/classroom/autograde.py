@@ -152,6 +152,7 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
             require_isolation(limits, allow_weak_isolation)
         except BaseException:
             opened.cancel()
+            futures.wait([opened])  # a writer left running would race the next run's (the one-writer rule)
             raise
     source_texts = {str(s.path): s.path.read_text() for s in sources}
     by_assignment = {a: {p: t for p, t in source_texts.items() if Path(p).parent.name == a}

@@ -12,8 +12,9 @@ This file is the notebook's run and each test's; judge_learner.py holds the lear
 reading its reports, stopping it). Everything the learner's side sends is checked against protocol.py and
 decides no status: pass, fail, error and timeout come from the test's own run, our clock and our own children.
 Time limits: one for the answer cells (a loop there ends every test of the notebook at once, with that reason),
-one per test (our timer, `within`, interrupts the test's run here). A test that times out, or a sandbox that stops answering, takes the whole sandbox (the process
-group of our child); the next test gets a fresh one from the starter (`Limits.restarts` at most).
+one per test (our timer, `within`, interrupts the test's run here). A test that times out, or a sandbox that
+stops answering, takes the whole sandbox (the process group of our child); the next test gets a fresh one from
+the starter (`Limits.restarts` at most).
 """
 
 from __future__ import annotations
@@ -172,6 +173,11 @@ class Judge:
     def _test_here(self, grade_id: str, source: str, sock: socket.socket, deadline: float) -> Outcome:
         """The test cell run in this process, on a fresh namespace (the setup cells run again) and the state
         every test starts from (judge_state.py), within the test's time: our own timer interrupts it."""
+        left = self.baseline.restore()  # (the learner's start ran here since the record; so did the last test)
+        if left:
+            sock.close()
+            self.spoiled = f"the judge's state changed before {grade_id} ({', '.join(left)})"
+            return Outcome("error", SPOILED.format(why=self.spoiled), "grader-error")
         try:
             data, expired = within(deadline - time.monotonic(),
                                    lambda: test_verdict(grade_id, source, sock, self, self._fresh_setup()))
@@ -189,7 +195,7 @@ class Judge:
                 cells.run(code, namespace, "setup")
         return namespace
 
-    def _test_in_a_fork(self, grade_id: str, source: str, sock: socket.socket | None, deadline: float):
+    def _test_in_a_fork(self, grade_id: str, source: str, sock: socket.socket, deadline: float):
         """(outcome, when the fork was made): the test cell run in a fresh fork of this process."""
         results_r, results_w = os.pipe()
         judge_pid = os.fork()
@@ -197,8 +203,7 @@ class Judge:
             os.close(results_r)
             _judge_child(grade_id, source, sock, results_w, self)
         os.close(results_w)
-        if sock is not None:
-            sock.close()
+        sock.close()
         forked_at = time.monotonic()
         outcome = self._verdict(results_r, judge_pid, deadline)
         os.close(results_r)
@@ -282,7 +287,7 @@ def answer_cell_cause(outcome: Outcome, failures: list) -> Outcome:
     return outcome
 
 
-def _judge_child(grade_id: str, source: str, sock: socket.socket | None, results_w: int, judge: Judge):
+def _judge_child(grade_id: str, source: str, sock: socket.socket, results_w: int, judge: Judge):
     """A fresh judge process for one test: its verdict goes to the notebook's judge through `results_w`."""
     try:
         judge.learner.close()  # the sandbox's channels are the notebook judge's
@@ -327,12 +332,10 @@ def within(seconds: float, run):
     return result, fired[0]
 
 
-def test_verdict(grade_id: str, source: str, sock: socket.socket | None, judge: Judge, setup: dict) -> bytes:
+def test_verdict(grade_id: str, source: str, sock: socket.socket, judge: Judge, setup: dict) -> bytes:
     """The test cell run against proxies of the learner's names (and the setup cells' names), the learner's
     copy reached through `sock`: its verdict (protocol.py `verdict`), as the notebook's judge reads it."""
     try:
-        if sock is None:
-            raise proxy.LearnerGone("no channel")
         shared.set_base_seed(judge.job["seed"])
         link = proxy.Link(Channel(sock))
         shared.attach_learner(link)
