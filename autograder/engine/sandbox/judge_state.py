@@ -19,10 +19,9 @@ import warnings
 import numpy as np
 import torch
 import torch.autograd.forward_ad as forward_ad
+from torch.utils._python_dispatch import _pop_mode as _pop_dispatch_mode
 
 from autograder.engine import shared
-
-from torch.utils._python_dispatch import _pop_mode as _pop_dispatch_mode
 
 _PRINT_OPTS = torch._tensor_str.PRINT_OPTS
 
