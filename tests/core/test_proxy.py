@@ -76,6 +76,10 @@ class Twice(torch.autograd.Function):
         return 2 * g
 class NotCallable(torch.autograd.Function):
     forward = 3
+def doubled(ctx, x):
+    return 2 * x
+class Renamed(torch.autograd.Function):
+    forward = staticmethod(doubled)
 """
 
 
@@ -88,7 +92,7 @@ forward, backward, setup_context, name = Twice.forward, Twice.backward, Twice.se
 assert link.requests == before, link.requests - before
 assert name == "Twice"
 assert forward(None, torch.ones(2)).tolist() == [2.0, 2.0]
-assert forward.__name__ == "forward"
+assert Renamed.forward.__name__ == "doubled", Renamed.forward.__name__  # a method's own attributes are asked for
 try:
     setup_context(None, (torch.ones(1),), torch.ones(1))   # torch.autograd.Function's own: not overridden
 except NotImplementedError:

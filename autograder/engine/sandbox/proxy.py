@@ -70,7 +70,7 @@ class Remote:
             # Every Function class has them (its own or torch.autograd.Function's): read there when called, a
             # round trip saved on each. Reading one's own attributes still asks (`Fn.forward.__name__`).
             return Remote(self._link, self._id, {"type": "method", "name": name, "attr": name})
-        if name == "__name__" and type(self._info.get("name")) is str:
+        if name == "__name__" and type(self._info.get("name")) is str and "attr" not in self._info:
             return self._info["name"]  # what the learner's process said when it named the object (handle_of)
         return self._link.exchange({"op": "getattr", "h": self._id, "attr": self._info.get("attr"), "name": name})
 
