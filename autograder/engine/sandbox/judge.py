@@ -129,12 +129,9 @@ class Judge:
 
     def _run_setup(self) -> None:
         """The setup cells run here too (they are the course's): the tests see their names."""
-        namespace = {"__name__": "__main__", "get_ipython": cells.NoIPython}
-        for label, source in self.job["cells"]:
-            if not label.startswith("answer"):
-                self.setup_code.append(cells.compile_cell(source, label))
-                cells.run(self.setup_code[-1], namespace, label)
-        self.setup_namespace = namespace
+        self.setup_code = [cells.compile_cell(source, label) for label, source in self.job["cells"]
+                           if not label.startswith("answer")]
+        self.setup_namespace = self._fresh_setup()
 
     # ----------------------------------------------------------------------------------------- a test
     def _test(self, grade_id: str, source: str) -> Outcome:
@@ -189,6 +186,7 @@ class Judge:
         return Outcome("timeout", TEST_TIMEOUT, "timeout") if expired else read_verdict(data)
 
     def _fresh_setup(self) -> dict:
+        """The setup cells run (again) into a new namespace, their output dropped: the names a test sees."""
         namespace = {"__name__": "__main__", "get_ipython": cells.NoIPython}
         with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
             for code in self.setup_code:
