@@ -154,7 +154,8 @@ def test_the_prepared_record_is_taken_with_the_data_as_it_is_now():
         torch.autograd.function.BackwardCFunction.apply = original
 
 
-@pytest.mark.parametrize("change", ["a function rebound", "a class added", "a closure's value", "a module swapped"])
+@pytest.mark.parametrize("change", ["a function rebound", "a class added", "a closure's value", "a module swapped",
+                                    "a module of the grader's imported"])
 @in_child
 def test_the_prepared_record_is_not_taken_where_what_it_walks_moved(change, monkeypatch):
     from autograder.engine.sandbox import cgroup
@@ -169,13 +170,27 @@ def test_the_prepared_record_is_not_taken_where_what_it_walks_moved(change, monk
         cell = next(c for fn in integrity._own_functions(own) for c in fn.__closure__ or ()
                     if fn is not integrity.changed and c.cell_contents is not None)
         monkeypatch.setattr(cell, "cell_contents", object())
-    else:
+    elif change == "a module swapped":
         monkeypatch.setitem(sys.modules, "torch.autograd.graph", types.ModuleType("torch.autograd.graph"))
+    else:  # (the names to watch are then walked again: sys.modules' version tag moved)
+        monkeypatch.setitem(sys.modules, "autograder.checks.came_later", types.ModuleType("autograder.checks.came_later"))
     assert integrity.record() == "fresh"
     assert integrity.changed() == []  # what was there before any learner code is the record
     if change == "a class added":  # its methods are the grader's functions now, kept as they are
         with pytest.raises(RuntimeError, match="cannot be changed"):
             vars(cgroup.Added)["method"].__code__ = (lambda self: 2).__code__
+
+
+def test_the_modules_are_walked_again_only_once_one_came_or_went(monkeypatch):
+    """Walking sys.modules writes every module name's reference count (in a fork: the pages that hold them):
+    while its version tag stays, the names of the record are taken as they were."""
+    names = integrity._names()
+    tag = integrity._version_tag(sys.modules).value
+    walked = []
+    monkeypatch.setattr(integrity, "_names", lambda: walked.append(1) or names + ["walked"])
+    assert integrity._names_since(names, tag) is names and walked == []
+    monkeypatch.setitem(sys.modules, "autograder.checks.came_later", types.ModuleType("autograder.checks.came_later"))
+    assert integrity._names_since(names, tag) == names + ["walked"] and walked == [1]
 
 
 @in_child

@@ -47,6 +47,15 @@ def _names() -> list[str]:
     return list(dict.fromkeys(list(_WATCHED) + list(_CLASSES) + sorted(own)))
 
 
+def _names_since(names: list[str], modules_version: int | None) -> list[str]:
+    """_names() now, knowing it was `names` when sys.modules' version tag was `modules_version`: while that
+    tag has not moved no module came or went, and the ~3,000 modules are not walked again. (Walking them writes
+    each name's reference count: in a fork of the root that copied 70 MB of its shared huge pages into 4 KiB
+    ones, which every later fork then copies and every exit releases, page by page.)"""
+    tag = _version_tag(sys.modules)
+    return names if tag is not None and tag.value == modules_version else _names()
+
+
 def _namespace(where: str) -> dict | None:
     """The dict behind a module, or behind a class (its own dict, not the mappingproxy), found afresh."""
     if where in _CLASSES:
@@ -129,25 +138,27 @@ def _own_classes(modules: list[str]) -> list[type]:
     return found
 
 
-_PREPARED: list = []  # [(names, baseline, held, functions)]: `prepare`'s record, for `record` to take if nothing moved since
+_PREPARED: list = []  # [(names, sys.modules' version tag, baseline, held, functions)]: `prepare`'s record, for
+                      # `record` to take if nothing moved since
 
 
 def prepare() -> None:
     """Take the record ahead, in the root, once its imports and warm-ups are done (17 ms that every learner's
     sandbox would pay again): `record` takes it as it is where no namespace, registry, closure or keyword default
     has changed since, which the dicts' version tags show exactly; anywhere else it records afresh."""
-    _PREPARED[:] = [(_names(), *_take())]
+    tag = _version_tag(sys.modules)
+    _PREPARED[:] = [(_names(), tag.value if tag is not None else None, *_take())]
 
 
 _GONE = object()
 _WALKED = (type, types.FunctionType, staticmethod, classmethod, property)
 
 
-def _unchanged_since(names: list, baseline: dict, held: tuple, functions: list) -> bool:
+def _unchanged_since(names: list, modules_version, baseline: dict, held: tuple, functions: list) -> bool:
     """Whether a record taken afresh now would be `held`: the same namespaces, each dict's version tag where it
     was (CPython bumps it on every change, and never gives a tag twice), the same captured values."""
     entries, registries, states, cells = held
-    if names != _names():
+    if names != _names_since(names, modules_version):
         return False
     for where, entry in entries:
         namespace, tag, version, before, is_module, _ = entry
@@ -179,7 +190,7 @@ def record() -> str:
     prepared = _PREPARED.pop() if _PREPARED else None
     taken = "prepared" if prepared is not None and _unchanged_since(*prepared) else "fresh"
     if taken == "prepared":
-        _, baseline, held, functions = prepared
+        _, _, baseline, held, functions = prepared
     else:
         baseline, held, functions = _take()
     _baseline.clear()
