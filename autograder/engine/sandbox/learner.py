@@ -29,7 +29,10 @@ from autograder.engine.sandbox.learner_requests import OPERATIONS, error_data, h
 
 # ---------------------------------------------------------------------------------------- start-up
 
-_FORK = confine.fork_without_callbacks  # bound before any answer runs (the template forks after the answers ran)
+# Every fork below the starter's clone is taken without Python's at-fork callbacks: each of these processes has one
+# thread (a clone of the starter, then its forks; the template's seccomp filter refuses threads). Bound before any
+# answer runs: the template forks a test's copy after the answers ran.
+_FORK = confine.fork_without_callbacks
 
 _CLONE_PARENT = 0x00008000
 
@@ -107,11 +110,11 @@ def learner_main(fds: socket.socket, control: socket.socket, job: dict, workdir:
         facts = world.enter_namespaces()
     facts["memory_cgroup"] = joined
     supervisor = os.getpid()
-    reaper = os.fork() if facts.get("namespaces") else None
+    reaper = _FORK() if facts.get("namespaces") else None
     if reaper == 0:
         confine.die_with_parent()  # PID 1: when it goes, the kernel kills everything in the namespace
         _reap_forever()
-    pid = os.fork()
+    pid = _FORK()
     if pid == 0:
         confine.die_with_parent(None if facts.get("namespaces") else supervisor)  # (its parent is outside its PID ns)
         template_main(fds, control, job, workdir, read_roots, facts)
@@ -315,7 +318,10 @@ def fork_per_test(fds: socket.socket, reports: Channel) -> None:
             if fd is not None:
                 os.close(fd)
             os._exit(0)
-        pid = _FORK()  # the judge allows exactly this one through its seccomp listener
+        try:
+            pid = _FORK()  # the judge allows exactly this one through its seccomp listener
+        except OSError:
+            pid = -1
         if pid == 0:
             confine.die_with_parent()  # the template
             fds.close()
