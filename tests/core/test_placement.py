@@ -145,3 +145,14 @@ def test_fork_without_callbacks_skips_pythons_and_forks():
     os.waitpid(pid, 0)
     os.close(read)
     assert pid > 0 and in_child == "[]" and ran == []
+
+
+def test_fork_without_callbacks_fails_as_os_fork_does(monkeypatch):
+    """A failed fork is an OSError, never a pid of -1 (which os.kill would take for every process)."""
+    class NoFork:
+        @staticmethod
+        def fork():
+            return -1
+    monkeypatch.setattr(confine, "_LIBC", NoFork())
+    with pytest.raises(OSError):
+        confine.fork_without_callbacks()
