@@ -64,6 +64,7 @@ CASES = {
     "one CPU: none placed": ([0], 0, [], None),
     "the first judge: the root's CPU": ([0, 1], 1, [], 1),
     "a root outside its set: the set's first": ([2, 3], 7, [], 2),
+    "a root whose CPU cannot be read: the set's first": ([2, 3], None, [], 2),
     "a second judge: the CPU left free": ([0, 1], 0, [(True, 0)], 1),
     "a free CPU is preferred to the root's": ([0, 1, 2], 0, [(True, 0), (True, 1)], 2),
     "every CPU taken: the least loaded": ([0, 1], 0, [(True, 0), (True, 0), (True, 1)], 1),

@@ -41,10 +41,10 @@ def fork_without_callbacks() -> int:
     """fork(2) through the C library, without Python's at-fork callbacks (os.register_at_fork: threading's,
     logging's, random's, filelock's...): the child's pid, 0 in the child, OSError as os.fork. The C library's own
     handlers (pthread_atfork: malloc's, OpenMP's, PyTorch's) still run. Only for a process with one thread that
-    holds no lock when it calls this, which is what those callbacks repair: the learner's template, which its
-    seccomp filter keeps to one thread and which forks from a blocking read. They cost a test's copy 1.8 ms,
-    their own run and the template's pages they write (each one the copy then copies); and in one process,
-    where the checks' verdicts are defined, no fork runs them at all."""
+    holds no lock when it calls this, which is what those callbacks repair: the learner's sandbox below the
+    starter's clone (learner.py), whose template's seccomp filter keeps it to one thread and forks from a
+    blocking read. They cost a test's copy 1.8 ms, their own run and the template's pages they write (each one
+    the copy then copies); and in one process, where the checks' verdicts are defined, no fork runs them."""
     pid = _LIBC.fork()
     if pid < 0:
         error = ctypes.get_errno()

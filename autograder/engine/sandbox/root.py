@@ -143,7 +143,7 @@ class JudgePlacement:
                 pass
         if not self.judges:
             here = current_cpu()
-            return here if here in self.cpus else self.cpus[0]
+            return here if here in self.cpus else self.cpus[0]  # (unknown, or outside our set: the first)
         busy = [list(self.judges.values()).count(cpu) for cpu in self.cpus]
         return self.cpus[busy.index(min(busy))]
 
@@ -160,10 +160,13 @@ class JudgePlacement:
             self.judges[pid] = cpu
 
 
-def current_cpu() -> int:
-    """The CPU this process runs on now (/proc/self/stat's 39th field)."""
-    with open("/proc/self/stat", "rb") as stat:
-        return int(stat.read().rpartition(b")")[2].split()[36])
+def current_cpu() -> int | None:
+    """The CPU this process runs on now (/proc/self/stat's 39th field); None where that cannot be read."""
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            return int(stat.read().rpartition(b")")[2].split()[36])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def judge_request(message: bytes, fd: int | None) -> int | None:
