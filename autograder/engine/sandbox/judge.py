@@ -41,14 +41,12 @@ TEST_TIMEOUT = ("time limit exceeded while running the test on your code: is the
                 "far larger than the exercise needs?")
 
 
-def grade_notebook(job: dict, read_roots: list, read_tests=None, graded=None) -> dict:
+def grade_notebook(job: dict, read_roots: list, read_tests=None) -> dict:
     """{"outcomes": [Outcome per test], "notes": [...], "output": answers' output, "answers_seconds"}.
 
     `read_tests()` gives the test cells and the seed; it is called only once the learner's starter is forked,
     so no learner process is ever a copy of a process that held the hidden tests or the course's base seed
-    (without it, `job["tests"]` and `job["seed"]`). `graded(result)`, if given, is called with the result before
-    the learner's sandbox, its starter and its memory group are taken down (10-16 ms, much of it waiting for the
-    sandbox's processes to leave the group): the grader hands out its next notebook meanwhile."""
+    (without it, `job["tests"]` and `job["seed"]`)."""
     workdir = tempfile.mkdtemp(prefix="grading-")
     judge = group = None
     try:
@@ -65,10 +63,7 @@ def grade_notebook(job: dict, read_roots: list, read_tests=None, graded=None) ->
         judge.learner.start_starter()
         if read_tests is not None:
             job["tests"], job["seed"] = read_tests()
-        result = judge.run()
-        if graded is not None:
-            graded(result)
-        return result
+        return judge.run()
     finally:
         if judge is not None:
             judge.learner.stop()

@@ -208,29 +208,19 @@ def judge_main(channel: Channel) -> None:
         message = protocol.check("tests", _recv(channel))
         return message["tests"], message["seed"]
 
-    sent = []
-
-    def reply(message: dict) -> None:
-        """The one reply: the first sent stands (the judge's clean-up after `graded` changes nothing in it)."""
-        if sent:
-            return
-        sent.append(message)
-        try:
-            _send(channel, message)
-        except (OSError, TypeError, ValueError):  # (a reply JSON cannot carry is the judge's failure too)
-            try:
-                _send(channel, {"error": "the judge's reply could not be sent"})
-            except (OSError, TypeError, ValueError):
-                pass
-
-    def graded(result: dict) -> None:
-        reply(dict(result, outcomes=[asdict(o) for o in result["outcomes"]]))
-
     try:
         job = protocol.check("job", _recv(channel))
-        graded(judge.grade_notebook(job, learner_read_roots(job["protected"]), read_tests, graded))
+        result = judge.grade_notebook(job, learner_read_roots(job["protected"]), read_tests)
+        reply = dict(result, outcomes=[asdict(o) for o in result["outcomes"]])
     except BaseException as error:  # noqa: BLE001 - the grader's own failure, for its report
-        reply({"error": f"{type(error).__name__}: {error}"[:protocol.MAX_TEXT]})
+        reply = {"error": f"{type(error).__name__}: {error}"[:protocol.MAX_TEXT]}
+    try:
+        _send(channel, reply)
+    except (OSError, TypeError, ValueError):  # (a reply JSON cannot carry is the judge's failure too)
+        try:
+            _send(channel, {"error": "the judge's reply could not be sent"})
+        except (OSError, TypeError, ValueError):
+            pass
 
 
 # What the learner's process may read besides its own folder: the libraries it may still import (lazily),
