@@ -91,13 +91,13 @@ class Judge:
         tests, learner = self.job["tests"], self.learner
         self._run_setup()
         self.baseline = judge_state.Baseline()
-        failure = learner.start()
+        failure = self._start_learner()
         if failure is not None:
             return self._all(failure)
         outcomes = []
         for grade_id, source in tests:
             if learner.pid is None:  # a test timed out or the sandbox stalled: a fresh one runs the answers again
-                failure = learner.start() if learner.starts <= self.limits["restarts"] else \
+                failure = self._start_learner() if learner.starts <= self.limits["restarts"] else \
                     Outcome("error", STALLED, "learner-stalled")
                 if failure is not None:
                     outcomes += [self._with_isolation(Outcome(failure.status, failure.feedback, failure.mistake,
@@ -126,6 +126,15 @@ class Judge:
         return {"outcomes": [self._with_isolation(Outcome(outcome.status, outcome.feedback, outcome.mistake,
                                                           details=dict(outcome.details)))
                              for _ in self.job["tests"]], "notes": [], "output": ""}
+
+    def _start_learner(self) -> Outcome | None:
+        """Start the learner's sandbox (its start runs here, after the baseline was recorded), then put the
+        judge's state back: each test puts it back again when it ends, so a test starts from it."""
+        failure = self.learner.start()
+        left = self.baseline.restore()
+        if left and self.spoiled is None:
+            self.spoiled = f"the judge's state changed while the learner's sandbox started ({', '.join(left)})"
+        return failure
 
     def _run_setup(self) -> None:
         """The setup cells run here too (they are the course's): the tests see their names."""
@@ -170,11 +179,6 @@ class Judge:
     def _test_here(self, grade_id: str, source: str, sock: socket.socket, deadline: float) -> Outcome:
         """The test cell run in this process, on a fresh namespace (the setup cells run again) and the state
         every test starts from (judge_state.py), within the test's time: our own timer interrupts it."""
-        left = self.baseline.restore()  # (the learner's start ran here since the record; so did the last test)
-        if left:
-            sock.close()
-            self.spoiled = f"the judge's state changed before {grade_id} ({', '.join(left)})"
-            return Outcome("error", SPOILED.format(why=self.spoiled), "grader-error")
         try:
             data, expired = within(deadline - time.monotonic(),
                                    lambda: test_verdict(grade_id, source, sock, self, self._fresh_setup()))

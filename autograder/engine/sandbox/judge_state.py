@@ -4,9 +4,9 @@ state without a process of its own.
 Only the course's code runs in the judge (its setup cells, the test cells, the checks), so a test changes the
 judge's state only where that code does: the random generators it draws from, PyTorch's global switches (grad
 mode, default dtype, anomaly mode, ...), the warning filters. `Baseline` records them once the setup cells have
-run; `restore` puts them back before and after each test, modes and hooks left on PyTorch's stacks included,
-and names anything it could not: the judge then runs no further test (judge.py: they end as the grader's own
-error, never as the learner's)."""
+run; `restore` puts them back after each test and each start of the sandbox, modes and hooks left on PyTorch's
+stacks included, and names anything it could not: the judge then runs no further test (judge.py: they end as the
+grader's own error, never as the learner's)."""
 
 from __future__ import annotations
 
