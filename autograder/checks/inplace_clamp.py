@@ -113,7 +113,7 @@ CLAMP_SAVED_CASES = ("changed-after",)
 CLAMP_SAVED_TABLE = ("changed-after", "left-alone", "clamped-again")
 
 
-def clamp_saves_output(ClampInplace, cases=CLAMP_SAVED_CASES) -> None:
+def clamp_refuses_a_changed_output(ClampInplace, cases=CLAMP_SAVED_CASES) -> None:
     """backward reads the saved output, so the version counter guards it. Visible: the caller changes x in place
     after the call (x.mul_(2)), and backward must raise autograd's in-place error rather than compute a mask from
     values that are no longer the output. CLAMP_SAVED_TABLE adds x left alone (backward runs: its values are

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from autograder.checks.inplace_clamp import (  # noqa: F401
     CLAMP_SAVED_CASES, CLAMP_SAVED_TABLE, CLAMP_VALUE_CASES, CLAMP_VALUE_TABLE, CLAMP_VERSION_CASES,
-    CLAMP_VERSION_TABLE, clamp_saves_output, clamp_values, clamp_version_counter)
+    CLAMP_VERSION_TABLE, clamp_refuses_a_changed_output, clamp_values, clamp_version_counter)
 from autograder.checks.inplace_scale import (  # noqa: F401
     SCALE_CHAIN_CASES, SCALE_CHAIN_TABLE, SCALE_VALUE_CASES, SCALE_VALUE_TABLE, SCALE_VERSION_CASES,
     SCALE_VERSION_TABLE, scale_chain, scale_values, scale_version_counter)

@@ -18,7 +18,7 @@ from autograder.checks.memory_layers import (  # noqa: F401
 )
 from autograder.checks.memory_recompute_silu import (  # noqa: F401
     EXTREMES, NO_CHANGE_RULES, SHAPES, SILU, SILU_GRADCHECK_CASES, SILU_GRAPH_CASES, SILU_HINT, SILU_INPLACE_CASES,
-    SILU_SAVED_CASES, SILU_VALUE_CASES, silu_gradcheck, silu_graph, silu_inplace_detected, silu_saves_only_x,
+    SILU_SAVED_CASES, SILU_VALUE_CASES, silu_gradcheck, silu_graph, silu_inplace_detected, silu_saves_the_least,
     silu_values,
 )
 from autograder.checks.memory_checkpointed_mlp import (  # noqa: F401

@@ -132,7 +132,7 @@ def silu_graph(RecomputeSiLU, cases=SILU_GRAPH_CASES[:1]) -> None:
 SILU_SAVED_CASES = (((2, 3, 4), 7), ((2, 3), 8), ((5,), 3), ((), 4))
 
 
-def silu_saves_only_x(RecomputeSiLU, cases=SILU_SAVED_CASES[:1]) -> None:
+def silu_saves_the_least(RecomputeSiLU, cases=SILU_SAVED_CASES[:1]) -> None:
     """forward, called with a stand-in ctx, saves exactly x itself with save_for_backward and keeps no tensor on
     ctx; backward, called with that ctx, recomputes the right gradient from it."""
     c.require_function(RecomputeSiLU, SILU)

@@ -105,7 +105,7 @@ def gradcheck(Exp, cases=GRADCHECK_CASES[:2]) -> None:
                     "multiply the local derivative y by grad_output (the chain rule), element by element.")
 
 
-def saves_output(Exp, cases=SAVES_CASES[:1]) -> None:
+def saves_one_guarded_tensor(Exp, cases=SAVES_CASES[:1]) -> None:
     """forward passes exactly the tensor it returns, and nothing else, to ctx.save_for_backward."""
     c.require_function(Exp, NAME)
     for shape, seed in cases:

@@ -296,7 +296,7 @@ def tanh_gradgradcheck(Tanh, cases=GRADGRAD_CASES) -> None:
             guarded(c.gradgradcheck, Tanh.apply, (x,), what=f"Tanh on shape {shape}", hint=_SECOND_HINT)
 
 
-def tanh_saves_output(Tanh, cases=SAVES_CASES) -> None:
+def tanh_saves_one_guarded_tensor(Tanh, cases=SAVES_CASES) -> None:
     """forward saves exactly its output, and changing the output in place before backward raises; one input per
     seed of `cases`."""
     c.require_function(Tanh, NAME)

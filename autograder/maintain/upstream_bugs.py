@@ -23,6 +23,8 @@ from typing import Callable
 
 import torch
 
+from autograder.maintain.upstream_compile import compile_drops_custom_jvp, compile_ignores_set_materialize_grads
+
 
 KINDS = ("bug", "behaviour")
 
@@ -224,6 +226,29 @@ def _logsumexp_masked_row_gradient_is_nan() -> bool:
     return bool(torch.isnan(grad).all())
 
 
+def _zero_dim_gradient_is_moved() -> bool:
+    """A 0-dim gradient on another device than its input is moved there, where any other is refused."""
+    class CpuGradient(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return 2 * x
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return torch.tensor(2.0)
+
+    on_meta = torch.tensor(1.0, device="meta", requires_grad=True)
+    (grad,) = torch.autograd.grad(CpuGradient.apply(on_meta), on_meta, torch.ones((), device="meta"))
+    return grad.device.type == "meta"
+
+
+def _normalize_gradient_at_zero_is_one_over_eps() -> bool:
+    """F.normalize's gradient at a zero vector is 1 / eps (1e12 by default): x / max(norm, eps) there is x / eps."""
+    zero = torch.zeros(3, dtype=torch.float64)
+    jacobian = torch.func.jacrev(lambda v: torch.nn.functional.normalize(v, dim=0))(zero)
+    return torch.allclose(jacobian, torch.eye(3, dtype=torch.float64) / 1e-12)
+
+
 BUGS: tuple[Bug, ...] = (
     Bug("pytorch#197867", (197867,),
         "jacfwd(jacfwd(f)) through a Function with a jvp returns zeros, with no error",
@@ -275,6 +300,26 @@ BUGS: tuple[Bug, ...] = (
         "the gradient of torch.logsumexp over a fully masked row (all -inf) is NaN",
         {"14_capstone": ("md-5-masked", "demo-5-masked")},
         _logsumexp_masked_row_gradient_is_nan),
+    Bug("pytorch#192985", (192985,),
+        "torch.func.jvp inside torch.compile never calls a Function's jvp: forward's operations are differentiated",
+        {"11_compile_and_export": ("md-compile-keeps", "demo-compile-keeps-jvp")},
+        compile_drops_custom_jvp),
+    Bug("pytorch#118396", (118396,),
+        "torch.compile ignores ctx.set_materialize_grads(False): backward gets zeros where eager gives None",
+        {"11_compile_and_export": ("md-compile-keeps", "demo-compile-keeps-materialize")},
+        compile_ignores_set_materialize_grads),
+    Bug("zero-dim-gradient-moved", (),
+        "a 0-dim gradient on another device than its input is moved there; any other is refused",
+        {"02_inputs_and_gradients": ("md-12-dtype", "demo-12-device-0dim", "md-20")},
+        _zero_dim_gradient_is_moved, kind="behaviour",
+        reference="torch/csrc/autograd/engine.cpp, validate_outputs: grad.dim() == 0 -> grad.to(metadata.device()) "
+                  "(kept for pytorch#65016)"),
+    Bug("normalize-gradient-one-over-eps", (),
+        "F.normalize's gradient at a zero vector is 1 / eps (1e12 by default), finite and huge",
+        {"13_safe_gradients": ("md-9-normalize", "demo-9-normalize")},
+        _normalize_gradient_at_zero_is_one_over_eps, kind="behaviour",
+        reference="torch/nn/functional.py, normalize: input / norm.clamp_min(eps) (pytorch#184575, closed as "
+                  "intended)"),
 )
 
 
