@@ -295,13 +295,14 @@ def draw_graph(graph: Graph, ax, title: str | None = None, lines: float | None =
 
 
 def show_graph(*outputs: torch.Tensor, titles=None, show: bool = True, **names: torch.Tensor):
-    """Draw the backward graph of each output side by side, e.g. `show_graph(Square.apply(x), x=x)`.
-    Returns the Graph (or a list of Graphs, one for each output) that the figure shows."""
+    """Draw the backward graph of each output side by side, e.g. `show_graph(Square.apply(x), x=x)`. An output
+    may also be a Graph that `backward_graph` described earlier (the graph as it was then). Returns the Graph
+    (or a list of Graphs, one for each output) that the figure shows."""
     import matplotlib.pyplot as plt
 
-    graphs = [backward_graph(out, **names) for out in outputs]
+    graphs = [out if isinstance(out, Graph) else backward_graph(out, **names) for out in outputs]
     titles = list(titles) if titles is not None else [None] * len(graphs)
-    lines = max(sum(_row_heights(g)) for g in graphs) + 1.2
+    lines = max(sum(_row_heights(g)) for g in graphs) - 1.5    # no arrows below the last row
     widths = [_width(g) for g in graphs]
     fig, axes = plt.subplots(1, len(graphs), figsize=(COLUMN * sum(widths), LINE * lines + 0.5),
                              squeeze=False, gridspec_kw={"width_ratios": widths})
