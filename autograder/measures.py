@@ -71,3 +71,51 @@ def show_held_over_steps(curves: dict, collected_at=None, show: bool = True):
     if show:
         plt.show()
     return fig
+
+
+# ------------------------------------------------------------------------ notebook 10b: jacfwd against jacrev
+
+
+def jacobian_costs(sizes, fixed: int = 8, min_run_time: float = 0.1, seed: int = 0) -> dict:
+    """Median seconds of jacfwd and jacrev of f(x) = tanh(W x), measured with torch.utils.benchmark, for W of
+    `fixed` rows and each of `sizes` columns ("inputs": n grows, m fixed) and the other way ("outputs").
+    Returns {"inputs": {"jacfwd": [...], "jacrev": [...]}, "outputs": {...}}, one time per size."""
+    from torch.func import jacfwd, jacrev
+    from torch.utils.benchmark import Timer
+
+    generator = torch.Generator().manual_seed(seed)
+    costs = {}
+    for sweep in ("inputs", "outputs"):
+        costs[sweep] = {"jacfwd": [], "jacrev": []}
+        for size in sizes:
+            m, n = (fixed, size) if sweep == "inputs" else (size, fixed)
+            w, x = torch.randn(m, n, generator=generator), torch.randn(n, generator=generator)
+
+            def f(v, w=w):
+                return torch.tanh(w @ v)
+
+            for name, transform in (("jacfwd", jacfwd), ("jacrev", jacrev)):
+                jacobian = transform(f)
+                assert jacobian(x).shape == (m, n)
+                timer = Timer("jacobian(x)", globals={"jacobian": jacobian, "x": x}, num_threads=1)
+                costs[sweep][name].append(timer.blocked_autorange(min_run_time=min_run_time).median)
+    return costs
+
+
+def show_jacobian_costs(sizes, costs: dict, fixed: int = 8, show: bool = True):
+    """Two panels of jacobian_costs: time against the number of inputs (outputs fixed), then against the number
+    of outputs (inputs fixed). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+    for ax, sweep, other in zip(axes, ("inputs", "outputs"), ("outputs", "inputs")):
+        for (name, seconds), style in zip(costs[sweep].items(), ["o-", "s--"]):
+            ax.loglog(sizes, [s * 1e3 for s in seconds], style, label=name)
+        ax.set_xlabel(f"number of {sweep} ({fixed} {other})", fontsize=10)
+        ax.set_title(f"Jacobian of tanh(W x): more {sweep}", fontsize=11)
+        ax.legend(fontsize=9)
+    axes[0].set_ylabel("milliseconds (median, measured)", fontsize=10)
+    fig.tight_layout()
+    if show:
+        plt.show()
+    return fig
