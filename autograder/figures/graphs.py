@@ -180,7 +180,9 @@ def backward_graph(output: torch.Tensor, **names: torch.Tensor) -> Graph:
         node = Node(type(fn).__name__)
         order.append((fn, node))
         if hasattr(fn, "variable"):                                  # AccumulateGrad: its leaf
-            node.grad_of = _name_tensor(fn.variable, {k: v for k, v in names.items() if k != "output"})
+            leaf = fn.variable
+            named = [name for name, t in names.items() if name != "output" and t is leaf]
+            node.grad_of = named[0] if named else f"a leaf {tuple(leaf.shape)}"
         elif isinstance(fn, torch.autograd.function.BackwardCFunction):
             node.saved = _saved_of_function(fn, names)
         else:
