@@ -1,6 +1,6 @@
 """Where a 2-d tensor's entries sit in memory, drawn from its real strides: `show_layouts(x=xt, out=y)`.
 
-Notebook 16: `memory_order(t)` gives, for each entry of a 2-d tensor, its position in memory (from
+Notebooks 06 (a stride-0 `grad_output`) and 16 (`empty_like` against `new_empty`): `memory_order(t)` gives, for each entry of a 2-d tensor, its position in memory (from
 `t.stride()`, counted from its first entry); `show_layouts` draws one grid per tensor, each cell numbered and
 coloured by that position, so a transposed layout reads down the columns and a contiguous one along the rows.
 matplotlib is imported only when a figure is drawn.
