@@ -2,7 +2,7 @@
 
 `registration_calls()` defines `course::counted_exp` (kernel, fake kernel, setup_context, backward, each counting
 its calls), runs it through each consumer (an eager call, eager backward, torch.compile forward and backward,
-torch.export) and returns, for each consumer, how many times it called each part. `show_registration_calls`
+the compiled code called a second time, torch.export) and returns, for each consumer, how many times it called each part. `show_registration_calls`
 draws the table as a grid. matplotlib is imported only when the figure is drawn.
 """
 
@@ -50,17 +50,22 @@ def registration_calls() -> dict[str, dict[str, int]]:
     def eager_backward():
         op(torch.randn(5, requires_grad=True)).sum().backward()
 
+    compiled_function = torch.compile(lambda t: op(t) * 2, backend="aot_eager", fullgraph=True)
+
     def compiled():
         torch.compiler.reset()
-        torch.compile(lambda t: op(t) * 2, backend="aot_eager", fullgraph=True)(
-            torch.randn(5, requires_grad=True)).sum().backward()
+        compiled_function(torch.randn(5, requires_grad=True)).sum().backward()
+
+    def compiled_again():                  # the same shapes: the code compiled above runs, nothing is traced
+        compiled_function(torch.randn(5, requires_grad=True)).sum().backward()
 
     def exported():
         torch.export.export(Module(), (torch.randn(5),))
 
     table = {}
     for name, consumer in [("eager call", eager), ("eager call + backward", eager_backward),
-                           ("torch.compile + backward", compiled), ("torch.export", exported)]:
+                           ("torch.compile + backward", compiled),
+                           ("the same, called again", compiled_again), ("torch.export", exported)]:
         calls.clear()
         consumer()
         table[name] = {part: calls[part] for part in PARTS}

@@ -278,7 +278,8 @@ def test_registration_calls_and_its_table():
     table = registration_calls()
     used = {consumer: {part for part, n in counts.items() if n} for consumer, counts in table.items()}
     assert used == {"eager call": {"kernel"}, "eager call + backward": {"kernel", "setup_context", "backward"},
-                    "torch.compile + backward": set(PARTS), "torch.export": {"register_fake"}}
+                    "torch.compile + backward": set(PARTS), "the same, called again": {"kernel"},
+                    "torch.export": {"register_fake"}}
     fig = show_registration_calls(table, show=False)
     shown = [t.get_text() for t in fig.axes[0].texts]
     assert shown.count("–") == sum(n == 0 for counts in table.values() for n in counts.values())
