@@ -283,3 +283,18 @@ def test_registration_calls_and_its_table():
     fig = show_registration_calls(table, show=False)
     shown = [t.get_text() for t in fig.axes[0].texts]
     assert shown.count("–") == sum(n == 0 for counts in table.values() for n in counts.values())
+
+
+# ------------------------------------------------------------------ notebook 12: dtypes under autocast
+
+def test_show_dtype_flow_colours_each_value():
+    from autograder.figures.dtypes import COLOURS, show_dtype_flow
+
+    flows = {"one": {"in": "float32", "out": "bfloat16"}, "two": {"in": "float32", "out": "error"}}
+    fig = show_dtype_flow(flows, show=False)
+    (ax,) = fig.axes
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["in", "out"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["one", "two"]
+    assert [t.get_text() for t in ax.texts] == ["float32", "bfloat16", "float32", "error"]
+    faces = [matplotlib.colors.to_hex(p.get_facecolor()) for p in ax.patches]
+    assert faces == [COLOURS["float32"], COLOURS["bfloat16"], COLOURS["float32"], COLOURS["error"]]
