@@ -174,3 +174,127 @@ def test_show_saved_against_depth():
     assert list(ax.get_lines()[0].get_ydata()) == [2, 4]                      # megabytes
     assert list(ax.get_lines()[2].get_ydata()) == [1, 1]
     assert "width 256, batch 64" in ax.get_title() and ax.get_legend() is not None
+
+
+# ------------------------------------------------------------------ notebook 15: gradcheck map, memory held (measures)
+
+class _ForgetsLowerBound(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.clamp(-1.0, 1.0)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * (x < 1.0)
+
+
+def test_gradcheck_map_fails_exactly_where_the_gradient_is_wrong():
+    from autograder.figures.measures import gradcheck_map, show_gradcheck_map
+
+    edges = [-3.0, -2.0, -1.5, -0.5, 0.5, 1.5, 3.0]                       # regions 2 and 4 hold a kink
+    broken = gradcheck_map(_ForgetsLowerBound.apply, edges)
+    assert broken == [False, False, False, True, False, True]
+    assert gradcheck_map(torch.nn.functional.hardtanh, edges) == [True, True, False, True, False, True]
+    fig = show_gradcheck_map(edges, {"broken": broken}, show=False)
+    (ax,) = fig.axes
+    colours = [patch.get_facecolor()[:3] for patch in ax.patches]
+    assert colours[0] == colours[2] != colours[3] == colours[5]           # red where it failed, green where not
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["broken"]
+
+
+def test_show_held_over_steps():
+    from autograder.figures.measures import show_held_over_steps
+
+    fig = show_held_over_steps({"a": [1024, 2048, 0], "b": [0, 0, 0]}, collected_at=3, show=False)
+    (ax,) = fig.axes
+    assert list(ax.get_lines()[0].get_ydata()) == [1, 2, 0]                  # kilobytes
+    assert [line.get_label() for line in ax.get_lines()[:2]] == ["a", "b"]
+    assert any("gc.collect()" in t.get_text() for t in ax.texts)
+
+
+def test_jacobian_costs_measures_both_transforms_both_ways():
+    from autograder.figures.measures import jacobian_costs, show_jacobian_costs
+
+    costs = jacobian_costs([2, 4], fixed=3, min_run_time=0.01)
+    assert set(costs) == {"inputs", "outputs"}
+    for sweep in costs.values():
+        assert set(sweep) == {"jacfwd", "jacrev"} and all(len(t) == 2 and min(t) > 0 for t in sweep.values())
+    fig = show_jacobian_costs([2, 4], costs, fixed=3, show=False)
+    assert [ax.get_xlabel() for ax in fig.axes] == ["number of inputs (3 outputs)", "number of outputs (3 inputs)"]
+
+
+# ------------------------------------------------------------------ notebook 16: memory layouts
+
+def test_memory_order_follows_the_strides():
+    from autograder.figures.layouts import memory_order, show_layouts
+
+    x = torch.randn(4, 3)
+    assert torch.equal(memory_order(x), torch.arange(12).reshape(4, 3))
+    assert torch.equal(memory_order(x.t()), torch.arange(12).reshape(4, 3).t())
+    assert torch.equal(memory_order(torch.empty_like(x.t())), memory_order(x.t()))
+    assert torch.equal(memory_order(x[:, ::2]), torch.tensor([[0, 2], [3, 5], [6, 8], [9, 11]]))
+    with pytest.raises(ValueError, match="2-d"):
+        memory_order(torch.randn(2, 2, 2))
+    fig = show_layouts(a=x.t(), b=x, show=False)
+    assert [ax.get_title() for ax in fig.axes] == ["a\nshape (3, 4), stride (1, 3)", "b\nshape (4, 3), stride (3, 1)"]
+    assert sorted(int(t.get_text()) for t in fig.axes[0].texts) == list(range(12))
+
+
+# ------------------------------------------------------------------ notebook 10: where vmap puts the batch
+
+def test_batched_running_sum_is_right_only_with_the_batch_first():
+    from autograder.figures.batching import batched_running_sum, samples_of, show_batch_dim
+
+    samples = samples_of(4, length=3)
+    first = batched_running_sum(samples, 0)
+    assert first.right == [True] * 4 and torch.equal(first.results, samples.cumsum(dim=1))
+    last = batched_running_sum(samples, 1)
+    assert tuple(last.kernel_input.shape) == (3, 4) and torch.equal(last.results, samples.cumsum(dim=0))
+    assert last.right == [False] * 4
+    runs = show_batch_dim(samples, 1, 0, show=False)
+    assert [run.batch_dim for run in runs] == [1, 0] and len(matplotlib.pyplot.gcf().axes) == 4
+
+
+def test_batch_dim_explorer_redraws_on_each_control(capsys):
+    pytest.importorskip("ipywidgets")
+    from autograder.figures.batching import batch_dim_explorer
+
+    explorer = batch_dim_explorer(count=3)
+    menu, slider = explorer.children[:2]
+    assert (menu.value, slider.value) == (0, 3)
+    menu.value = 1
+    assert "batch on dimension 1: 0 of 3 samples right" in capsys.readouterr().out
+    slider.value = 5
+    assert "batch on dimension 1: 0 of 5 samples right" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ notebook 11: which registration runs
+
+def test_registration_calls_and_its_table():
+    from autograder.figures.registrations import PARTS, registration_calls, show_registration_calls
+
+    table = registration_calls()
+    used = {consumer: {part for part, n in counts.items() if n} for consumer, counts in table.items()}
+    assert used == {"eager call": {"kernel"}, "eager call + backward": {"kernel", "setup_context", "backward"},
+                    "torch.compile + backward": set(PARTS), "the same, called again": {"kernel"},
+                    "torch.export": {"register_fake"}}
+    fig = show_registration_calls(table, show=False)
+    shown = [t.get_text() for t in fig.axes[0].texts]
+    assert shown.count("–") == sum(n == 0 for counts in table.values() for n in counts.values())
+
+
+# ------------------------------------------------------------------ notebook 12: dtypes under autocast
+
+def test_show_dtype_flow_colours_each_value():
+    from autograder.figures.dtypes import COLOURS, show_dtype_flow
+
+    flows = {"one": {"in": "float32", "out": "bfloat16"}, "two": {"in": "float32", "out": "error"}}
+    fig = show_dtype_flow(flows, show=False)
+    (ax,) = fig.axes
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["in", "out"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["one", "two"]
+    assert [t.get_text() for t in ax.texts] == ["float32", "bfloat16", "float32", "error"]
+    faces = [matplotlib.colors.to_hex(p.get_facecolor()) for p in ax.patches]
+    assert faces == [COLOURS["float32"], COLOURS["bfloat16"], COLOURS["float32"], COLOURS["error"]]

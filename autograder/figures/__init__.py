@@ -5,6 +5,12 @@ sum over; `broadcast_explorer()` is the same picture with two menus of shapes; `
 words and numbers. Notebook 08: `show_saved_and_compute` draws memory and compute of four ways of writing
 the same network, `show_saved_against_depth` the memory of a stack as it grows deeper. Notebook 14: `show_error_curves`. matplotlib and ipywidgets are imported only when a figure
 is drawn.
+
+One module per kind of figure beside this one: `graphs` (the backward graph a call records: nodes, saved tensors,
+version counters; notebooks 01, 02, 04, 12), `measures` (gradcheck maps and held memory, notebook 15; jacfwd against
+jacrev, notebook 10b), `layouts` (where entries sit in memory, notebooks 06 and 16), `batching` (where vmap puts the
+batch, notebook 10), `registrations` (which part of a custom operator each consumer runs, notebook 11) and `dtypes`
+(the dtypes a Function sees under autocast, notebook 12).
 """
 
 from __future__ import annotations
