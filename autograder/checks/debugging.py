@@ -28,23 +28,41 @@ test cells import this module.
 
 from __future__ import annotations
 
+from autograder.checks import common as c
+from autograder.checks import debugging_shared
 from autograder.checks.debugging_shared import (  # noqa: F401
-    CAUSES, CAUSE_CASES, EXERCISES, KEY_PATH, LISTED, RIGHT, answer_key, cause,
+    CAUSES, CAUSE_CASES, EXERCISES, KEY_PATH, LISTED, RIGHT, answer_key,
 )
 from autograder.checks.debugging_scaleshift import (  # noqa: F401
     BROADCAST_CASES, BROADCAST_SHAPES, SAME_CASES, SAME_SHAPES, SCALE, SCALE_HINT, SCALE_INPUTS, scale_broadcast,
-    scale_same_shapes,
+    scale_same_shapes, scale_symptom_gone,
 )
 from autograder.checks.debugging_sinc import (  # noqa: F401
-    AWAY_CASES, SINC, SINC_HINT, ZERO_CASES, ZERO_HINT, sinc_away, sinc_zero,
+    AWAY_CASES, SINC, SINC_HINT, ZERO_CASES, ZERO_HINT, sinc_away, sinc_symptom_gone, sinc_zero,
 )
 from autograder.checks.debugging_linearmap import (  # noqa: F401
     INPLACE_CASES, LINEAR, LINEAR_HINT, LINEAR_INPUTS, LINEAR_VALUES_CASES, UNPROVOKED_RULES, linear_inplace,
-    linear_values,
+    linear_symptom_gone, linear_values,
 )
 from autograder.checks.debugging_gaussian import (  # noqa: F401
-    FREED_CASES, GAUSSIAN, GAUSSIAN_HINT, GAUSSIAN_VALUES_CASES, dropped_output, gaussian_freed, gaussian_values,
+    FREED_CASES, GAUSSIAN, GAUSSIAN_HINT, GAUSSIAN_VALUES_CASES, dropped_output, gaussian_freed, gaussian_symptom_gone,
+    gaussian_values, output_changed_in_place,
 )
 from autograder.checks.debugging_divideby import (  # noqa: F401
-    DIVIDE, DIVIDE_HINT, DIVIDE_INPUTS, NUMBER_CASES, TENSOR_CASES, divide_number, divide_tensor,
+    DIVIDE, DIVIDE_HINT, DIVIDE_INPUTS, NUMBER_CASES, TENSOR_CASES, divide_number, divide_symptom_gone, divide_tensor,
 )
+
+# exercise -> the check that its bug report's symptom is gone (the evidence a cause's point needs)
+SYMPTOM_GONE = {"ScaleShift": scale_symptom_gone, "Sinc": sinc_symptom_gone, "LinearMap": linear_symptom_gone,
+                "Gaussian": gaussian_symptom_gone, "DivideBy": divide_symptom_gone}
+
+
+def cause(exercise: str, chosen, cases=(LISTED,), fixed=None) -> None:
+    """Visible: `chosen` is one of the keys of CAUSES. With RIGHT among the cases (the hidden test): first the
+    evidence, `fixed` (the learner's Function) no longer shows its report's symptom, whatever the cause named (so
+    a wrong fix says nothing about the cause); then the cause is that exercise's."""
+    debugging_shared.cause(exercise, chosen)
+    if RIGHT in cases:
+        c.require_function(fixed, exercise)
+        SYMPTOM_GONE[exercise](fixed)
+    debugging_shared.cause(exercise, chosen, cases)

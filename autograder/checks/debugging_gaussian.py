@@ -13,11 +13,11 @@ import torch
 
 from autograder.checks import behaviour
 from autograder.checks import common as c
-from autograder.checks.debugging_shared import _fmt
+from autograder.checks.debugging_shared import _fmt, symptom_remains
 
 
 GAUSSIAN = "Gaussian"
-GAUSSIAN_HINT = "the derivative of exp(-x**2) is -2 x exp(-x**2): -2 * x * output, times grad_output."
+GAUSSIAN_HINT = "the derivative of exp(-x**2) is -2 x exp(-x**2), times grad_output."
 FREED_CASES = (((4,), 600), ((2, 3), 601), ((), 602), ((1000,), 603))
 GAUSSIAN_VALUES_CASES = (((5,), 610), ((3, 4), 611), ((), 612), ((2, 1, 3), 613))
 
@@ -149,7 +149,8 @@ def gaussian_freed(Gaussian, cases=FREED_CASES[:1]) -> None:
 
 
 def gaussian_values(Gaussian, cases=GAUSSIAN_VALUES_CASES[:1]) -> None:
-    """Value and gradient with a random grad_output."""
+    """Value and gradient with a random grad_output; the point counts once the report's symptom is gone (the broken
+    Function keeps this rule)."""
     c.require_function(Gaussian, GAUSSIAN)
     for shape, seed in cases:
         x = c.randn(*shape, seed=seed)
@@ -163,3 +164,12 @@ def gaussian_values(Gaussian, cases=GAUSSIAN_VALUES_CASES[:1]) -> None:
             c.fail("no-graph", f"{what}: x received no gradient. Return the gradient from backward.")
         c.require_close(grad, -2 * x.detach() * expected * g, f"the gradient of {what}", "wrong-derivative",
                         GAUSSIAN_HINT)
+    gaussian_symptom_gone(Gaussian)   # the broken Function already keeps this rule: its point stands for the fix
+
+
+def gaussian_symptom_gone(Gaussian) -> None:
+    """The report's case (a training step: forward, backward, the output dropped): the output is freed without the
+    garbage collector."""
+    facts = c.call(dropped_output, Gaussian, c.randn(1000, seed=960, requires_grad=False), what=f"{GAUSSIAN}.apply(x)")
+    if not facts.get("freed_after_backward"):
+        symptom_remains(GAUSSIAN, "after a training step, its output still waits for the garbage collector")

@@ -10,13 +10,14 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.debugging_shared import _fmt
+from autograder.checks.debugging_shared import _fmt, symptom_remains
 from autograder.checks.explain import Rule
 
 
 LINEAR = "LinearMap"
 LINEAR_INPUTS = ("x", "w")
-LINEAR_HINT = "the gradient of x @ w.T is grad_output @ w for x and grad_output.T @ x for w."
+LINEAR_HINT = ("the gradient of x @ w.T is grad_output times w for x, and the transpose of grad_output times x for "
+               "w (matrix products).")
 # (which input is changed in place, N, M, D, seed)
 INPLACE_CASES = tuple((changed, n, m, d, 400 + 10 * seed + k) for seed in (0, 1)
                       for k, (changed, n, m, d) in enumerate((("w", 5, 2, 3), ("x", 5, 2, 3), ("w", 1, 4, 4),
@@ -79,7 +80,8 @@ def _linear_unprovoked(LinearMap, n, m, d, seed) -> None:
 
 
 def linear_values(LinearMap, cases=LINEAR_VALUES_CASES[:1]) -> None:
-    """Value and both gradients with a random grad_output, nothing changed in place."""
+    """Value and both gradients with a random grad_output, nothing changed in place; the point counts once the
+    report's symptom is gone (the broken Function keeps this rule)."""
     c.require_function(LinearMap, LINEAR)
     for n, m, d, seed in cases:
         x, w, g = _linear_inputs(n, m, d, seed)
@@ -91,3 +93,18 @@ def linear_values(LinearMap, cases=LINEAR_VALUES_CASES[:1]) -> None:
             if grad is None:
                 c.fail("missing-gradient", f"{what}: {name} requires grad but got none. Return its gradient.")
             c.require_close(grad, ref, f"the gradient of {name} ({what})", "wrong-derivative", LINEAR_HINT)
+    linear_symptom_gone(LinearMap)   # the broken Function already keeps this rule: its point stands for the fix
+
+
+def linear_symptom_gone(LinearMap) -> None:
+    """The report's case (w stepped in place between forward and backward): backward does not silently return the
+    gradient of the changed w (it raises, or returns the gradient of the values forward saw)."""
+    leaf_x, leaf_w, g = _linear_inputs(5, 2, 3, 950)
+    x, w = leaf_x * 1.0, leaf_w * 1.0
+    out = c.call(LinearMap.apply, x, w, what=f"{LINEAR}.apply(x, w)", names=LINEAR_INPUTS)
+    with torch.no_grad():
+        w.sub_(0.5)
+    grads = []
+    if c.inplace_error(lambda: grads.extend(torch.autograd.grad(out, [leaf_x], g)), f"{LINEAR}.backward",
+                       LINEAR_INPUTS) is None and not bool(torch.allclose(grads[0], g @ (w.detach() + 0.5))):
+        symptom_remains(LINEAR, "after w is changed in place, backward still silently uses the changed w")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.debugging_shared import _fmt
+from autograder.checks.debugging_shared import _fmt, symptom_remains
 
 
 SCALE = "ScaleShift"
@@ -93,5 +93,14 @@ def scale_broadcast(ScaleShift, cases=BROADCAST_CASES[:1]) -> None:
 
 def scale_same_shapes(ScaleShift, cases=SAME_CASES[:1]) -> None:
     """The same when x, w and b all have the output's shape (the case the broken Function already gets right: a
-    fix must keep it)."""
+    fix must keep it, and the point counts once the report's symptom is gone)."""
     _scale_cases(ScaleShift, cases, broadcast=False)
+    scale_symptom_gone(ScaleShift)   # the broken Function already keeps this rule: its point stands for the fix
+
+
+def scale_symptom_gone(ScaleShift) -> None:
+    """The report's case (x of shape (4, 3), w and b of shape (3,)): w's gradient is right."""
+    _, _, got, expected = _scale_grads(ScaleShift, BROADCAST_SHAPES[0], 900)
+    if not (isinstance(got[1], torch.Tensor) and got[1].shape == expected[1].shape
+            and bool(torch.allclose(got[1], expected[1], rtol=1e-7, atol=1e-9))):
+        symptom_remains(SCALE, "w of shape (3,) against x of shape (4, 3) still gets a wrong gradient")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.debugging_shared import _fmt
+from autograder.checks.debugging_shared import _fmt, symptom_remains
 
 
 SINC = "Sinc"
@@ -110,3 +110,12 @@ def sinc_away(Sinc, cases=AWAY_CASES[:1]) -> None:
         if wide:
             c.gradcheck(Sinc.apply, (torch.tensor(wide, dtype=torch.float64, requires_grad=True),),
                         f"{SINC}.apply(x) for x = {wide}", hint=SINC_HINT)
+
+
+def sinc_symptom_gone(Sinc) -> None:
+    """The report's case (a padded zero): the gradient where x is exactly 0 is finite."""
+    x = torch.tensor([0.5, 0.0, 2.0], dtype=torch.float64, requires_grad=True)
+    y = c.call(Sinc.apply, x, what=f"{SINC}.apply(x)")
+    (grad,) = c.backward_grads(y, [x], torch.ones_like(y), what=f"{SINC}.backward")
+    if not isinstance(grad, torch.Tensor) or not bool(torch.isfinite(grad).all()):
+        symptom_remains(SINC, "the gradient where x is exactly 0 is still not a number")
