@@ -50,7 +50,7 @@ def _scale_cases(Fn, cases, broadcast: bool) -> None:
             c.require_shape(grad, t.shape, what, "wrong-grad-shape")
             right = bool(torch.allclose(grad, ref, rtol=1e-7, atol=1e-9))
             if not right:
-                _explain_wrong(Fn, shapes, seed, name, t, grad, ref, g, what, broadcast)
+                _name_the_broken_rule(Fn, shapes, seed, name, t, grad, ref, g, what, broadcast)
             c.require_close(grad, ref, what, "wrong-derivative", SCALE_HINT, rtol=1e-7, atol=1e-9)
 
 
@@ -65,7 +65,7 @@ def _ignores_grad_output(Fn, shapes, seed, index) -> bool:
     return all(isinstance(t, torch.Tensor) for t in grads) and bool(torch.allclose(grads[0], grads[1]))
 
 
-def _explain_wrong(Fn, shapes, seed, name, t, grad, ref, g, what, broadcast) -> None:
+def _name_the_broken_rule(Fn, shapes, seed, name, t, grad, ref, g, what, broadcast) -> None:
     """Name the rule a wrong gradient breaks: grad_output ignored, or the un-broadcast (only when the same Function is
     right with every input of the output's shape), or the derivative itself."""
     index = SCALE_INPUTS.index(name)
