@@ -6,15 +6,21 @@ Each exercise is graded twice over, on separate points: the cause the learner na
 
 - `ScaleShift.apply(x, w, b)` = x * w + b for broadcastable x, w, b (the broken one sums w's gradient before the
   product it belongs to is formed, which is only wrong when w broadcasts);
-- `Sinc.apply(x)` = sin(x) / x, 1 at x = 0, with gradient (x cos x - sin x) / x**2 and exactly 0 at x = 0 (the broken
-  one returns 0 / 0 = NaN there);
-- `LinearMap.apply(x, w)` = x @ w.T, whose backward either raises autograd's in-place error or returns the gradient
-  of the values forward saw, when x or w is changed in place between forward and backward (the broken one saves
-  `.data`, which the version counter does not follow, and is silently wrong);
-- `Gaussian.apply(x)` = exp(-x**2), whose output is freed as soon as its caller drops it (the broken one keeps the
-  output as a ctx attribute: a reference cycle only the garbage collector breaks).
+- `Sinc.apply(x)` = sin(x) / x, 1 at x = 0, with gradient (x cos x - sin x) / x**2 and exactly 0 at x = 0, accurate
+  to 1e-6 relative down to |x| = 1e-8 where the formula cancels (the broken one returns 0 / 0 = NaN at 0, and
+  rounding noise next to it);
+- `LinearMap.apply(x, w)` = x @ w.T, whose backward raises autograd's in-place error when x or w is changed in place
+  between forward and backward, without copies (the broken one saves `.data`, which the version counter does not
+  follow, and is silently wrong; saved clones answer with the old values and lose the rule);
+- `Gaussian.apply(x)` = exp(-x**2), whose output is freed as soon as its caller drops it, guarded by the version
+  counter against an in-place change after forward, and never copied (the broken one keeps the output as a ctx
+  attribute: a reference cycle only the garbage collector breaks).
 - `DivideBy.apply(x, t)` = x / t, for t a Python number or a 0-d tensor that may be learned (the broken one returns
   a gradient for t even when t is a number, where it must return None).
+
+No point without the work it stands for: the hidden cause test and the tests of rules the broken Function already
+keeps (same shapes, values, a tensor t) first check that the learner's Function no longer shows its bug report's
+symptom (`SYMPTOM_GONE`), so the broken Functions handed back with guessed causes score nothing.
 
 Each check takes `cases=`: its default is the visible test's small case, the hidden tests pass the module's tables.
 The right causes are not here: they live in solutions/debugging_key.json (`answer_key`), which only the judge

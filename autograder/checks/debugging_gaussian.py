@@ -1,7 +1,9 @@
 """Checks for notebook 15's `Gaussian` (see `debugging`): `Gaussian.apply(x)` = exp(-x**2), whose output is freed
 as soon as its caller drops it. The broken one keeps the output as a ctx attribute: a reference cycle only the
-garbage collector breaks. Whether the output is freed is a fact only the learner's process can see
-(`dropped_output`, a probe); the values are computed in the judge.
+garbage collector breaks; keeping `out.detach()` or `out.data` instead breaks the cycle but lets backward read an
+output changed in place, and a clone is a copy per call. Whether the output is freed, what the node keeps, and
+what backward does after the output changed in place are facts only the learner's process can see
+(`dropped_output`, `output_changed_in_place`: probes); the values are computed in the judge.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import weakref
 
 import torch
 
-from autograder.checks import behaviour
+from autograder.checks import behaviour, raw_errors
 from autograder.checks import common as c
 from autograder.checks.debugging_shared import _fmt, symptom_remains
 
@@ -23,7 +25,6 @@ GAUSSIAN_VALUES_CASES = (((5,), 610), ((3, 4), 611), ((), 612), ((2, 1, 3), 613)
 
 _GC_ENABLED, _GC_DISABLE, _GC_ENABLE, _GC_COLLECT = gc.isenabled, gc.disable, gc.enable, gc.collect
 _WEAKREF = weakref.ref
-_INPLACE_WORDS = "modified by an inplace operation"   # autograd's own in-place error (raw_errors: inplace-error)
 
 
 def _tensors_in(value, depth=3):
@@ -95,7 +96,7 @@ def output_changed_in_place(Fn, x, g) -> dict:
     try:
         (grad,) = torch.autograd.grad(out, [leaf], g)
     except RuntimeError as error:
-        if _INPLACE_WORDS not in str(error):
+        if not raw_errors.says(error, "inplace-error"):
             raise
         return {**facts, "inplace_error": True}
     return {**facts, "inplace_error": False, "grad": grad.detach()}
