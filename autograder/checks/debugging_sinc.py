@@ -19,7 +19,7 @@ ZERO_HINT = ("Where x is exactly 0 the derivative is its limit, 0: backward must
 NEAR_HINT = ("Close to 0 the formula's two terms, x cos x and sin x, agree in almost every digit, so their difference "
              "is rounding noise (catastrophic cancellation): for small |x| evaluate the derivative another way that "
              "stays accurate, such as its Taylor series -x/3 + x**3/30, rather than adding anything to x.")
-NEAR_RTOL = 1e-6   # float64: the series or the formula where it is accurate both meet it; an eps of 1e-20 in x**2 does not
+NEAR_RTOL = 1e-6   # float64: a series, or the formula where it is accurate, meets it; an eps of 1e-20 does not
 # (shape, dtype, seed, how many zeros): some entries set to exactly 0
 ZERO_CASES = tuple((shape, torch.float32 if (k + seed) % 2 else torch.float64, 200 + 10 * seed + k, zeros)
                    for seed in (0, 1) for k, (shape, zeros) in enumerate((((6,), 1), ((3, 4), 3), ((), 1), ((2, 5), 10),
