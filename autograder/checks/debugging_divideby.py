@@ -8,13 +8,13 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.debugging_shared import _fmt
+from autograder.checks.debugging_shared import _fmt, symptom_remains
 
 
 DIVIDE = "DivideBy"
 DIVIDE_INPUTS = ("x", "t")
-DIVIDE_HINT = ("the gradient of x / t is grad_output / t for x and -(grad_output * x).sum() / t**2 for a tensor t "
-               "(a 0-d tensor: the sum is over every entry of x).")
+DIVIDE_HINT = ("the gradient of x / t is grad_output divided by t for x, and for a 0-d tensor t minus the sum over "
+               "every entry of grad_output times x, divided by t squared.")
 # (x's shape, t: a Python float or int, seed)
 NUMBER_CASES = (((4,), 2.0, 700), ((2, 3), 0.5, 701), ((3,), 3, 702), ((), -1.5, 703), ((2, 2), 4, 704),
                 ((5,), 1, 705))
@@ -42,7 +42,7 @@ def divide_number(DivideBy, cases=NUMBER_CASES[:1]) -> None:
 
 def divide_tensor(DivideBy, cases=TENSOR_CASES[:1]) -> None:
     """t a 0-d tensor (a learned temperature): the gradient of every input that requires grad (in the table: t alone,
-    x alone, both)."""
+    x alone, both); the point counts once the report's symptom is gone (the broken Function keeps this rule)."""
     c.require_function(DivideBy, DIVIDE)
     for shape, value, x_grad, t_grad, seed in cases:
         x = c.randn(*shape, seed=seed, requires_grad=x_grad)
@@ -63,3 +63,14 @@ def divide_tensor(DivideBy, cases=TENSOR_CASES[:1]) -> None:
                        f"backward returned None for it. Return None only where the input cannot have a gradient.")
             c.require_close(grad, expected[name], f"the gradient of {name} ({what})", "wrong-derivative",
                             DIVIDE_HINT)
+    divide_symptom_gone(DivideBy)   # the broken Function already keeps this rule: its point stands for the fix
+
+
+def divide_symptom_gone(DivideBy) -> None:
+    """The report's case (t = 2.0, gradients with respect to the input): backward runs."""
+    x = c.randn(4, seed=970)
+    out = c.call(DivideBy.apply, x, 2.0, what=f"{DIVIDE}.apply(x, 2.0)", names=DIVIDE_INPUTS)
+    try:
+        torch.autograd.grad(out, [x], torch.ones_like(out))
+    except RuntimeError:
+        symptom_remains(DIVIDE, "with t = 2.0, a Python number, the gradient with respect to x still raises")

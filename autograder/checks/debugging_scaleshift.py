@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.debugging_shared import _fmt
+from autograder.checks.debugging_shared import _fmt, symptom_remains
 
 
 SCALE = "ScaleShift"
@@ -49,12 +49,40 @@ def _scale_cases(Fn, cases, broadcast: bool) -> None:
                 c.fail("missing-gradient", f"{what}: {name} requires grad but got none. Return its gradient.")
             c.require_shape(grad, t.shape, what, "wrong-grad-shape")
             right = bool(torch.allclose(grad, ref, rtol=1e-7, atol=1e-9))
-            if not right and broadcast and tuple(t.shape) != tuple(g.shape):
-                c.fail("broadcast-gradient",
-                       f"{what} is wrong (largest error {(grad - ref).abs().max().item():.3g}): {name} is broadcast "
-                       f"against an output of shape {_fmt(g.shape)}, and its gradient is only right when no input "
-                       "broadcasts. Compare, for this input, what backward sums and what it multiplies. " + SCALE_HINT)
+            if not right:
+                _name_the_broken_rule(Fn, shapes, seed, name, t, grad, ref, g, what, broadcast)
             c.require_close(grad, ref, what, "wrong-derivative", SCALE_HINT, rtol=1e-7, atol=1e-9)
+
+
+def _ignores_grad_output(Fn, shapes, seed, index) -> bool:
+    """Whether the gradient of input `index` comes out the same for two different grad_outputs (it ignores them)."""
+    grads = []
+    for k in (11, 12):
+        x, w, b = (c.randn(*s, seed=seed + 100 * j) for j, s in enumerate(shapes))
+        out = c.call(Fn.apply, x, w, b, what=f"{SCALE}.apply(x, w, b)", names=SCALE_INPUTS)
+        g = c.randn(*out.shape, seed=seed + k, requires_grad=False) * k
+        grads.append(c.backward_grads(out, [x, w, b], g, what=f"{SCALE}.backward", names=SCALE_INPUTS)[index])
+    return all(isinstance(t, torch.Tensor) for t in grads) and bool(torch.allclose(grads[0], grads[1]))
+
+
+def _name_the_broken_rule(Fn, shapes, seed, name, t, grad, ref, g, what, broadcast) -> None:
+    """Name the rule a wrong gradient breaks: grad_output ignored, or the un-broadcast (only when the same Function is
+    right with every input of the output's shape), or the derivative itself."""
+    index = SCALE_INPUTS.index(name)
+    worst = (grad - ref).abs().max().item()
+    if _ignores_grad_output(Fn, shapes, seed, index):
+        c.fail("ignores-grad-output",
+               f"{what} is wrong (largest error {worst:.3g}), and it is the same whatever grad_output is: backward "
+               "must scale each input's gradient by grad_output (the chain rule), entry by entry.")
+    if broadcast and tuple(t.shape) != tuple(g.shape):
+        full = tuple(g.shape)
+        _, _, got, expected = _scale_grads(Fn, (full, full, full), seed + 1000)
+        if all(isinstance(a, torch.Tensor) and bool(torch.allclose(a, e, rtol=1e-7, atol=1e-9))
+               for a, e in zip(got, expected)):
+            c.fail("broadcast-gradient",
+                   f"{what} is wrong (largest error {worst:.3g}): {name} is broadcast against an output of shape "
+                   f"{_fmt(g.shape)}, and the same backward is right when every input has the output's shape. "
+                   "Compare, for this input, what backward sums and what it multiplies. " + SCALE_HINT)
 
 
 def scale_broadcast(ScaleShift, cases=BROADCAST_CASES[:1]) -> None:
@@ -65,5 +93,14 @@ def scale_broadcast(ScaleShift, cases=BROADCAST_CASES[:1]) -> None:
 
 def scale_same_shapes(ScaleShift, cases=SAME_CASES[:1]) -> None:
     """The same when x, w and b all have the output's shape (the case the broken Function already gets right: a
-    fix must keep it)."""
+    fix must keep it, and the point counts once the report's symptom is gone)."""
     _scale_cases(ScaleShift, cases, broadcast=False)
+    scale_symptom_gone(ScaleShift)   # the broken Function already keeps this rule: its point stands for the fix
+
+
+def scale_symptom_gone(ScaleShift) -> None:
+    """The report's case (x of shape (4, 3), w and b of shape (3,)): w's gradient is right."""
+    _, _, got, expected = _scale_grads(ScaleShift, BROADCAST_SHAPES[0], 900)
+    if not (isinstance(got[1], torch.Tensor) and got[1].shape == expected[1].shape
+            and bool(torch.allclose(got[1], expected[1], rtol=1e-7, atol=1e-9))):
+        symptom_remains(SCALE, "w of shape (3,) against x of shape (4, 3) still gets a wrong gradient")

@@ -54,7 +54,8 @@ def cause(exercise: str, chosen, cases=(LISTED,)) -> None:
     RIGHT among the cases (the hidden test): it is the cause of that exercise's broken Function."""
     name = f"CAUSE_{exercise}"
     if chosen is None or chosen is Ellipsis:
-        c.fail("no-cause", f"`{name}` is not named yet: set it to one of the keys of CAUSES, as a string.")
+        c.fail("no-cause", f"`{name}` is not implemented yet (not named): set it to one of the keys of CAUSES, as a "
+                           "string.")
     if _normalise(chosen) not in CAUSES:
         c.fail("unknown-cause", f"`{name}` is {chosen!r}, which is not a key of CAUSES. Use one of: "
                                 f"{', '.join(map(repr, CAUSES))} (a string, exactly as written).")
@@ -69,3 +70,11 @@ def cause(exercise: str, chosen, cases=(LISTED,)) -> None:
 
 def _fmt(shape) -> str:
     return str(tuple(shape)).replace(",)", ")")
+
+
+def symptom_remains(exercise: str, symptom: str) -> None:
+    """Fail the test: the learner's Function still shows its bug report's symptom. The cause's point and the points of
+    the rules the broken Function already keeps stand for the fix, and count only with it."""
+    c.fail("symptom-remains",
+           f"{exercise} still shows the bug report's symptom: {symptom}. This point counts once the Function is "
+           "fixed (a cause, or a rule the broken Function already kept, is worth nothing without the fix).")

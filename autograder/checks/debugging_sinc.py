@@ -7,30 +7,36 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.debugging_shared import _fmt
+from autograder.checks.debugging_shared import _fmt, symptom_remains
 
 
 SINC = "Sinc"
-SINC_HINT = ("d/dx sin(x)/x = (x cos x - sin x) / x**2 away from 0, and its limit at x = 0 is 0; sinc itself is 1 at "
-             "0. Nothing is added to x.")
-ZERO_HINT = ("Where x is exactly 0, return 0 for the gradient: select it with torch.where(x == 0, 0.0, ...) on the "
-             "result (inside backward the 0 / 0 it computes there is never selected, and nothing differentiates "
-             "it), and keep the formula everywhere else.")
+SINC_HINT = ("d/dx sin(x)/x = (x cos x - sin x) / x**2 for x != 0, and its limit at x = 0 is 0; sinc itself is 1 at "
+             "0. Nothing is added to x and nothing is clamped: every x != 0, however small, gets its own derivative.")
+ZERO_HINT = ("Where x is exactly 0 the derivative is its limit, 0: backward must select that value there (what it "
+             "computes and does not return is never differentiated), not multiply a NaN by a mask, and keep the "
+             "derivative everywhere else.")
+NEAR_HINT = ("Close to 0 the formula's two terms, x cos x and sin x, agree in almost every digit, so their difference "
+             "is rounding noise (catastrophic cancellation): for small |x| evaluate the derivative another way that "
+             "stays accurate, such as its Taylor series -x/3 + x**3/30, rather than adding anything to x.")
+NEAR_RTOL = 1e-6   # float64: a series, or the formula where it is accurate, meets it; an eps of 1e-20 does not
 # (shape, dtype, seed, how many zeros): some entries set to exactly 0
 ZERO_CASES = tuple((shape, torch.float32 if (k + seed) % 2 else torch.float64, 200 + 10 * seed + k, zeros)
                    for seed in (0, 1) for k, (shape, zeros) in enumerate((((6,), 1), ((3, 4), 3), ((), 1), ((2, 5), 10),
                                                                           ((7,), 2))))
-# (values of x): float64 gradcheck away from 0, small |x| included
-AWAY_CASES = ((0.5, -1.5, 3.0, 7.0), (1e-3, -2e-3, 0.1, -0.3), (1e-2, 2.0, -4.0, 10.0), (-6.0, 2.5, 0.05, -0.02))
+# (values of x): float64, every |x| from 10 down to 1e-8 (where x cos x - sin x cancels), none exactly 0
+AWAY_CASES = ((0.5, -1.5, 1e-3, -1e-5, 3e-8), (1e-3, -2e-3, 0.1, -0.3, 7e-4), (1e-2, 2.0, -4.0, 10.0, -3e-4),
+              (-6.0, 2.5, 0.05, -0.02, 1e-4), (2e-5, -5e-6, 1e-6, -3e-7, 1e-7), (4e-8, -1e-8, 2.5e-8, -6e-8, 1.5e-7))
 
 
 def _sinc_reference(x):
     """sinc and its derivative in float64, series near 0 (no cancellation), returned in x's dtype."""
     x64 = x.detach().to(torch.float64)
-    small = x64.abs() < 1e-2
+    small = x64.abs() < 1e-2   # four terms of each series: relative error below 1e-16 there
     safe = torch.where(small, 1.0, x64)
-    value = torch.where(small, 1 - x64 ** 2 / 6 + x64 ** 4 / 120, torch.sin(safe) / safe)
-    slope = torch.where(small, -x64 / 3 + x64 ** 3 / 30, (safe * torch.cos(safe) - torch.sin(safe)) / safe ** 2)
+    value = torch.where(small, 1 - x64 ** 2 / 6 + x64 ** 4 / 120 - x64 ** 6 / 5040, torch.sin(safe) / safe)
+    slope = torch.where(small, -x64 / 3 + x64 ** 3 / 30 - x64 ** 5 / 840 + x64 ** 7 / 45360,
+                        (safe * torch.cos(safe) - torch.sin(safe)) / safe ** 2)
     return value.to(x.dtype), slope.to(x.dtype)
 
 
@@ -76,14 +82,40 @@ def sinc_zero(Sinc, cases=(((5,), torch.float64, 200, 2),)) -> None:
 
 
 def sinc_away(Sinc, cases=AWAY_CASES[:1]) -> None:
-    """float64 gradcheck away from 0, |x| down to 1e-3 (the broken Function already passes it: a fix that adds an
-    eps to x or clamps it fails it)."""
+    """Every x != 0, down to |x| = 1e-8, in float64: the value, and the derivative with a random grad_output to a
+    relative 1e-6 of the true one (the judge's series near 0), where the formula cancels and where an eps added to x
+    or a clamp shows (the broken Function fails it too: its derivative is rounding noise below |x| = 1e-6); then
+    float64 gradcheck where finite differences can see the derivative (|x| >= 1e-3)."""
     c.require_function(Sinc, SINC)
     for values in cases:
         x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
         what = f"{SINC}.apply(x) for x = {list(values)}"
         y = c.call(Sinc.apply, x, what=what)
-        value, _ = _sinc_reference(x)
+        value, slope = _sinc_reference(x)
         c.require_close(y, value, what, "wrong-forward", "sinc is sin(x) / x: nothing is added to x, nothing clamped.",
                         rtol=1e-9, atol=1e-12)
-        c.gradcheck(Sinc.apply, (x,), what, hint=SINC_HINT)
+        g = c.randn(len(values), seed=700 + len(values), requires_grad=False) + 2.0
+        (grad,) = c.backward_grads(y, [x], g, what=f"{SINC}.backward")
+        if grad is None:
+            c.fail("no-graph", f"{what}: x received no gradient. Return the gradient from backward.")
+        c.require_shape(grad, x.shape, f"the gradient of {what}", "wrong-grad-shape")
+        expected = g * slope
+        error = ((grad - expected).abs() / expected.abs()).nan_to_num(nan=float("inf"))
+        if not bool((error <= NEAR_RTOL).all()):
+            worst = int(error.argmax())
+            c.fail("inexact-near-zero",
+                   f"the gradient of {what} is off by a relative {error[worst].item():.2g} at x = {values[worst]:g} "
+                   f"(it may be off by {NEAR_RTOL:g} at most, in float64). {SINC_HINT} {NEAR_HINT}")
+        wide = [v for v in values if abs(v) >= 1e-3]
+        if wide:
+            c.gradcheck(Sinc.apply, (torch.tensor(wide, dtype=torch.float64, requires_grad=True),),
+                        f"{SINC}.apply(x) for x = {wide}", hint=SINC_HINT)
+
+
+def sinc_symptom_gone(Sinc) -> None:
+    """The report's case (a padded zero): the gradient where x is exactly 0 is finite."""
+    x = torch.tensor([0.5, 0.0, 2.0], dtype=torch.float64, requires_grad=True)
+    y = c.call(Sinc.apply, x, what=f"{SINC}.apply(x)")
+    (grad,) = c.backward_grads(y, [x], torch.ones_like(y), what=f"{SINC}.backward")
+    if not isinstance(grad, torch.Tensor) or not bool(torch.isfinite(grad).all()):
+        symptom_remains(SINC, "the gradient where x is exactly 0 is still not a number")

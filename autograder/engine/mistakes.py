@@ -256,11 +256,16 @@ CHECKS: dict[str, str] = {
     "checkpoint-first": "a memory-saving Function was chosen where checkpointing is the first tool",
     "wrong-decision": "a scenario got another wrong label",
     # --- debugging a broken Function (naming the cause, and the fix)
-    "no-cause": "the cause of a broken Function is not named yet (None)",
+    "no-cause": "the cause of a broken Function is not named yet (None or ...)",
     "unknown-cause": "the named cause is not one of the keys of the table of causes",
     "wrong-cause": "the named cause is not what breaks the broken Function",
     "broadcast-gradient": "a broadcast input's gradient is wrong (right only when no input broadcasts)",
     "reference-cycle": "the output is not freed when its caller drops it (a cycle through ctx keeps it alive)",
+    "symptom-remains": "the Function still shows its bug report's symptom: points that stand for the fix are not won",
+    "inexact-near-zero": "the derivative is inaccurate for tiny nonzero inputs (an eps or clamp, or cancellation)",
+    "unguarded-output": "backward silently reads an output changed in place after forward (kept as .detach()/.data)",
+    "keeps-a-copy": "the node keeps a copy (a clone) of the output or another tensor: one more per call",
+    "keeps-copies": "forward saved copies of its inputs, not the inputs (no in-place error, twice the memory)",
 }
 
 MISTAKES: dict[str, str] = {**CHECKS, **ENGINE}

@@ -1,8 +1,9 @@
 # mistake: the broken Function handed in as it was, with the right cause named: a gradient for a Python-number t
 # feedback: backward returned a gradient for input 2 (t)
 # code: missing-none
-# score: 2/4
-# fails: number
+# score: 0/4
+# fails: cause number tensor
+# family: symptom-remains
 CAUSE_DivideBy = "missing-none"
 
 

@@ -1,5 +1,5 @@
 # mistake: the cycle is gone, but backward drops the factor x: -2 * output instead of -2 * x * output
-# feedback: -2 * x * output
+# feedback: -2 x exp(-x**2), times grad_output
 # code: wrong-derivative
 # score: 3/4
 # fails: values

@@ -1,8 +1,9 @@
 # mistake: the broken Function handed in as it was, with the right cause named: the output kept as ctx.out
 # feedback: the output stayed alive
 # code: reference-cycle
-# score: 2/4
-# fails: freed
+# score: 0/4
+# fails: cause freed values
+# family: symptom-remains
 CAUSE_Gaussian = "reference-cycle"
 
 

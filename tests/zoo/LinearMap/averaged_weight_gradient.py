@@ -1,5 +1,5 @@
 # mistake: the save is fixed, but w's gradient is divided by the batch size, as if the loss were a mean
-# feedback: grad_output.T @ x for w
+# feedback: the transpose of grad_output times x
 # code: wrong-derivative
 # score: 3/4
 # fails: values

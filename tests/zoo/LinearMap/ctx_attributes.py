@@ -1,8 +1,9 @@
 # mistake: x and w kept as ctx attributes instead of .data saved: still nothing the version counter checks
 # feedback: the version counter never saw the tensors backward read
 # code: not-saved-for-backward
-# score: 2/4
-# fails: inplace
+# score: 0/4
+# fails: cause inplace values
+# family: symptom-remains
 CAUSE_LinearMap = "saved-without-version"
 
 

@@ -1,8 +1,9 @@
 # mistake: the broken Function handed in as it was, with the right cause named: .data saved, the change unnoticed
 # feedback: computed from the changed values, without an error
 # code: not-saved-for-backward
-# score: 2/4
-# fails: inplace
+# score: 0/4
+# fails: cause inplace values
+# family: symptom-remains
 CAUSE_LinearMap = "saved-without-version"
 
 

@@ -1,8 +1,9 @@
 # mistake: the broken Function handed in as it was, with the right cause named: w's gradient still summed before the product
-# feedback: only right when no input broadcasts
+# feedback: the same backward is right when every input has the output's shape
 # code: broadcast-gradient
-# score: 2/4
-# fails: broadcast
+# score: 0/4
+# fails: cause broadcast same_shapes
+# family: symptom-remains
 CAUSE_ScaleShift = "sum-before-multiply"
 
 

@@ -1,6 +1,6 @@
-# mistake: backward divides by x ** 2 + 1e-6: no NaN at 0, and close for most inputs, but the gradient of every small input is shrunk
-# feedback: does not match the finite-difference gradient
-# code: wrong-derivative
+# mistake: backward divides by x ** 2 + 1e-8: no NaN at 0, and close for most inputs, but the gradient is 1 % off at |x| = 1e-3 and 99 % off at 1e-5
+# feedback: Nothing is added to x and nothing is clamped
+# code: inexact-near-zero
 # score: 3/4
 # fails: away
 CAUSE_Sinc = "zero-over-zero"
@@ -15,4 +15,4 @@ class Sinc(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_output):
         (x,) = ctx.saved_tensors
-        return grad_output * (x * torch.cos(x) - torch.sin(x)) / (x ** 2 + 1e-6)
+        return grad_output * (x * torch.cos(x) - torch.sin(x)) / (x ** 2 + 1e-8)

@@ -1,8 +1,9 @@
 # mistake: the broken Function handed in as it was, with the right cause named: NaN where x is 0
 # feedback: where x is exactly 0
 # code: nan-at-zero
-# score: 2/4
-# fails: zero
+# score: 0/4
+# fails: cause zero away
+# family: symptom-remains|inexact-near-zero
 CAUSE_Sinc = "zero-over-zero"
 
 
