@@ -1,6 +1,7 @@
 # mistake: applies exp to grad_output instead of multiplying grad_output by the saved output
 # feedback: grad_output * y
 # code: wrong-derivative
+# rule: derivative
 # fails: values inplace_output inplace_input
 # score: 2/5
 class Exp(torch.autograd.Function):

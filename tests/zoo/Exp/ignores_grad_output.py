@@ -1,6 +1,7 @@
 # mistake: backward returns the local derivative y without multiplying by grad_output
 # feedback: grad_output
 # code: ignores-grad-output|wrong-derivative
+# rule: derivative
 # fails: values inplace_output
 # score: 3/5
 class Exp(torch.autograd.Function):

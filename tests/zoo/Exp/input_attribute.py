@@ -1,6 +1,7 @@
 # mistake: keeps the input as a plain attribute ctx.x = x and recomputes exp in backward
 # feedback: save_for_backward
 # code: not-saved-for-backward|output-change-unnoticed
+# rule: saves_output
 # fails: saves_output inplace_output inplace_input
 # family: uses-input
 # score: 1/5

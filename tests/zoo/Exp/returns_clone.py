@@ -1,6 +1,7 @@
 # mistake: saves y but returns a different tensor (a clone), so the saved tensor is not the output
 # feedback: not the output
 # code: saves-copy
+# rule: saves_output
 # fails: saves_output inplace_output
 # family: output-change-unnoticed
 # score: 2/5

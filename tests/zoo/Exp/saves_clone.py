@@ -1,6 +1,7 @@
 # mistake: saves a clone of the output, so an in-place change of the output goes unnoticed
 # feedback: copy
 # code: saves-copy|output-change-unnoticed
+# rule: saves_output
 # fails: saves_output inplace_output
 # score: 2/5
 class Exp(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: saves the input x and recomputes exp(x) in backward (right numbers, but the output is not guarded and the input is kept)
 # feedback: save the output
 # code: saves-input|output-change-unnoticed
+# rule: saves_output
 # fails: saves_output inplace_output inplace_input
 # family: needs-input
 # score: 1/5

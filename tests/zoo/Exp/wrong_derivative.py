@@ -1,6 +1,7 @@
 # mistake: backward returns grad_output * x (the log of the output) instead of grad_output * y
 # feedback: grad_output * y
 # code: wrong-derivative
+# rule: derivative
 # fails: values inplace_output inplace_input
 # score: 2/5
 class Exp(torch.autograd.Function):

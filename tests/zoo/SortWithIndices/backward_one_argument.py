@@ -1,6 +1,7 @@
 # mistake: backward takes only the values' gradient, but it receives one gradient per output (values and indices)
 # feedback: one gradient per forward output
 # code: wrong-signature
+# rule: forward
 # fails: values gradcheck indices
 # score: 0/3
 class SortWithIndices(torch.autograd.Function):

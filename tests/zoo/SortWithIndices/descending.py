@@ -1,6 +1,7 @@
 # mistake: sorts in descending order
 # feedback: ascending
 # code: descending
+# rule: forward
 # fails: values indices
 # score: 1/3
 class SortWithIndices(torch.autograd.Function):

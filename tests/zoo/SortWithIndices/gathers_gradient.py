@@ -1,6 +1,7 @@
 # mistake: backward gathers grad_values with the indices instead of scattering them (the inverse permutation)
 # feedback: scatter
 # code: wrong-derivative
+# rule: forward
 # fails: values gradcheck indices
 # score: 0/3
 class SortWithIndices(torch.autograd.Function):

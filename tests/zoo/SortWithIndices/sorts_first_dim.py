@@ -1,6 +1,7 @@
 # mistake: sorts along the first dim (NumPy axis=0) instead of the last
 # feedback: last dim
 # code: wrong-forward
+# rule: forward
 # fails: values indices
 # score: 1/3
 class SortWithIndices(torch.autograd.Function):

@@ -1,0 +1,72 @@
+"""The zoo ledger: what each zoo entry declares (samples.ZooEntry) against what grading it gives, in one place for
+both tiers. tests/core/test_zoo_ledger.py grades every entry once in process (the fast tier's runner) and checks every
+field; tests/more/test_zoo.py grades every entry through the real sandbox and checks the same verdicts, so the two
+roads agree with the header and with each other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from autograder.engine import grading, notebooks
+from autograder.maintain import samples
+
+SOURCES = {s.assignment: s for s in notebooks.sources()}
+EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for g in s.grade_ids("answer")}
+ENTRIES = samples.zoo()
+RULES = samples.rules()
+
+
+@dataclass(frozen=True)
+class Graded:
+    """One entry's grading: every test run, as {grade id: (points, max points, status, mistake code, feedback)}."""
+    results: dict
+
+    def own(self, exercise: str) -> dict:
+        """{test suffix: result} of the exercise's own tests."""
+        prefix = f"test_{exercise}_"
+        return {g.removeprefix(prefix): r for g, r in self.results.items() if g.startswith(prefix)}
+
+    def lost(self, exercise: str) -> dict:
+        return {t: r for t, r in self.own(exercise).items() if r[2] != "passed"}
+
+    def others_lost(self, exercise: str) -> dict:
+        return {g: r for g, r in self.results.items() if not g.startswith(f"test_{exercise}_") and r[2] != "passed"}
+
+    def score(self, exercise: str) -> tuple[float, float]:
+        own = self.own(exercise).values()
+        return sum(r[0] for r in own), sum(r[1] for r in own)
+
+
+def whole_notebook(exercise: str) -> bool:
+    """Entries of an exercise with declared rules are graded on their whole notebook (a wrong helper must not cost
+    another exercise's points); the others on their own exercise's tests."""
+    return exercise in RULES
+
+
+def tests_for(entry) -> tuple[list, list]:
+    source = EXERCISE_TO_SOURCE[entry.exercise]
+    _, nb = samples.student_notebook(source.assignment, {entry.exercise: entry.source})
+    before, tests = grading.plan(source, nb)
+    if not whole_notebook(entry.exercise):
+        tests = [t for t in tests if t[0].startswith(f"test_{entry.exercise}_")]
+    return before, tests
+
+
+def grade(entry, runner, limits=None) -> Graded:
+    from autograder.engine.sandbox import Limits
+
+    before, tests = tests_for(entry)
+    results = grading.run_tests(runner, before, tests, 7, limits or Limits())
+    return Graded({r.grade_id: (r.points, r.max_points, r.status, r.mistake, r.feedback) for r in results})
+
+
+def verdict(entry, graded: Graded) -> list[str]:
+    """What the header says that the grading does not show ([] when they agree): the tests failed and the score."""
+    lost = graded.lost(entry.exercise)
+    problems = []
+    if set(lost) != entry.fails:
+        problems.append(f"fails {sorted(lost)}, the header says `# fails: {' '.join(sorted(entry.fails))}`")
+    got, most = graded.score(entry.exercise)
+    if entry.score != (got, most):
+        problems.append(f"scores {got:g}/{most:g}, the header says `# score:` {entry.score}")
+    return problems
