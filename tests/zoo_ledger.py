@@ -43,27 +43,33 @@ def whole_notebook(exercise: str) -> bool:
     return exercise in RULES
 
 
-def tests_for(entry) -> tuple[list, list]:
+def tests_for(entry, own_only: bool = False) -> tuple[list, list]:
     source = EXERCISE_TO_SOURCE[entry.exercise]
     _, nb = samples.student_notebook(source.assignment, {entry.exercise: entry.source})
     before, tests = grading.plan(source, nb)
-    if not whole_notebook(entry.exercise):
+    if own_only or not whole_notebook(entry.exercise):
         tests = [t for t in tests if t[0].startswith(f"test_{entry.exercise}_")]
     return before, tests
 
 
-def grade(entry, runner, limits=None) -> Graded:
+def grade(entry, runner, limits=None, own_only: bool = False) -> Graded:
+    """The entry graded by `runner` (the in-process runner, or the real sandbox) on its notebook's tests, or on its
+    exercise's only (`own_only`)."""
     from autograder.engine.sandbox import Limits
 
-    before, tests = tests_for(entry)
+    before, tests = tests_for(entry, own_only)
     results = grading.run_tests(runner, before, tests, 7, limits or Limits())
     return Graded({r.grade_id: (r.points, r.max_points, r.status, r.mistake, r.feedback) for r in results})
 
 
 def verdict(entry, graded: Graded) -> list[str]:
-    """What the header says that the grading does not show ([] when they agree): the tests failed and the score."""
+    """What the header says that the grading does not show ([] when they agree): the tests failed, the score and the
+    feedback phrase."""
     lost = graded.lost(entry.exercise)
     problems = []
+    feedback = " | ".join(r[4] for r in lost.values())
+    if entry.feedback.lower() not in feedback.lower():
+        problems.append(f"its feedback does not name the mistake ({entry.feedback!r}): {feedback}")
     if set(lost) != entry.fails:
         problems.append(f"fails {sorted(lost)}, the header says `# fails: {' '.join(sorted(entry.fails))}`")
     got, most = graded.score(entry.exercise)

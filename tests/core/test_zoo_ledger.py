@@ -129,9 +129,6 @@ def test_the_entry_scores_what_its_header_says(entry):
     graded = grade(entry, InProcessRunner())
     problems = verdict(entry, graded)
     lost = graded.lost(entry.exercise)
-    feedback = " | ".join(r[4] for r in lost.values())
-    if entry.feedback.lower() not in feedback.lower():
-        problems.append(f"its feedback does not name the mistake ({entry.feedback!r}): {feedback}")
     codes = {r[3] for r in lost.values()}
     if not set(entry.codes) <= codes:
         problems.append(f"its `# code:` names {entry.codes}, the failing tests gave {sorted(codes)}")
