@@ -5,6 +5,7 @@ roads agree with the header and with each other."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from autograder.engine import grading, notebooks
@@ -76,3 +77,55 @@ def verdict(entry, graded: Graded) -> list[str]:
     if entry.score != (got, most):
         problems.append(f"scores {got:g}/{most:g}, the header says `# score:` {entry.score}")
     return problems
+
+
+# ------------------------------------------------------------------ feedback names the rule, never the reference
+_SPACE = re.compile(r"\s+")
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?![\w(])")
+# Lines too short or too common to give an answer away, and single calls of the lesson's ctx API (naming
+# `ctx.save_for_backward` or `ctx.mark_dirty` is naming the rule).
+_TRIVIAL = re.compile(r"^(@.*|pass|return|return \w+|else:|try:|\w+ = \w+|super\(\)\.__init__\(\)|"
+                      r"ctx\.\w+\(\s*[\w\s,*]*\)|ctx\.\w+ = \w+|.{0,9})$")
+_EXPRESSION = re.compile(r"^(?:return\s+|[\w\s,().\[\]]+?(?<![=!<>])=(?!=)\s*)(.+)$")
+
+
+def _shape(text: str) -> str:
+    """Code with its spaces removed and its bare names (not attributes, not calls) made `_`: `scatter(-1, i, g)`
+    in a message and `scatter(-1, indices, grad_values)` in an answer have one shape."""
+    return _NAME.sub("_", _SPACE.sub("", text))
+
+
+def reference_code() -> tuple[dict, dict]:
+    """({line: answer grade id}, {expression's shape: answer grade id}) of the reference answers (between BEGIN and
+    END SOLUTION in solutions/), leaving out trivial lines and what the notebook itself shows the learner (its
+    statement and lesson cells, where a formula is taught, not given away)."""
+    from autograder.engine.notebooks import nbgrader_meta, role
+
+    lines: dict = {}
+    shapes: dict = {}
+    for source in SOURCES.values():
+        shown = " ".join(c.source for c in source.notebook.cells if role(c) not in ("answer", "test"))
+        shown_lines, shown_shapes = _SPACE.sub(" ", shown), _shape(shown)
+        for cell in source.cells("answer"):
+            grade_id, inside = nbgrader_meta(cell)["grade_id"], False
+            for line in cell.source.splitlines():
+                if "BEGIN SOLUTION" in line or "END SOLUTION" in line:
+                    inside = "BEGIN" in line
+                    continue
+                code = _SPACE.sub(" ", line.split("#")[0]).strip()
+                if not inside or not code:
+                    continue
+                if not _TRIVIAL.match(code) and code not in shown_lines:
+                    lines.setdefault(code, grade_id)
+                expression = _EXPRESSION.match(code)
+                shape = _shape(expression.group(1)) if expression else ""
+                if len(shape) >= 12 and "(" in shape and shape not in shown_shapes:
+                    shapes.setdefault(shape, grade_id)
+    return lines, shapes
+
+
+def answer_code_in(feedback: str, reference=None) -> list[str]:
+    """The reference lines and expressions a feedback message shows ([] for a message that names its rule only)."""
+    lines, shapes = reference or reference_code()
+    text, shape = _SPACE.sub(" ", feedback), _shape(feedback)
+    return [line for line in lines if line in text] + [s for s in shapes if s in shape]

@@ -13,8 +13,7 @@ from autograder.checks.external_shared import _call, _gradcheck, _grads
 
 SORT = "SortWithIndices"
 SORT_HINT = ("values[..., j] came from x[..., indices[..., j]], so backward must SCATTER grad_values to those "
-             "positions (torch.zeros_like(grad).scatter(-1, indices, grad)); gathering applies the inverse "
-             "permutation.")
+             "positions of a zero tensor along the last dimension; gathering applies the inverse permutation.")
 
 
 def _sort_outputs(SortWithIndices, x, what="SortWithIndices.apply(x)"):

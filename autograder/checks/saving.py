@@ -84,7 +84,7 @@ def values(Exp, cases=VALUES_CASES) -> None:
         c.require_own_node(y, Exp, NAME)
         (grad,) = c.backward_grads(y, [x], what="Exp.backward", names=INPUTS)
         c.require_close(grad, _exp(x), "the gradient of Exp.apply(x).sum()", "wrong-derivative",
-                        "d exp(x)/dx = exp(x), which is the output y: return grad_output * y.")
+                        "d exp(x)/dx = exp(x), which is the output y: multiply grad_output by the saved output.")
 
 
 def gradcheck(Exp, cases=GRADCHECK_CASES[:2]) -> None:
@@ -95,7 +95,7 @@ def gradcheck(Exp, cases=GRADCHECK_CASES[:2]) -> None:
         what = f"Exp on shape {shape}"
         with c.explained(what, CRASH_RULES):
             c.gradcheck(Exp.apply, (x,), what, names=INPUTS,
-                        hint="backward must return grad_output * y, where y = exp(x) is the saved output.")
+                        hint="the derivative of exp(x) is exp(x), the saved output, times grad_output.")
     # A random grad_output must scale the gradient element by element.
     x = c.randn(2, 5, seed=10)
     grad_output = c.randn(2, 5, seed=11, requires_grad=False)
@@ -165,7 +165,7 @@ def _saved_verdict(kinds: list, under: str) -> None:
         c.fail("saves-input",
                f"{lead}saved the input x, so backward has to recompute exp(x) and keeps x alive. "
                "The derivative of exp is its own output: save the output y with ctx.save_for_backward(y) "
-               "and return grad_output * y.")
+               "and multiply grad_output by it.")
     if kind == "alias of the output":
         c.fail("saves-alias",
                f"{lead}saved a detached alias of the output (y.detach() or a view), not the output itself. "
@@ -212,7 +212,7 @@ def _inplace_output(Exp, shape, seed: int, leaf: bool) -> None:
     with c.explained("Exp.backward", _unprovoked_rules(leaf)):
         (grad,) = torch.autograd.grad(y, [base], weight)
     c.require_close(grad, weight * _exp(base), "the gradient when nothing was changed in place", "wrong-derivative",
-                    "backward must return grad_output * y, with y the saved output.")
+                    "the derivative of exp(x) is exp(x), the saved output, times grad_output.")
 
 
 def inplace_input(Exp, cases=INPLACE_INPUT_CASES[:1]) -> None:
@@ -240,6 +240,6 @@ def _inplace_input(Exp, shape, seed: int, leaf: bool) -> None:
                                               names=INPUTS).sum(), [control], what="Exp.backward", names=INPUTS)
     if not bool(torch.allclose(control_grad, _exp(control), rtol=1e-7, atol=1e-7)):
         c.fail("wrong-derivative", "the gradient is wrong even when nothing is changed in place: backward must "
-                                   "return grad_output * y, with y the saved output.")
+                                   "the derivative is the saved output, times grad_output.")
     c.require_close(grad, expected, "the gradient after the input was changed in place", "uses-input",
                     "backward must use the saved output y, not the (since changed) input x.")

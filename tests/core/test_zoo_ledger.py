@@ -5,6 +5,9 @@ test blames its cause (`# code:` or `# family:`); and, where its exercise declar
 loses only tests of the rule it names (`# rule:`), no more than that rule's points, and no point of another exercise of
 its notebook (a test that checks one rule takes a reference for everything else, the learner's helpers included).
 
+No feedback message shows a line or an expression of a reference answer (solutions/, between BEGIN and END SOLUTION;
+tests/zoo_ledger.py's `answer_code_in`): a message names the rule, so that a second attempt is not copying.
+
 KNOWN_CASCADES lists the entries that still lose tests of another rule: each is expected to (strict), so fixing one
 makes its line here fail until it is removed."""
 
@@ -14,7 +17,7 @@ import pytest
 
 from autograder.engine.runners import InProcessRunner
 from autograder.maintain import samples
-from zoo_ledger import ENTRIES, EXERCISE_TO_SOURCE, RULES, grade, verdict, whole_notebook
+from zoo_ledger import ENTRIES, EXERCISE_TO_SOURCE, RULES, answer_code_in, grade, reference_code, verdict, whole_notebook
 
 pytestmark = pytest.mark.fast
 
@@ -103,6 +106,23 @@ def test_the_header_is_read():
     assert samples.entry_of(samples.Path("zoo/X/x.py"), "# mistake: m\nclass X:\n    pass\n").score is None
 
 
+REFERENCE = reference_code()
+# Entries of notebooks 11, 15 and 16 whose feedback still shows answer code (their checks are reworded elsewhere):
+# notebook 11's fake-kernel message shows the reference's output shape expression.
+KNOWN_ANSWER_CODE = {"numpy_topk/fake_indices_dtype", "numpy_topk/fake_input_shape", "numpy_topk/int32_indices"}
+
+
+def test_answer_code_is_recognised_in_a_message():
+    assert len(REFERENCE[0]) > 100 and len(REFERENCE[1]) > 30
+    leaked = "backward must scatter: torch.zeros_like(grad).scatter(-1, indices, grad), not gather."
+    assert answer_code_in(leaked, REFERENCE) == ["_.zeros_like(_).scatter(-1,_,_)"]
+    assert answer_code_in("the derivative of exp is exp: return grad_output * y.", REFERENCE)
+    for rule_named in ("call ctx.mark_dirty(x) in forward and return x itself.",
+                       "save the output with ctx.save_for_backward(y): its version counter guards it.",
+                       "the derivative of exp(x) is exp(x), the saved output, times grad_output."):
+        assert answer_code_in(rule_named, REFERENCE) == [], rule_named
+
+
 def cascade(entry, graded) -> list[str]:
     """The points the entry loses outside its own rule ([] if none)."""
     if not whole_notebook(entry.exercise):
@@ -137,6 +157,12 @@ def test_the_entry_scores_what_its_header_says(entry):
         problems.append(f"these failing tests blame another cause than {sorted(set(entry.codes) | entry.family)}: "
                         f"{blamed}")
     name = f"{entry.exercise}/{entry.name}"
+    shown = {g: answer_code_in(r[4], REFERENCE) for g, r in graded.results.items() if r[2] != "passed"}
+    shown = {g: code for g, code in shown.items() if code}
+    if name in KNOWN_ANSWER_CODE:
+        assert shown, f"{name}'s feedback no longer shows answer code: remove it from KNOWN_ANSWER_CODE"
+    elif shown:
+        problems.append(f"its feedback shows lines of the reference answer (name the rule instead): {shown}")
     spilled = cascade(entry, graded)
     if name in KNOWN_CASCADES:
         assert spilled, f"{name} no longer cascades: remove it from KNOWN_CASCADES"

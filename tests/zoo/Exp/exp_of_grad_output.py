@@ -1,5 +1,5 @@
 # mistake: applies exp to grad_output instead of multiplying grad_output by the saved output
-# feedback: grad_output * y
+# feedback: multiply grad_output by the saved output
 # code: wrong-derivative
 # rule: derivative
 # fails: values inplace_output inplace_input

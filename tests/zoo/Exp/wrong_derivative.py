@@ -1,5 +1,5 @@
 # mistake: backward returns grad_output * x (the log of the output) instead of grad_output * y
-# feedback: grad_output * y
+# feedback: multiply grad_output by the saved output
 # code: wrong-derivative
 # rule: derivative
 # fails: values inplace_output inplace_input

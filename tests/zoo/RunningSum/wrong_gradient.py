@@ -1,5 +1,5 @@
 # mistake: backward runs the forward's running sum on grad_output instead of summing it from the end
-# feedback: flip
+# feedback: taken from the end
 # code: wrong-derivative
 # rule: values
 # fails: values
