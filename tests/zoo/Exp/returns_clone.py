@@ -2,9 +2,9 @@
 # feedback: not the output
 # code: saves-copy
 # rule: saves_output
-# fails: saves_output inplace_output
+# fails: saves_output
 # family: output-change-unnoticed
-# score: 2/5
+# score: 3/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

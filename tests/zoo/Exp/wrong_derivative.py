@@ -2,8 +2,8 @@
 # feedback: multiply grad_output by the saved output
 # code: wrong-derivative
 # rule: derivative
-# fails: values inplace_output inplace_input
-# score: 2/5
+# fails: values
+# score: 4/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
