@@ -17,7 +17,8 @@ import pytest
 
 from autograder.engine.runners import InProcessRunner
 from autograder.maintain import samples
-from zoo_ledger import ENTRIES, EXERCISE_TO_SOURCE, RULES, answer_code_in, grade, reference_code, verdict, whole_notebook
+from zoo_ledger import (ENTRIES, EXERCISE_TO_SOURCE, HONEST, RULES, answer_code_in, grade, honest_entry, reference_code,
+                        verdict, whole_notebook)
 
 pytestmark = pytest.mark.fast
 
@@ -164,3 +165,12 @@ def test_the_entry_scores_what_its_header_says(entry):
         assert spilled, f"{name} no longer cascades: remove it from KNOWN_CASCADES"
         spilled = []
     assert not problems + spilled, f"{entry.path.name} ({entry.mistake}): " + "; ".join(problems + spilled)
+
+
+@pytest.mark.parametrize("path", HONEST, ids=[f"{p.parent.name}/{p.stem}" for p in HONEST])
+def test_an_honest_answer_scores_full_marks_in_process(path):
+    """The in-process road for tests/honest/ (tests/more/test_honest.py grades them through the sandbox)."""
+    entry = honest_entry(path)
+    graded = grade(entry, InProcessRunner(), own_only=True)
+    got, most = graded.score(entry.exercise)
+    assert most > 0 and got == most, {t: r[3:] for t, r in graded.lost(entry.exercise).items()}
