@@ -114,16 +114,13 @@ _EVERYTHING_SUMMED = ("there were no extra leading dimensions, and grad.sum(dim=
 
 def _run_unbroadcast(unbroadcast, grad: torch.Tensor, shape):
     what = f"unbroadcast(grad of shape {_fmt(grad.shape)}, {_fmt(shape)})"
-    try:
-        with c.explained(what, UNBROADCAST_RULES):
-            return unbroadcast(grad, shape), what
-    except c.Mistake as raised:
-        if raised.code == "unbroadcast-raised" and grad.dim() == len(shape) and _works_below_a_leading_dim(
-                unbroadcast, grad, shape):
-            kind = type(raised.__cause__).__name__ if raised.__cause__ is not None else "an error"
-            c.fail("summed-everything", f"{what} raised {kind}, though with one extra leading dimension to remove it "
-                                        f"works: {_EVERYTHING_SUMMED}")
-        raise
+    rules = UNBROADCAST_RULES
+    if grad.dim() == len(shape):  # nothing to remove: an error here may be the grad.sum(dim=()) trap
+        rules = rules[:1] + (Rule("summed-everything", None, "{what} raised {kind}, though with one extra leading "
+                                  "dimension to remove it works: " + _EVERYTHING_SUMMED,
+                                  when=lambda facts: _works_below_a_leading_dim(unbroadcast, grad, shape)),) + rules[1:]
+    with c.explained(what, rules):
+        return unbroadcast(grad, shape), what
 
 
 def _works_below_a_leading_dim(unbroadcast, grad: torch.Tensor, shape) -> bool:
