@@ -114,7 +114,14 @@ def _edges(outputs: list) -> list:
     engine does from the edge it took at the call. (Asking the output itself again would re-read its history: an
     output a custom Function returned as an input's alias, changed in place since, would then raise where one
     process does not.)"""
-    return [_EDGE(o) if isinstance(o, _TENSOR) and o.requires_grad else None for o in outputs]
+    return [_edge_or_itself(o) if isinstance(o, _TENSOR) and o.requires_grad else None for o in outputs]
+
+
+def _edge_or_itself(output):
+    try:
+        return _EDGE(output)
+    except (RuntimeError, TypeError, ValueError):  # a tensor whose edge cannot be taken: the vjp asks the tensor
+        return output
 _type, _issubclass, _isinstance, _bool, _int = type, issubclass, isinstance, bool, int
 
 
