@@ -57,7 +57,7 @@ test-all: $(STAMP)
 
 # Every check against the reference answers and every zoo entry, in one process, no sandbox (under a minute).
 test-fast: $(STAMP)
-	$(PY) -m pytest tests/core/test_fast.py -n 2 -q
+	$(PY) -m pytest tests/core/test_fast.py tests/core/test_zoo_ledger.py -n 2 -q
 
 # The course on another torch release (any version pip can take): a venv of its own, .venv-torch-$(TORCH)
 # (git-ignored), with every package of requirements/dev.lock but torch (hashed), then torch $(TORCH)'s CPU build

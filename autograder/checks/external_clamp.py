@@ -34,7 +34,7 @@ def _expected_mask(x, lo, hi):
 def _require_mask(mask, x, lo, hi, what):
     if mask.dtype == torch.bool:
         c.fail("bool-mask", f"the mask of {what} is a bool tensor: it must be a float tensor of x's dtype "
-                            "(1.0 inside, 0.0 outside), e.g. ((x >= lo) & (x <= hi)).to(x.dtype).")
+                            "(1.0 inside, 0.0 outside): convert the comparison's result to x's dtype.")
     if mask.dtype != x.dtype:
         c.fail("wrong-dtype", f"the mask of {what} has dtype {mask.dtype}: it must have x's dtype ({x.dtype}).")
     c.require_shape(mask, x.shape, f"the mask of {what}")

@@ -13,8 +13,7 @@ from autograder.checks.external_shared import _call, _gradcheck, _grads
 
 SORT = "SortWithIndices"
 SORT_HINT = ("values[..., j] came from x[..., indices[..., j]], so backward must SCATTER grad_values to those "
-             "positions (torch.zeros_like(grad).scatter(-1, indices, grad)); gathering applies the inverse "
-             "permutation.")
+             "positions of a zero tensor along the last dimension; gathering applies the inverse permutation.")
 
 
 def _sort_outputs(SortWithIndices, x, what="SortWithIndices.apply(x)"):
@@ -27,13 +26,10 @@ def _sort_outputs(SortWithIndices, x, what="SortWithIndices.apply(x)"):
     return values, indices
 
 
-def _require_sorted(x, values, indices, what):
+def _require_values(x, values, what):
+    """The values output: x sorted ascending along the last dimension, in x's dtype (the forward's rule)."""
     xd = x.detach()
     c.require_shape(values, xd.shape, f"the values of {what}")
-    c.require_shape(indices, xd.shape, f"the indices of {what}")
-    if indices.dtype != torch.int64:
-        c.fail("wrong-index-dtype", f"the indices of {what} have dtype {indices.dtype}: they must be int64 "
-                                    "(torch.from_numpy(np.argsort(...)) gives int64; do not convert them to a float).")
     if values.dtype != xd.dtype:
         c.fail("wrong-dtype", f"the values of {what} have dtype {values.dtype} but x has {xd.dtype}.")
     expected = torch.sort(xd, dim=-1).values
@@ -41,6 +37,18 @@ def _require_sorted(x, values, indices, what):
         if xd.shape[-1] > 1 and bool(torch.allclose(values.detach(), expected.flip(-1))):
             c.fail("descending", f"{what} sorted in descending order: sort ascending (smallest first).")
         c.fail("wrong-forward", f"the values of {what} are not x sorted ascending along the last dim.")
+
+
+def _require_indices(x, values, indices, what):
+    """The indices output: int64, a permutation along the last dimension, pointing at the values returned (whatever
+    their order: that is the values' rule)."""
+    xd = x.detach()
+    c.require_shape(indices, xd.shape, f"the indices of {what}")
+    if indices.dtype != torch.int64:
+        c.fail("wrong-index-dtype", f"the indices of {what} have dtype {indices.dtype}: they must be int64 "
+                                    "(torch.from_numpy(np.argsort(...)) gives int64; do not convert them to a float).")
+    if values.shape != xd.shape:
+        return  # values of another shape: the values' rule
     if indices.numel() and (int(indices.min()) < 0 or int(indices.max()) >= xd.shape[-1]):
         c.fail("wrong-indices", f"the indices of {what} are out of range.")
     if not bool(torch.equal(xd.gather(-1, indices), values.detach())):
@@ -57,13 +65,14 @@ def sort_values(SortWithIndices) -> None:
     c.require_self_contained(SortWithIndices, SORT)
     x = torch.tensor([[3.0, 1.0, 2.0], [0.5, -1.0, 4.0]], dtype=torch.float64, requires_grad=True)
     values, indices = _sort_outputs(SortWithIndices, x)
-    _require_sorted(x, values, indices, "SortWithIndices.apply(x)")
+    _require_values(x, values, "SortWithIndices.apply(x)")
     c.require_own_node(values, SortWithIndices, SORT)
     weights = torch.tensor([[1.0, 10.0, 100.0], [1.0, 10.0, 100.0]], dtype=torch.float64)
     (grad,) = _grads(values, [x], weights, what="SortWithIndices.backward")
     if grad is None:
         c.fail("no-gradient", "SortWithIndices gave x no gradient through the values.")
-    expected = torch.zeros_like(weights).scatter(-1, indices, weights)
+    # No ties: the permutation is the one torch.sort finds, whatever the indices returned (the indices' rule).
+    expected = torch.zeros_like(weights).scatter(-1, torch.sort(x.detach(), dim=-1).indices, weights)
     c.require_close(grad, expected, "the gradient of x through the sorted values", "wrong-derivative", SORT_HINT)
 
 
@@ -83,6 +92,19 @@ def sort_gradcheck(SortWithIndices, cases=SORT_GRADCHECK_CASES) -> None:
                     hint=SORT_HINT)
 
 
+def _backward_scatters(SortWithIndices) -> bool:
+    """Whether the gradient through the values is right on an input without ties (where the permutation is unique)."""
+    x = c.randn(2, 5, seed=77)
+    try:
+        values, _ = _sort_outputs(SortWithIndices, x)
+        g = c.randn(2, 5, seed=78, requires_grad=False)
+        (grad,) = _grads(values, [x], g, what="SortWithIndices.backward")
+    except c.Mistake:
+        return False
+    expected = torch.zeros_like(g).scatter(-1, torch.sort(x.detach(), dim=-1).indices, g)
+    return isinstance(grad, torch.Tensor) and grad.shape == g.shape and bool(torch.allclose(grad, expected))
+
+
 def sort_indices(SortWithIndices, cases=SORT_INDEX_CASES) -> None:
     """Indices are int64, need no grad, are right on random inputs ((seed, shape) of `cases`, float64 and
     float32) and ties."""
@@ -96,9 +118,11 @@ def sort_indices(SortWithIndices, cases=SORT_INDEX_CASES) -> None:
         if x is ties:
             what = "SortWithIndices.apply(x) for an x with ties (equal values)"
         values, indices = _sort_outputs(SortWithIndices, x, what)
-        _require_sorted(x, values, indices, what)
+        _require_indices(x, values, indices, what)
         if indices.requires_grad:
             c.fail("index-requires-grad", f"the indices of {what} require grad: an index carries no gradient.")
+    if not _backward_scatters(SortWithIndices):
+        return  # a wrong gradient is the values' and gradcheck's rule; what follows needs a right one
     # With ties the gradient must follow the indices actually returned.
     values, indices = _sort_outputs(SortWithIndices, ties)
     g = torch.arange(1.0, 11.0, dtype=torch.float64).reshape(2, 5)

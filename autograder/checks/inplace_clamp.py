@@ -35,7 +35,7 @@ def _clamp(ClampInplace, x, low, high, what):
     version, before = x._version, x.detach().clone()
     with explained(what, CLAMP_RULES):
         y = ClampInplace.apply(x, low, high)
-    require_changed_in_place(y, x, before, before.clamp(low, high), version, what, "x.clamp_(low, high)")
+    require_changed_in_place(y, x, before, before.clamp(low, high), version, what, "an in-place clamp")
     return y
 
 

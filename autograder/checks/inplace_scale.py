@@ -18,7 +18,7 @@ SCALE_HINT = "backward returns (grad_output * alpha, None): the scaling's deriva
 SCALE_RULES = INPLACE_RULES + (
     Rule("grad-for-alpha", mistake="missing-none", types=(RuntimeError,),
          message="{what}: backward returned a gradient for alpha, which is a Python float, not a tensor: return "
-                 "None for alpha, i.e. `return grad_output * ctx.alpha, None`."),
+                 "None for alpha (one value per input of forward, in order)."),
 ) + c.ENGINE_RULES
 
 # (shape, alpha, seed, dtype)
@@ -32,7 +32,7 @@ def _scale(ScaleInplace, x, alpha, what):
     version, before = x._version, x.detach().clone()
     with explained(what, SCALE_RULES):
         y = ScaleInplace.apply(x, alpha)
-    require_changed_in_place(y, x, before, alpha * before, version, what, "x.mul_(alpha)")
+    require_changed_in_place(y, x, before, alpha * before, version, what, "an in-place multiplication")
     return y
 
 

@@ -18,7 +18,7 @@ ALPHAS = (2.5, -0.75, 3.0)
 INPUTS = ("x", "y", "alpha")
 
 
-_RETURN = "`return grad_x, grad_y, None`"
+_RETURN = "the gradients of x and y, then None for alpha"
 
 # The engine's generic arity / None errors and save_for_backward's TypeError, re-worded for ScaledAdd's three
 # inputs (from the facts of the engine's mistake: `got`, `expected`, `position`).
@@ -80,23 +80,23 @@ def _direct_backward(ScaledAdd, needs, x, y, alpha, g, what):
     if not isinstance(grads, tuple):
         if isinstance(grads, list):
             c.fail("returns-a-list",
-                   f"{what}: backward returned a list; autograd counts a list as ONE gradient. Return a tuple: "
-                   "`return grad_x, grad_y, None`.")
+                   f"{what}: backward returned a list; autograd counts a list as ONE gradient. Return a tuple of "
+                   "three values, the gradients of x and y, then None for alpha.")
         c.fail("wrong-arity",
                f"{what}: backward returned a single {type(grads).__name__} but forward takes 3 inputs "
-               "(x, y, alpha): return `grad_x, grad_y, None`.")
+               "(x, y, alpha): return three values, the gradients of x and y, then None for alpha.")
     if len(grads) < 3:
         c.fail("wrong-arity",
                f"{what}: backward returned {len(grads)} gradients but forward takes 3 inputs (x, y, alpha): "
-               "return None for the float alpha, i.e. `return grad_x, grad_y, None`.")
+               "return None for the float alpha, after the gradients of x and y.")
     if any(extra is not None for extra in grads[3:]):
         c.fail("wrong-arity",
                f"{what}: backward returned {len(grads)} values but forward takes 3 inputs (x, y, alpha): "
-               "return exactly `grad_x, grad_y, None`.")
+               "return exactly three values: the gradients of x and y, then None for alpha.")
     if grads[2] is not None:
         c.fail("grad-for-float",
                f"{what}: backward returned a {type(grads[2]).__name__} for input 3 (alpha), but alpha is a Python "
-               "float: return None for the float alpha, i.e. `return grad_x, grad_y, None`.")
+               "float: return None for the float alpha, after the gradients of x and y.")
     return grads
 
 
@@ -113,7 +113,7 @@ def _check_pair(grad_x, grad_y, g, alpha, what, rtol=1e-7, atol=1e-7):
             and bool(torch.allclose(grad_x.detach(), alpha * g)) and bool(torch.allclose(grad_y.detach(), g)):
         c.fail("swapped-order",
                f"{what}: the gradients of x and y are swapped. backward returns them in the order of forward's "
-               "inputs: `return grad_x, grad_y, None` with grad_x = grad_output, grad_y = alpha * grad_output.")
+               "inputs: the gradient of x, then that of y (alpha times grad_output), then None for alpha.")
     ones = torch.ones_like(g)
     if isinstance(grad_x, torch.Tensor) and isinstance(grad_y, torch.Tensor) \
             and grad_x.shape == g.shape and grad_y.shape == g.shape \
@@ -222,7 +222,7 @@ def _needs_verdict(grads: tuple, other: int, alpha: float, g, what: str) -> None
         c.fail("swapped-order",
                f"{what}: backward returned None for {INPUTS[kept]}, which needs a gradient, and a "
                f"gradient for {INPUTS[other]}, which does not: the two are swapped. Return them in the "
-               "order of forward's inputs: `return grad_x, grad_y, None`.")
+               "order of forward's inputs (x, y, alpha).")
     if grads[other] is not None:
         name = INPUTS[other]
         c.fail("ignores-needs-input-grad",

@@ -13,8 +13,9 @@ from autograder.checks.explain import Rule, explained
 
 
 LINEAR_FN = "LinearFunction"
-LINEAR_HINT = ("for out = x @ weight.T + bias: grad_x = grad_output @ weight (N, in), grad_weight = "
-               "grad_output.T @ x (out, in), grad_bias = grad_output.sum(0) (out,).")
+LINEAR_HINT = ("for the layer x @ weight.T + bias (weight is (out, in)): the gradient of x is grad_output times "
+               "weight, of shape (N, in); of weight, grad_output transposed times x, of shape (out, in); of bias, "
+               "grad_output summed over the batch, of shape (out,).")
 INPUTS = ("x", "weight", "bias")
 
 
@@ -35,9 +36,9 @@ def _flipped(facts) -> bool:
 _NONE_BIAS_GRAD = ("{what}: bias is None, but backward returned a gradient for it: return None for a missing bias "
                    "(`if bias is not None and ctx.needs_input_grad[2]: ...`).")
 _WEIGHT_T = ("{what}: the gradient of weight has shape [{got}], the transpose of weight's [{expected}]: "
-             "grad_weight = grad_output.T @ x, of shape (out_features, in_features).")
+             "the gradient of weight has weight's own shape, (out_features, in_features).")
 _GRAD_X = ("{what}: the gradient of x has shape [{got}] but x has shape [{expected}]: "
-           "grad_x = grad_output @ weight (weight is (out, in), so no transpose here).")
+           "the gradient of x has x's shape (N, in_features), and weight is (out, in).")
 _GRAD_OTHER = "{what}: the gradient of input {position} has shape [{got}] but that input has shape [{expected}]. "
 
 
@@ -53,7 +54,7 @@ LINEAR_RULES = (
          when=lambda f: f.get("position") == 3),
     Rule("matmul-shapes", r"mat1 and mat2 shapes cannot be multiplied|size mismatch",
          "{what} raised \"{line}\". weight has shape (out_features, in_features): forward is x @ weight.T "
-         "(+ bias); in backward grad_x = grad_output @ weight and grad_weight = grad_output.T @ x.",
+         "(+ bias); in backward each gradient has the shape of its input.",
          types=(RuntimeError,)),
     Rule("none-bias-crashes", error="none-type", message=
          "{what} crashed on bias = None ({line}): when bias is None, forward returns x @ weight.T and backward "
@@ -94,12 +95,12 @@ def _require_linear_grads(grads, x, weight, bias, g, what, wanted=(True, True, T
         if i == 1 and isinstance(got, torch.Tensor) and got.shape == exp.shape and exp.shape[0] == exp.shape[1] \
                 and bool(torch.allclose(got, exp.T)) and not bool(torch.allclose(got, exp)):
             c.fail("weight-grad-transposed",
-                   f"{what}: the gradient of weight is transposed: grad_weight = grad_output.T @ x, of shape "
-                   "(out_features, in_features) like weight.")
+                   f"{what}: the gradient of weight is transposed: it has weight's shape, (out_features, "
+                   "in_features).")
         if i == 2 and isinstance(got, torch.Tensor) and got.shape == exp.shape \
                 and bool(torch.allclose(got, torch.ones_like(exp) * g.shape[0])) and not bool(torch.allclose(got, exp)):
             c.fail("ignores-grad-output", f"{what}: the gradient of bias ignores grad_output: it is "
-                                          "grad_output.sum(0), the sum over the batch of the incoming gradient.")
+                                          "the sum over the batch of the incoming gradient.")
         c.require_close(got, exp, f"{what}: the gradient of {name}", "wrong-derivative", LINEAR_HINT,
                         rtol=1e-10, atol=1e-12)
 
@@ -239,12 +240,12 @@ def _linear_needs_verdict(grads, needs, has_bias, x, weight, bias, g, what: str)
         if i == 2 and isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(g.shape):
             c.fail("bias-grad-not-summed",
                    f"{what}: the gradient of bias has shape {tuple(got.shape)}, grad_output's, not bias's "
-                   f"{tuple(bias.shape)}: sum it over the batch, grad_output.sum(0). (Through autograd the "
+                   f"{tuple(bias.shape)}: sum it over the batch dimension. (Through autograd the "
                    "engine silently sums such a gradient for you; do not lean on that.)")
         if i == 1 and isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(exp.shape[::-1]):
             c.fail("weight-grad-transposed",
                    f"{what}: the gradient of weight has shape {tuple(got.shape)}, the transpose of weight's "
-                   f"{tuple(exp.shape)}: grad_weight = grad_output.T @ x.")
+                   f"{tuple(exp.shape)}: it must have weight's own shape.")
         c.require_shape(got, exp.shape, f"{what}: the gradient of {name}", code="wrong-grad-shape")
         c.require_close(got, exp, f"{what}: the gradient of {name}", "wrong-derivative", LINEAR_HINT,
                         rtol=1e-10, atol=1e-12)

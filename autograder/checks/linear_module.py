@@ -233,8 +233,8 @@ def _require_module_output(facts, x, weight, b, g, what) -> None:
     if node != f"{LINEAR_FN}Backward":
         c.fail("bypasses-function",
                f"{what}(x) has grad_fn {node}, not {LINEAR_FN}Backward: forward must go through your Function, "
-               "return LinearFunction.apply(x, self.weight, self.bias) (not F.linear, not x @ self.weight.T, "
-               "not LinearFunction.forward).")
+               "call LinearFunction.apply on the input and the module's parameters (not F.linear, not a matrix "
+               "product of your own, not LinearFunction.forward).")
     grads = facts.get("grads")
     if grads is None:
         c.fail("no-graph", f"{what}(x) does not require grad: do not detach the output or run under no_grad.")

@@ -91,9 +91,7 @@ def _shape_advice(got: tuple, grad_shape: tuple, target: tuple) -> tuple[str, st
                 f"exactly {len(target)} dimension(s).")
     if len(got) < len(target):
         if len(got) == 0 and len(grad_shape) == len(target):
-            return ("summed-everything",
-                    "there were no extra leading dimensions, and the result is a scalar: careful, "
-                    "grad.sum(dim=()) sums over EVERY dimension; skip that sum when there is nothing to remove.")
+            return ("summed-everything", f"the result is a scalar: {_EVERYTHING_SUMMED}")
         ones = sum(1 for n in target if n == 1)
         if ones and len(got) >= len(target) - ones:
             return ("size1-dropped",
@@ -110,10 +108,31 @@ def _shape_advice(got: tuple, grad_shape: tuple, target: tuple) -> tuple[str, st
     return ("wrong-unbroadcast-shape", "compare it with the target shape, dimension by dimension.")
 
 
+_EVERYTHING_SUMMED = ("there were no extra leading dimensions, and grad.sum(dim=()) sums over EVERY dimension (an "
+                      "empty dim tuple means all of them); skip that sum when there is nothing to remove.")
+
+
 def _run_unbroadcast(unbroadcast, grad: torch.Tensor, shape):
     what = f"unbroadcast(grad of shape {_fmt(grad.shape)}, {_fmt(shape)})"
-    with c.explained(what, UNBROADCAST_RULES):
+    rules = UNBROADCAST_RULES
+    if grad.dim() == len(shape):  # nothing to remove: an error here may be the grad.sum(dim=()) trap
+        rules = rules[:1] + (Rule("summed-everything", None, "{what} raised {kind}, though with one extra leading "
+                                  "dimension to remove it works: " + _EVERYTHING_SUMMED,
+                                  when=lambda facts: _works_below_a_leading_dim(unbroadcast, grad, shape)),) + rules[1:]
+    with c.explained(what, rules):
         return unbroadcast(grad, shape), what
+
+
+def _works_below_a_leading_dim(unbroadcast, grad: torch.Tensor, shape) -> bool:
+    """Whether the same call with one extra leading dimension to sum away gives the right result: then what raised
+    is what it does when there is none to remove (the grad.sum(dim=()) trap)."""
+    wider = torch.stack([grad, grad])
+    try:
+        got = unbroadcast(wider, shape)
+    except Exception:  # noqa: BLE001 - it raises either way: the error's own message stands
+        return False
+    return isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(shape) and bool(
+        torch.allclose(got, reference_unbroadcast(wider, tuple(shape)), rtol=1e-7, atol=1e-7))
 
 
 def _check_one_unbroadcast(unbroadcast, grad_shape, target, seed, as_size: bool) -> None:

@@ -267,6 +267,28 @@ def stable(SCE, cases=STABLE_CASES[:1]) -> None:
         what = f"with {kind} ({dtype})"
         loss, grad = _grad(SCE, z, target, loss_what=f"{NAME}.apply(logits, target) {what}", rtol=rtol, atol=atol)
         _require_grad(grad, z, target, f"the gradient {what}", rtol=rtol, atol=atol)
+        if dtype == torch.float32:
+            _require_precise_loss(loss, z, target, f"{NAME}.apply(logits, target) {what}")
+
+
+# In float32 the loss of the shifted logits is known to a few units in the last place of the loss itself; adding the
+# row maximum back (m + log(sum(exp(z - m))), as torch.logsumexp does) first rounds to the last place of m, and a
+# loss of log 2 next to logits of 1e4 keeps only three digits (the lesson's 0.693359375).
+PRECISE_LOSS_ULPS = 16
+
+
+def _require_precise_loss(loss, logits, target, what: str) -> None:
+    expected = F.cross_entropy(logits.detach().to(torch.float64), target)
+    error = abs(float(loss.detach().to(torch.float64)) - float(expected))
+    ulp = float(torch.finfo(logits.dtype).eps) * max(abs(float(expected)), 1.0)
+    if error > PRECISE_LOSS_ULPS * ulp:
+        m = float(logits.detach().abs().max())
+        c.fail("max-added-back",
+               f"{what} is {float(loss):.9g} but the cross-entropy of these float32 logits is {float(expected):.9g}: "
+               f"{error / ulp:.0f} units in the last place of the loss. The row maximum (about {m:.3g} here) was "
+               "added back into the log-sum-exp, and that sum rounds to the last place of the maximum, not of the "
+               "loss. Subtract each row's maximum and never add it back: the loss of a row is the log-sum-exp of "
+               "the shifted logits minus the shifted logit of its target.")
 
 
 def grad_output(SCE, cases=GRAD_OUTPUT_CASES[:1]) -> None:

@@ -40,8 +40,8 @@ def _require_round_forward(RoundSTE, x: torch.Tensor) -> None:
                    f"{ROUND}.apply(x) at the tie x = {xv} gave {got}, but torch.round gives {want}: torch.round "
                    "rounds halves to the nearest EVEN integer (0.5 -> 0, 1.5 -> 2, 2.5 -> 2). Use torch.round(x), "
                    "not floor(x + 0.5).")
-        c.fail("wrong-forward", f"{ROUND}.apply(x) at x = {xv} gave {got}, expected {want}: forward must return "
-                                "torch.round(x) exactly (not floor, ceil or trunc).")
+        c.fail("wrong-forward", f"{ROUND}.apply(x) at x = {xv} gave {got}, expected {want}: forward must round "
+                                "exactly as torch.round does, halves to even (not floor, ceil or trunc).")
 
 
 def _require_pass_through(grad: torch.Tensor, x: torch.Tensor, g: torch.Tensor, what: str) -> None:

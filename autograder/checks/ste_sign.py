@@ -48,27 +48,27 @@ def _require_clipped(grad: torch.Tensor, x: torch.Tensor, g: torch.Tensor, what:
     if not bool(grad.ne(0).any()) and bool(inside.any()):
         c.fail("zero-gradient",
                f"{what} is zero everywhere: that is sign's true derivative, which is exactly what the "
-               "straight-through estimator replaces. backward must return grad_output * (x.abs() <= 1).")
+               "straight-through estimator replaces. backward must pass grad_output where |x| <= 1 and 0 elsewhere.")
     if bool(torch.allclose(grad, g, rtol=1e-6, atol=1e-12)):
         c.fail("no-clipping",
                f"{what} is grad_output everywhere, also where |x| > 1: the clipped STE zeroes the gradient "
-               "outside [-1, 1] (where sign has long saturated). Return grad_output * (x.abs() <= 1).")
+               "outside [-1, 1] (where sign has long saturated). Pass grad_output where |x| <= 1, 0 elsewhere.")
     if bool(torch.allclose(grad, inside.to(g.dtype), rtol=1e-6, atol=1e-12)):
         c.fail("ignores-grad-output",
                f"{what} is the 0/1 mask itself: backward must multiply grad_output by the mask "
-               "(grad_output * (x.abs() <= 1)), not return the mask.")
+               "(the mask of |x| <= 1), not return the mask.")
     if bool(torch.allclose(grad, x * inside, rtol=1e-6, atol=1e-12)):
         c.fail("ignores-grad-output",
                f"{what} is x times the mask: the mask multiplies grad_output, not x "
-               "(return grad_output * (x.abs() <= 1)).")
+               "(grad_output where |x| <= 1, 0 elsewhere).")
     if bool(torch.allclose(grad, g * (g.abs() <= 1), rtol=1e-6, atol=1e-12)):
         c.fail("mask-from-grad-output",
                f"{what} is masked where |grad_output| > 1: the mask depends on the INPUT x "
-               "(saved in forward), not on grad_output. Return grad_output * (x.abs() <= 1).")
+               "(saved in forward), not on grad_output. Pass grad_output where |x| <= 1, 0 elsewhere.")
     if bool(inside.any()) and bool(torch.allclose(grad, g * ~inside, rtol=1e-6, atol=1e-12)):
         c.fail("inverted-mask",
                f"{what} is zero inside [-1, 1] and grad_output outside: the mask is inverted (note that "
-               "masked_fill(mask, 0) zeroes where mask is True). Return grad_output * (x.abs() <= 1).")
+               "masked_fill(mask, 0) zeroes where mask is True). Pass grad_output where |x| <= 1, 0 elsewhere.")
     strict = g * (x.abs() < 1)
     if bool(torch.allclose(grad, strict, rtol=1e-6, atol=1e-12)) and bool((x.abs() == 1).any()):
         point = _location(x, x.abs() == 1)
@@ -90,9 +90,9 @@ def _require_clipped(grad: torch.Tensor, x: torch.Tensor, g: torch.Tensor, what:
         point = _location(x, wrong & ~inside)
         c.fail("wrong-clip-mask",
                f"{what} is not zero at {point}, which is outside [-1, 1]: there the clipped STE gradient is 0. "
-               "Return grad_output * (x.abs() <= 1).")
+               "Pass grad_output where |x| <= 1, 0 elsewhere.")
     c.fail("wrong-ste-gradient",
-           f"{what} is wrong at {point}: the clipped STE returns grad_output * (x.abs() <= 1).")
+           f"{what} is wrong at {point}: the clipped STE passes grad_output where |x| <= 1 and 0 elsewhere.")
 
 
 def sign_values(SignSTE) -> None:
@@ -136,7 +136,7 @@ def sign_backward(SignSTE, cases=BACKWARD_CASES) -> None:
     _require_clipped(grad, x, g, f"the gradient of {SIGN}")
     for out, lead in _backward_both(SignSTE, SIGN, x, g):
         if out is None:
-            c.fail("no-gradient", f"{lead}{SIGN}.backward returned None for x: return grad_output * (x.abs() <= 1).")
+            c.fail("no-gradient", f"{lead}{SIGN}.backward returned None for x: grad_output where |x| <= 1, 0 elsewhere.")
         _require_clipped(out, x, g, f"{lead}what {SIGN}.backward returns" + ("" if lead else " (called directly)"))
     # After y.sum(): grad_output is one number broadcast to every element; an in-place edit corrupts all.
     leaf = torch.tensor([-2.0, 0.5, 3.0, -0.25], dtype=torch.float64, requires_grad=True)
@@ -144,7 +144,7 @@ def sign_backward(SignSTE, cases=BACKWARD_CASES) -> None:
     (grad,) = c.backward_grads(y.sum(), [leaf], what=f"{SIGN}.backward")
     c.require_close(grad, torch.tensor([0.0, 1.0, 0.0, 1.0], dtype=torch.float64),
                     f"the gradient of {SIGN}.apply(x).sum()", "wrong-ste-gradient",
-                    "expected grad_output * (x.abs() <= 1) = [0, 1, 0, 1]. If you wrote into grad_output in place "
+                    "expected grad_output where |x| <= 1, 0 elsewhere: [0, 1, 0, 1]. If you wrote into grad_output in place "
                     "(grad_output[mask] = 0), build a new tensor instead: after .sum() grad_output is a single "
                     "number broadcast to every element.")
 
@@ -193,7 +193,7 @@ def sign_dtype(SignSTE, cases=SIGN_DTYPE_CASES) -> None:
         for out, lead in _backward_both(SignSTE, SIGN, x, g):
             if not isinstance(out, torch.Tensor):
                 c.fail("no-gradient", f"{lead}{SIGN}.backward returned {behaviour.type_name(out)}, not a tensor: "
-                                      "return grad_output * (x.abs() <= 1).")
+                                      "grad_output where |x| <= 1, 0 elsewhere.")
             if out.dtype != dtype:
                 hint = (" It returned the boolean mask: multiply grad_output by it." if out.dtype == torch.bool else
                         " Multiply grad_output by the boolean mask directly (x.abs() <= 1), or convert the mask "

@@ -38,7 +38,7 @@ def _cube_storage(Cube, shape) -> None:
 
 def _cube_values(Cube) -> None:
     c.require_self_contained(Cube, CUBE)
-    x = torch.tensor([-1.5, 0.5, 2.0], dtype=torch.float64, requires_grad=True)
+    x = torch.tensor([-1.5, 0.0, 0.5, 2.0], dtype=torch.float64, requires_grad=True)  # 0: where 3 * y / x is NaN
     y = run(Cube.apply, x, what="Cube.apply(x)")
     c.require_close(y, x.detach() ** 3, "Cube.apply(x)", "wrong-forward", "forward should return x ** 3.")
     (grad,) = run(c.backward_grads, y, [x], torch.full_like(y, 2.0), what="Cube.backward")

@@ -17,8 +17,8 @@ from autograder.checks.torch_func_rules import DIRECT_RULES, direct, gradchecked
 # in_dims[0]).
 
 RUNNING = "RunningSum"
-RUNNING_HINT = ("the running sum's gradient sums grad_output from the end: grad_output.flip(-1).cumsum(-1).flip(-1), "
-                "with torch operations.")
+RUNNING_HINT = ("the running sum's gradient is the running sum of grad_output taken from the end of the last dimension "
+                "(each input reaches every output at or after it), with torch operations.")
 RUNNING_VMAP_HINT = ("vmap(info, in_dims, x) receives the whole batch, with the batch on dimension in_dims[0], and "
                      "returns (output, out_dims): the output of every sample, with its batch on dimension out_dims.")
 

@@ -30,8 +30,9 @@ TANGENT_HINT = ("jvp(ctx, x_t) receives the input's tangent x_t and returns the 
                 "sigmoid(x) times the tangent, with x read from ctx.saved_tensors (saved in setup_context with "
                 "ctx.save_for_forward(x)).")
 SOFTPLUS_TWICE_HINT = ("torch.func.hessian is jacfwd(jacrev(f)): it differentiates the operations of your backward "
-                       "in forward mode. Build backward from differentiable torch operations on the saved x "
-                       "(grad_output * torch.sigmoid(x)): no .detach(), no NumPy, no torch.no_grad().")
+                       "in forward mode. Build backward from differentiable torch operations on the saved x (the "
+                       "derivative is sigmoid, which torch computes without overflow): no .detach(), no NumPy, no "
+                       "torch.no_grad().")
 SOFTPLUS_SHAPES = [(), (4,), (2, 3), (2, 3, 4)]
 EXTREMES = (-1e4, -800.0, -40.0, -0.0, 40.0, 800.0, 1e4)
 

@@ -123,7 +123,8 @@ def _numgrad_central(numerical_grad, seed: int) -> None:
     if any(bool(torch.allclose(result, one_sided, rtol=0, atol=1e-6)) for one_sided in (forward, backward)):
         c.fail("one-sided-difference",
                "your estimate is a one-sided difference (f(x + eps) - f(x)) / eps, whose error grows like eps. "
-               "Use the central difference (f(x + eps) - f(x - eps)) / (2 * eps): its error grows like eps**2.")
+               "Use the central difference, one step of eps to each side of x divided by 2 * eps: its error grows like "
+               "eps**2.")
     if bool(torch.allclose(result, 3 * x ** 2, rtol=0, atol=1e-7)):
         c.fail("ignores-eps", f"with eps = {eps:g} the central difference of sum(x**3) is 3x**2 + eps**2, but your "
                               "result matches another step size: use the eps argument the caller passes.")
@@ -222,7 +223,7 @@ def tanh_values(Tanh) -> None:
     c.require_own_node(y, Tanh, NAME)
     (grad,) = c.backward_grads(y, [x], what="Tanh.backward")
     c.require_close(grad, 1 - _tanh(x) ** 2, "the gradient of Tanh.apply(x).sum()", "wrong-derivative",
-                    "d tanh(x)/dx = 1 - tanh(x)**2 = 1 - y * y: return grad_output * (1 - y * y).")
+                    "d tanh(x)/dx = 1 - tanh(x)**2 = 1 - y * y, times grad_output.")
 
 
 def tanh_gradcheck(Tanh, cases=TANH_GRADCHECK_CASES) -> None:
@@ -233,7 +234,7 @@ def tanh_gradcheck(Tanh, cases=TANH_GRADCHECK_CASES) -> None:
         for shape in SHAPES:
             x = c.randn(*shape, seed=seed, scale=1.5)
             guarded(c.gradcheck, Tanh.apply, (x,), what=f"Tanh on shape {shape}",
-                    hint="backward must return grad_output * (1 - y * y), with y the saved output.")
+                    hint="the derivative is 1 - y * y, with y the saved output, times grad_output.")
     x = c.randn(3, 4, seed=70)
     grad_output = c.randn(3, 4, seed=71, requires_grad=False)
     y = c.call(Tanh.apply, x, what="Tanh.forward")
@@ -266,7 +267,7 @@ def tanh_second_derivative(Tanh) -> None:
     with explained("Tanh.backward", FIRST_GRAPH_RULES):
         (grad,) = torch.autograd.grad(y.sum(), x, create_graph=True)
     c.require_close(grad, 1 - _tanh(x) ** 2, "the gradient of Tanh.apply(x).sum()", "wrong-derivative",
-                    "return grad_output * (1 - y * y).")
+                    "the derivative is 1 - y * y, times grad_output.")
     if not grad.requires_grad:
         c.fail("backward-not-differentiable",
                "with create_graph=True the gradient returned by Tanh.backward is not connected to x, so no second "
@@ -315,7 +316,7 @@ def _tanh_saves_output(Tanh, seed: int) -> None:
     if any(s is x for s in saved):
         c.fail("saves-input",
                "forward saved the input x. The derivative of tanh is 1 - y**2, a function of the output: "
-               "save only the output y (the input can then be freed) and return grad_output * (1 - y * y).")
+               "save only the output y (the input can then be freed) and compute the derivative from it.")
     if len(saved) != 1 or saved[0] is not y:
         c.fail("saves-wrong-tensor",
                "forward should save exactly one tensor, the output it returns (not a copy, not y.detach(), "

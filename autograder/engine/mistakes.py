@@ -156,6 +156,7 @@ CHECKS: dict[str, str] = {
     "wrong-training": "training steps give other losses than the reference layer",
     # --- numerical stability and safe gradients
     "overflow": "forward overflows (exp without the max shift) and returns inf or nan",
+    "max-added-back": "forward adds the row maximum back into the log-sum-exp and loses float32 precision",
     "unstable-backward": "backward returns inf or nan for large inputs",
     "overflow-backward": "backward's softmax overflows for large logits",
     "unstable": "the result is inf or nan for large |x| (exp overflowed)",

@@ -3,12 +3,18 @@
 A zoo entry is the full source of one answer cell containing one realistic mistake; its first lines say
 what the mistake is (`# mistake: ...`), a phrase the feedback must contain (`# feedback: ...`) and the mistake
 code(s) of the tests whose feedback carries that phrase (`# code: ...`, several separated by `|`; every one is a code
-of autograder/engine/mistakes.py and must be among the codes of the tests the entry fails).
+of autograder/engine/mistakes.py and must be among the codes of the tests the entry fails), the rule of its
+exercise it breaks (`# rule: ...`, declared once per exercise in tests/zoo/rules.toml), the tests of its exercise it
+fails (`# fails: ...`, the grade ids' suffixes after `test_<Exercise>_`), its score there (`# score: got/max`) and,
+where a test reaches the same cause by another road, the other codes that cause may carry (`# family: code|code`).
+The header is read here only (`header`), by every test that reads it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -27,23 +33,57 @@ class ZooEntry:
     mistake: str
     feedback: str
     codes: tuple[str, ...] = ()
+    rule: str = ""                      # the rule of its exercise it breaks (tests/zoo/rules.toml)
+    fails: frozenset = frozenset()      # the tests of its exercise it fails (suffixes after test_<Exercise>_)
+    score: tuple[float, float] | None = None
+    family: frozenset = field(default_factory=frozenset)
+
+
+def header(text: str) -> dict[str, str]:
+    """The `# key: value` lines a zoo entry (or a red-team attack file) opens with, up to the first other line."""
+    found = {}
+    for line in text.splitlines():
+        if not line.startswith("# "):
+            break
+        key, _, value = line[2:].partition(":")
+        found[key.strip()] = value.strip()
+    return found
+
+
+_SCORE = re.compile(r"(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)")
+
+
+def entry_of(path: Path, text: str) -> ZooEntry:
+    meta = header(text)
+    codes = tuple(c.strip() for c in meta.get("code", "").split("|") if c.strip())
+    family = frozenset(c.strip() for c in meta.get("family", "").split("|") if c.strip())
+    score = _SCORE.fullmatch(meta.get("score", ""))
+    return ZooEntry(path.parent.name, path.stem, path, text, meta.get("mistake", ""), meta.get("feedback", ""),
+                    codes, meta.get("rule", ""), frozenset(meta.get("fails", "").split()),
+                    (float(score.group(1)), float(score.group(2))) if score else None, family)
 
 
 def zoo(root: Path | None = None) -> list[ZooEntry]:
     root = root or paths.ZOO
-    entries = []
-    for path in sorted(root.glob("*/*.py")):
-        text = path.read_text()
-        header = {}
-        for line in text.splitlines():
-            if not line.startswith("# "):
-                break
-            key, _, value = line[2:].partition(":")
-            header[key.strip()] = value.strip()
-        codes = tuple(c.strip() for c in header.get("code", "").split("|") if c.strip())
-        entries.append(ZooEntry(path.parent.name, path.stem, path, text, header.get("mistake", ""),
-                                header.get("feedback", ""), codes))
-    return entries
+    return [entry_of(path, path.read_text()) for path in sorted(root.glob("*/*.py"))]
+
+
+UNANSWERED = "unanswered"  # the rule of an unfilled answer: it loses every test of its exercise
+
+
+@dataclass(frozen=True)
+class Rule:
+    exercise: str
+    name: str
+    tests: frozenset       # suffixes after test_<Exercise>_
+    points: float
+
+
+def rules(root: Path | None = None) -> dict[str, dict[str, Rule]]:
+    """{exercise: {rule name: Rule}}, as tests/zoo/rules.toml declares them (once per exercise)."""
+    table = tomllib.loads(((root or paths.ZOO) / "rules.toml").read_text())
+    return {exercise: {name: Rule(exercise, name, frozenset(rule["tests"]), float(rule["points"]))
+                       for name, rule in declared.items()} for exercise, declared in table.items()}
 
 
 def reference_answers(source) -> dict[str, str]:

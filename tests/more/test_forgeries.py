@@ -45,13 +45,7 @@ IDS = [f"{exercise}/{name}" for exercise, name in FORGERIES]
 
 
 def header(entry, key: str) -> str:
-    for line in entry.source.splitlines():
-        if not line.startswith("# "):
-            break
-        name, _, value = line[2:].partition(":")
-        if name.strip() == key:
-            return value.strip()
-    return ""
+    return samples.header(entry.source).get(key, "")
 
 
 def score(entry, sandbox=None) -> tuple[float, float, dict]:

@@ -42,14 +42,7 @@ SECRETS = ["BEGIN SOLUTION", "BEGIN HIDDEN TESTS", "check.gradcheck(Square)", "c
            "check.graph_node(Square)", "# mistake:", "SQLite format"]
 
 
-def header(text: str) -> dict:
-    found = {}
-    for line in text.splitlines():
-        if not line.startswith("# "):
-            break
-        key, _, value = line[2:].partition(":")
-        found[key.strip()] = value.strip()
-    return found
+header = samples.header  # the zoo's header reader: `# key: value` lines
 
 
 def attack_source(path: Path) -> tuple[str, dict]:

@@ -21,7 +21,7 @@ from autograder.engine.sandbox.channel import Channel, ChannelClosed
 
 OBJECTS: dict = {}      # handle id -> object
 _IDS: dict = {}         # id(object) -> handle id
-GRAPHS: dict = {}       # graph id -> (inputs, outputs, leaves) of a recorded call or vjp
+GRAPHS: dict = {}       # graph id -> (inputs, outputs, leaves, edges) of a recorded call or vjp
 LEAVES: dict = {}       # argument index -> the leaf behind that argument, for arguments with a history
 CTXS: dict = {}         # ctx key -> this process's stand-in ctx
 
@@ -106,6 +106,22 @@ _TYPE_DICT = type.__dict__["__dict__"].__get__
 _PROXY_GET = type(type.__dict__).get
 _TENSOR = torch.Tensor
 _NODE = torch.autograd.function.BackwardCFunction
+_EDGE = torch.autograd.graph.get_gradient_edge
+
+
+def _edges(outputs: list) -> list:
+    """Where each output's gradient enters the graph, as the call left it: a later vjp starts there, as the judge's
+    engine does from the edge it took at the call. (Asking the output itself again would re-read its history: an
+    output a custom Function returned as an input's alias, changed in place since, would then raise where one
+    process does not.)"""
+    return [_edge_or_itself(o) if isinstance(o, _TENSOR) and o.requires_grad else None for o in outputs]
+
+
+def _edge_or_itself(output):
+    try:
+        return _EDGE(output)
+    except (RuntimeError, TypeError, ValueError):  # a tensor whose edge cannot be taken: the vjp asks the tensor
+        return output
 _type, _issubclass, _isinstance, _bool, _int = type, issubclass, isinstance, bool, int
 
 
@@ -196,7 +212,7 @@ def op_call(message: dict, created: dict, ctxs: list) -> tuple:
     graph = None
     if message.get("record") and any(o.requires_grad for o in outputs):
         graph = len(GRAPHS) + 1
-        GRAPHS[graph] = (inputs, outputs, _leaves(created))
+        GRAPHS[graph] = (inputs, outputs, _leaves(created), _edges(outputs))
     same = mirror.identities(inputs, outputs)
     result = {"out": out, "graph": graph, "changed": mirror.changed(inputs, before), "ctx": _ctx_states(ctxs),
               "bumped": mirror.bumped(inputs, before), "rebased": mirror.rebased(inputs, outputs, before, same)}
@@ -205,12 +221,12 @@ def op_call(message: dict, created: dict, ctxs: list) -> tuple:
 
 def op_vjp(message: dict, created: dict, ctxs: list) -> tuple:
     """Gradients of a recorded graph's outputs with respect to its inputs, weighted by `grads`."""
-    inputs, outputs, leaves = GRAPHS[message["graph"]]
+    inputs, outputs, leaves, edges = GRAPHS[message["graph"]]
     mirror.apply_judge_changes(inputs, outputs, message.get("dirty", {}), message.get("dirty_outputs", {}))
     grads = message["grads"]
     before = mirror.Before(inputs)
-    pairs = [(o, g if g is not None else torch.zeros_like(o)) for o, g in zip(outputs, grads)
-             if o is not None and o.requires_grad]
+    pairs = [(e, g if g is not None else torch.zeros_like(o)) for o, e, g in zip(outputs, edges, grads)
+             if e is not None]
     wanted = [i for i, t in enumerate(leaves) if t.requires_grad]
     create = bool(message.get("create_graph"))
     result = [None] * len(inputs)
@@ -228,7 +244,8 @@ def op_vjp(message: dict, created: dict, ctxs: list) -> tuple:
     graph = None
     if create:
         graph = len(GRAPHS) + 1
-        GRAPHS[graph] = (inputs + [created[i] for i in sorted(created)], result, leaves + _leaves(created))
+        GRAPHS[graph] = (inputs + [created[i] for i in sorted(created)], result, leaves + _leaves(created),
+                         _edges(result))
     return {"grads": result, "graph": graph, "changed": mirror.changed(inputs, before),
             "bumped": mirror.bumped(inputs, before)}, {}
 

@@ -1,6 +1,7 @@
 # mistake: un-broadcasts the gradient of a but forgets b (the usual case when b is the smaller one)
 # feedback: the gradient of b has shape
 # code: missing-unbroadcast
+# rule: unbroadcast
 # fails: shapes
 # score: 2/4
 class BroadcastMul(torch.autograd.Function):

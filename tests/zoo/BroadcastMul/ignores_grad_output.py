@@ -1,6 +1,7 @@
 # mistake: returns the local derivatives (b and a, broadcast) without multiplying by grad_output
 # feedback: grad_output
 # code: wrong-derivative
+# rule: derivative
 # fails: values gradcheck shapes
 # score: 0/4
 class BroadcastMul(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: returns gradients of the output's shape (no un-broadcast); autograd hides it, a direct call does not
 # feedback: sum over the broadcast dimensions
 # code: missing-unbroadcast
+# rule: unbroadcast
 # fails: shapes
 # score: 2/4
 class BroadcastMul(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: swaps the two gradients (grad_output * a for a, grad_output * b for b)
 # feedback: grad_output * b
 # code: wrong-derivative
+# rule: derivative
 # fails: values gradcheck shapes
 # score: 0/4
 class BroadcastMul(torch.autograd.Function):

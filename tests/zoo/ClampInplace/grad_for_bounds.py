@@ -1,6 +1,7 @@
 # mistake: returns zeros as the gradients of the float bounds instead of None
 # feedback: return None for each bound
 # code: grad-for-bound
+# rule: values
 # fails: values saved
 # score: 1/3
 class ClampInplace(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: reads the mask from the saved x with >= and <=, as for the input; after clamp_ x is the output, so the mask is all ones
 # feedback: a mask written with >= and <= is then all ones
 # code: clamp-mask-all-ones
+# rule: values
 # fails: values
 # score: 2/3
 class ClampInplace(torch.autograd.Function):

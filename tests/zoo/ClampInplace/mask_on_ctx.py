@@ -1,6 +1,7 @@
 # mistake: computes the mask from the input before clamping and keeps it on ctx, so nothing guards the output it stands for
 # feedback: Its mask must come from the saved output
 # code: output-change-unnoticed
+# rule: saved
 # fails: saved
 # score: 2/3
 class ClampInplace(torch.autograd.Function):

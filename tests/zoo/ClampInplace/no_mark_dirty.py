@@ -1,6 +1,7 @@
 # mistake: clamps x in place and saves it, but never calls ctx.mark_dirty
 # feedback: call ctx.mark_dirty(x)
 # code: no-mark-dirty
+# rule: values
 # fails: values
 # score: 2/3
 class ClampInplace(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: saves a copy of the input before clamping and reads the mask from it: memory for a copy, and nothing guards the output
 # feedback: Its mask must come from the saved output
 # code: output-change-unnoticed
+# rule: saved
 # fails: saved
 # score: 2/3
 class ClampInplace(torch.autograd.Function):

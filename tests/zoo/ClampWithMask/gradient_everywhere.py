@@ -1,6 +1,7 @@
 # mistake: passes the gradient through everywhere, also where x was clamped
 # feedback: only where lo <= x <= hi
 # code: wrong-derivative
+# rule: forward
 # fails: values mask gradcheck
 # score: 0/3
 class ClampWithMask(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: returns zero gradients for the float bounds lo and hi instead of None
 # feedback: None
 # code: missing-none
+# rule: forward
 # fails: values mask gradcheck
 # score: 0/3
 class ClampWithMask(torch.autograd.Function):

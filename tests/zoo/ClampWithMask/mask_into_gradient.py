@@ -1,6 +1,7 @@
 # mistake: adds the mask's incoming gradient to x's gradient, as if the mask were differentiable
 # feedback: mark_non_differentiable
 # code: mask-requires-grad
+# rule: mask
 # fails: mask
 # score: 2/3
 class ClampWithMask(torch.autograd.Function):

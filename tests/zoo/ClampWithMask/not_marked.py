@@ -1,6 +1,7 @@
 # mistake: forgets ctx.mark_non_differentiable(mask), so the float mask requires grad
 # feedback: mark_non_differentiable
 # code: mask-requires-grad
+# rule: mask
 # fails: mask
 # score: 2/3
 class ClampWithMask(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: uses lo < x < hi, so the boundary points lo and hi fall outside the mask
 # feedback: boundary
 # code: boundary-excluded
+# rule: mask
 # fails: mask
 # score: 2/3
 class ClampWithMask(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: backward uses x.detach(), so the second derivative is lost (torch.func silently returns 0)
 # feedback: differentiable
 # code: not-twice-differentiable
+# rule: double_backward
 # fails: gradgradcheck
 # score: 4/5
 class Cube(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: forward drops ctx but setup_context is never written, so autograd still passes ctx to forward
 # feedback: setup_context
 # code: wrong-signature|no-setup-context
+# rule: derivative
 # fails: values gradgradcheck vmap grad jacrev
 # score: 0/5
 class Cube(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: split style, but without generate_vmap_rule = True, so vmap cannot batch it
 # feedback: generate_vmap_rule
 # code: no-vmap-rule
+# rule: transforms
 # fails: vmap grad
 # score: 3/5
 class Cube(torch.autograd.Function):

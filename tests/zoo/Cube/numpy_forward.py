@@ -1,6 +1,7 @@
 # mistake: forward computes the cube with NumPy, which vmap (generate_vmap_rule) cannot run on batched tensors
 # feedback: leaves torch
 # code: leaves-torch
+# rule: derivative
 # fails: values vmap grad
 # score: 2/5
 class Cube(torch.autograd.Function):

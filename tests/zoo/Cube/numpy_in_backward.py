@@ -1,6 +1,7 @@
 # mistake: backward computes 3x^2 with NumPy, which autograd cannot differentiate nor torch.func run
 # feedback: differentiable
 # code: not-twice-differentiable
+# rule: derivative
 # fails: values gradgradcheck grad
 # family: leaves-torch
 # score: 2/5

@@ -1,6 +1,7 @@
 # mistake: backward uses NumPy (not differentiable) unless its tensors are torch.func wrappers, where it switches to torch operations, so only the transforms see a Function they can run
 # feedback: differentiable torch operations
 # code: not-twice-differentiable
+# rule: derivative
 # fails: values gradgradcheck grad
 # family: leaves-torch
 # score: 2/5

@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values gradgradcheck vmap grad jacrev
 # score: 0/5
 class Cube(torch.autograd.Function):

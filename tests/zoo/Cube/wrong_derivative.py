@@ -1,6 +1,7 @@
 # mistake: backward returns 3x instead of 3x^2
 # feedback: 3 * x**2
 # code: wrong-derivative|wrong-jacobian
+# rule: derivative
 # fails: values jacrev
 # score: 3/5
 class Cube(torch.autograd.Function):

@@ -1,8 +1,9 @@
 # mistake: backward returns the local derivative y without multiplying by grad_output
 # feedback: grad_output
-# code: ignores-grad-output|wrong-derivative
-# fails: values inplace_output
-# score: 3/5
+# code: ignores-grad-output
+# rule: derivative
+# fails: values
+# score: 4/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,9 +1,10 @@
 # mistake: keeps the input as a plain attribute ctx.x = x and recomputes exp in backward
 # feedback: save_for_backward
-# code: not-saved-for-backward|output-change-unnoticed
-# fails: saves_output inplace_output inplace_input
+# code: not-saved-for-backward
+# rule: saves_output
+# fails: saves_output inplace_input
 # family: uses-input
-# score: 1/5
+# score: 2/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,9 +1,10 @@
 # mistake: saves y but returns a different tensor (a clone), so the saved tensor is not the output
 # feedback: not the output
 # code: saves-copy
-# fails: saves_output inplace_output
+# rule: saves_output
+# fails: saves_output
 # family: output-change-unnoticed
-# score: 2/5
+# score: 3/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

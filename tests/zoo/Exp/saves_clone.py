@@ -1,8 +1,9 @@
 # mistake: saves a clone of the output, so an in-place change of the output goes unnoticed
 # feedback: copy
-# code: saves-copy|output-change-unnoticed
-# fails: saves_output inplace_output
-# score: 2/5
+# code: saves-copy
+# rule: saves_output
+# fails: saves_output
+# score: 3/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: saves y.detach() instead of the output itself
 # feedback: detach
 # code: saves-alias
+# rule: saves_output
 # fails: saves_output
 # score: 3/5
 class Exp(torch.autograd.Function):

@@ -1,9 +1,10 @@
 # mistake: saves the input x and recomputes exp(x) in backward (right numbers, but the output is not guarded and the input is kept)
 # feedback: save the output
-# code: saves-input|output-change-unnoticed
-# fails: saves_output inplace_output inplace_input
+# code: saves-input
+# rule: saves_output
+# fails: saves_output inplace_input
 # family: needs-input
-# score: 1/5
+# score: 2/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,6 +1,7 @@
 # mistake: saves both the input and the output, keeping the input alive for nothing
 # feedback: save only y
 # code: saves-extra|needs-input
+# rule: saves_output
 # fails: saves_output inplace_input
 # score: 2/5
 class Exp(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values saves_output inplace_output inplace_input
 # score: 0/5
 class Exp(torch.autograd.Function):

@@ -1,8 +1,9 @@
 # mistake: backward returns grad_output * x (the log of the output) instead of grad_output * y
-# feedback: grad_output * y
+# feedback: multiply grad_output by the saved output
 # code: wrong-derivative
-# fails: values inplace_output inplace_input
-# score: 2/5
+# rule: derivative
+# fails: values
+# score: 4/5
 class Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

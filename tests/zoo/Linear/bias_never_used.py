@@ -1,6 +1,7 @@
 # mistake: creates the bias parameter but never passes it to LinearFunction
 # feedback: ignored its bias
 # code: bias-unused
+# rule: forward
 # fails: forward trains
 # family: wrong-training
 # score: 1/3

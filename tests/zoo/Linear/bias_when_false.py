@@ -1,6 +1,7 @@
 # mistake: creates a bias parameter (of zeros) even when bias=False
 # feedback: bias=False must create no bias
 # code: bias-when-false
+# rule: parameters
 # fails: parameters trains
 # score: 1/3
 class Linear(nn.Module):

@@ -1,6 +1,7 @@
 # mistake: forward calls torch.nn.functional.linear, bypassing LinearFunction
 # feedback: must go through your Function
 # code: bypasses-function
+# rule: forward
 # fails: forward
 # score: 2/3
 class Linear(nn.Module):

@@ -1,6 +1,7 @@
 # mistake: forgets super().__init__(), so nn.Module cannot register the parameters
 # feedback: super().__init__()
 # code: no-super-init
+# rule: parameters
 # fails: parameters forward trains
 # score: 0/3
 class Linear(nn.Module):

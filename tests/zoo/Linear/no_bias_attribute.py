@@ -1,6 +1,7 @@
 # mistake: with bias=False never defines self.bias (forward falls back on getattr), so m.bias raises AttributeError
 # feedback: bias` attribute set to None
 # code: no-bias-attribute
+# rule: parameters
 # fails: parameters
 # score: 2/3
 class Linear(nn.Module):

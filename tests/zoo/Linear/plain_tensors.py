@@ -1,6 +1,7 @@
 # mistake: keeps weight and bias as plain tensors (requires_grad=True), not nn.Parameters, so no optimiser sees them
 # feedback: not an nn.Parameter
 # code: not-a-parameter
+# rule: parameters
 # fails: parameters trains
 # score: 1/3
 class Linear(nn.Module):

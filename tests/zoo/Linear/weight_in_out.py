@@ -1,6 +1,7 @@
 # mistake: stores weight as (in_features, out_features) and transposes it in forward
 # feedback: (out_features, in_features)
 # code: weight-shape-in-out
+# rule: parameters
 # fails: parameters
 # score: 2/3
 class Linear(nn.Module):

@@ -1,6 +1,7 @@
 # mistake: initialises the weight with zeros instead of small random values
 # feedback: small random values
 # code: not-initialised
+# rule: parameters
 # fails: parameters
 # score: 2/3
 class Linear(nn.Module):

@@ -1,6 +1,7 @@
 # mistake: the gradient of bias is grad_output itself, not summed over the batch (the engine would quietly sum it)
 # feedback: sum it over the batch
 # code: bias-grad-not-summed
+# rule: needs_input_grad
 # fails: needs_input_grad
 # score: 2/3
 class LinearFunction(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: forward computes x @ weight, forgetting that weight is (out_features, in_features)
 # feedback: x @ weight.T
 # code: matmul-shapes|wrong-derivative
+# rule: derivative
 # fails: values gradcheck needs_input_grad
 # score: 0/3
 class LinearFunction(torch.autograd.Function):

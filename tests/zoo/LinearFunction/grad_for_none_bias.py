@@ -1,6 +1,7 @@
 # mistake: always returns a bias gradient, also when bias is None
 # feedback: return None for a missing bias
 # code: grad-for-none-bias
+# rule: derivative
 # fails: values gradcheck needs_input_grad
 # family: ignores-needs-input-grad
 # score: 0/3

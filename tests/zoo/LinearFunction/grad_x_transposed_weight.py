@@ -1,6 +1,7 @@
 # mistake: the gradient of x multiplies by weight.T instead of weight
-# feedback: grad_output @ weight
+# feedback: each gradient has the shape of its input
 # code: matmul-shapes|wrong-derivative
+# rule: derivative
 # fails: values gradcheck needs_input_grad
 # score: 0/3
 class LinearFunction(torch.autograd.Function):

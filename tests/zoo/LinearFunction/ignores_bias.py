@@ -1,6 +1,7 @@
 # mistake: forward forgets to add the bias
 # feedback: ignored the bias
 # code: ignores-bias
+# rule: derivative
 # fails: values gradcheck
 # family: wrong-derivative
 # score: 1/3

@@ -1,6 +1,7 @@
 # mistake: computes every gradient whatever ctx.needs_input_grad says (and only then checks for a None bias)
 # feedback: needs_input_grad
 # code: ignores-needs-input-grad
+# rule: needs_input_grad
 # fails: needs_input_grad
 # score: 2/3
 class LinearFunction(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: uses ctx.needs_input_grad, but crashes on a None bias in forward (bias.unsqueeze on None)
 # feedback: crashed on bias = None
 # code: none-bias-crashes
+# rule: derivative
 # fails: values gradcheck needs_input_grad
 # score: 0/3
 class LinearFunction(torch.autograd.Function):

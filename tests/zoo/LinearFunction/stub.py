@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values gradcheck needs_input_grad
 # score: 0/3
 class LinearFunction(torch.autograd.Function):

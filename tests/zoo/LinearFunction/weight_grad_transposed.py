@@ -1,6 +1,7 @@
 # mistake: the gradient of weight is x.T @ grad_output, the transpose of what it should be
 # feedback: transpose of weight's
 # code: weight-grad-transposed
+# rule: derivative
 # fails: values gradcheck needs_input_grad
 # score: 0/3
 class LinearFunction(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: the notebook-01 style (ctx in forward, no setup_context): works with autograd, refused by torch.func
 # feedback: setup_context
 # code: no-setup-context
+# rule: stability
 # fails: stability vmap forward_mode
 # family: masked-row-nan|no-jvp
 # score: 7/10

@@ -1,6 +1,7 @@
 # mistake: backward works on detached tensors, so second derivatives are lost
 # feedback: differentiable
 # code: not-twice-differentiable
+# rule: stability
 # fails: stability gradgradcheck vmap forward_mode
 # family: masked-row-nan|no-jvp
 # score: 6/10

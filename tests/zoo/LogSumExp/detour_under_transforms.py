@@ -1,6 +1,7 @@
 # mistake: has no jvp and no vmap rule, and returns torch.logsumexp itself whenever the input is a torch.func wrapper
 # feedback: generate_vmap_rule
 # code: no-vmap-rule
+# rule: forward_mode
 # fails: vmap forward_mode
 # family: no-jvp
 # score: 8/10

@@ -1,6 +1,7 @@
 # mistake: forward always keeps the reduced dimension, whatever keepdim says
 # feedback: keepdim
 # code: wrong-output-shape|no-jvp
+# rule: values
 # fails: values stability shapes vmap forward_mode
 # family: wrong-shape
 # score: 4/10

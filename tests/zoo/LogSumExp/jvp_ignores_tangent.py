@@ -1,6 +1,7 @@
 # mistake: jvp returns the softmax summed over dim, without multiplying by the tangent x_t
 # feedback: ignores the tangent
 # code: jvp-ignores-tangent
+# rule: forward_mode
 # fails: vmap forward_mode
 # family: wrong-jvp
 # score: 8/10

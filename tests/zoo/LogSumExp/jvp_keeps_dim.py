@@ -1,6 +1,7 @@
 # mistake: jvp always sums with keepdim=True, so its tangent has the wrong shape when keepdim=False
 # feedback: keepdim=ctx.keepdim
 # code: wrong-tangent-shape
+# rule: forward_mode
 # fails: vmap forward_mode
 # score: 8/10
 class LogSumExp(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: jvp uses the saved output as it is: with keepdim=False exp(x - output) broadcasts along the wrong dim
 # feedback: unsqueeze(ctx.dim) the saved output
 # code: no-unsqueeze
+# rule: forward_mode
 # fails: vmap forward_mode
 # score: 8/10
 class LogSumExp(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: jvp returns (tangent, None, None) like backward, instead of one tangent per output
 # feedback: one tangent per output
 # code: jvp-arity
+# rule: forward_mode
 # fails: vmap forward_mode
 # score: 8/10
 class LogSumExp(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: jvp reads ctx.saved_tensors, but setup_context only called save_for_backward
 # feedback: save_for_forward
 # code: no-save-for-forward
+# rule: forward_mode
 # fails: vmap forward_mode
 # score: 8/10
 class LogSumExp(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: backward returns only the gradient of x, no None for dim and keepdim
 # feedback: None
 # code: wrong-arity|missing-none
+# rule: values
 # fails: values stability shapes none gradcheck gradgradcheck vmap forward_mode
 # family: no-jvp|not-twice-differentiable
 # score: 1/10

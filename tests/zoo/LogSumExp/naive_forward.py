@@ -1,6 +1,7 @@
 # mistake: the literal log(sum(exp(x))) without the max shift: overflows to inf at magnitude 1e4
 # feedback: subtract the max
 # code: overflow
+# rule: stability
 # fails: stability vmap forward_mode
 # family: no-jvp
 # score: 7/10

@@ -1,6 +1,7 @@
 # mistake: the answer before forward mode: no jvp, so torch.func.jvp, jacfwd and hessian are refused
 # feedback: jvp(ctx
 # code: no-jvp
+# rule: forward_mode
 # fails: vmap forward_mode
 # score: 8/10
 class LogSumExp(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: backward ignores keepdim: grad_output and the output are not unsqueezed when keepdim=False
 # feedback: unsqueeze
 # code: no-unsqueeze|wrong-derivative|no-jvp
+# rule: values
 # fails: values stability shapes none gradcheck gradgradcheck vmap forward_mode
 # family: not-twice-differentiable
 # score: 1/10

@@ -1,6 +1,7 @@
 # mistake: backward computes exp(x) / exp(output), which is inf / inf = nan at magnitude 1e4
 # feedback: exp(x - output)
 # code: unstable-backward|no-jvp
+# rule: stability
 # fails: stability vmap forward_mode
 # score: 7/10
 class LogSumExp(torch.autograd.Function):

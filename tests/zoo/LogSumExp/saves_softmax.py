@@ -1,6 +1,7 @@
 # mistake: saves the softmax exp(x - output) as well as x and the output: a second x-sized tensor kept alive
 # feedback: save x and the output
 # code: saves-too-much
+# rule: stability
 # fails: stability gradgradcheck vmap forward_mode memory
 # family: masked-row-nan|no-jvp|not-twice-differentiable
 # score: 5/10

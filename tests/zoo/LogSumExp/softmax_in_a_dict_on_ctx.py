@@ -1,6 +1,7 @@
 # mistake: keeps the softmax exp(x - output) for backward in a dict on ctx: a second x-sized tensor kept alive
 # feedback: ctx.cache
 # code: saves-too-much
+# rule: memory
 # fails: memory
 # score: 9/10
 class LogSumExp(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values stability shapes none gradcheck gradgradcheck vmap forward_mode memory
 # score: 0/10
 class LogSumExp(torch.autograd.Function):

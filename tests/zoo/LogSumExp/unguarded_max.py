@@ -1,6 +1,7 @@
 # mistake: shifts by the max without making it finite: a fully masked row (all -inf) gives -inf - (-inf) = nan
 # feedback: replace an infinite max by 0
 # code: masked-row-nan
+# rule: stability
 # fails: stability
 # score: 9/10
 class LogSumExp(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: backward returns exp(x) (forgets to divide by the sum: no - output)
 # feedback: softmax
 # code: wrong-derivative
+# rule: values
 # fails: values stability shapes gradcheck vmap forward_mode
 # family: no-jvp|unstable-backward
 # score: 3/10

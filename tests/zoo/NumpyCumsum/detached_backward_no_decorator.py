@@ -1,6 +1,7 @@
 # mistake: avoids the numpy() error by detaching grad_output instead of using @once_differentiable, so a second derivative silently has no graph
 # feedback: once_differentiable
 # code: not-once-differentiable
+# rule: once_differentiable
 # fails: once_differentiable
 # score: 2/3
 class NumpyCumsum(torch.autograd.Function):

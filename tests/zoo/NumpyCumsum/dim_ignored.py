@@ -1,6 +1,7 @@
 # mistake: ignores dim and always sums along the last axis
 # feedback: dim
 # code: wrong-forward
+# rule: derivative
 # fails: values
 # score: 2/3
 class NumpyCumsum(torch.autograd.Function):

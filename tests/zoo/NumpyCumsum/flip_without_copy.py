@@ -1,6 +1,7 @@
 # mistake: hands np.flip's reversed view (negative strides) straight to torch.from_numpy
 # feedback: negative strides
 # code: negative-strides
+# rule: derivative
 # fails: values gradcheck once_differentiable
 # score: 0/3
 class NumpyCumsum(torch.autograd.Function):

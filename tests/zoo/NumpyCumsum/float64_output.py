@@ -1,6 +1,7 @@
 # mistake: converts to float64 for NumPy and never converts back, so a float32 input gives a float64 output
 # feedback: dtype
 # code: wrong-dtype
+# rule: derivative
 # fails: values
 # score: 2/3
 class NumpyCumsum(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: backward returns only the gradient of x, forgetting the None for dim
 # feedback: None for inputs that are not tensors
 # code: wrong-arity
+# rule: derivative
 # fails: values gradcheck once_differentiable
 # score: 0/3
 class NumpyCumsum(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: forgets @once_differentiable, so a NumPy backward under create_graph=True crashes on .numpy()
 # feedback: once_differentiable
 # code: not-once-differentiable
+# rule: once_differentiable
 # fails: once_differentiable
 # score: 2/3
 class NumpyCumsum(torch.autograd.Function):

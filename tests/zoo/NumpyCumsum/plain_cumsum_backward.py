@@ -1,6 +1,7 @@
 # mistake: backward takes a plain cumulative sum of grad_output instead of the reversed one
 # feedback: REVERSED
 # code: wrong-derivative
+# rule: derivative
 # fails: values gradcheck
 # score: 1/3
 class NumpyCumsum(torch.autograd.Function):

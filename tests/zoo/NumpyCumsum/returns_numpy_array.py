@@ -1,6 +1,7 @@
 # mistake: forward returns the NumPy array itself instead of converting it back to a tensor
 # feedback: torch.from_numpy
 # code: not-a-tensor
+# rule: derivative
 # fails: values gradcheck once_differentiable
 # score: 0/3
 class NumpyCumsum(torch.autograd.Function):

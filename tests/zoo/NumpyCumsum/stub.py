@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values gradcheck once_differentiable
 # score: 0/3
 class NumpyCumsum(torch.autograd.Function):

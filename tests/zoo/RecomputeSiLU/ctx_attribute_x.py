@@ -1,6 +1,7 @@
 # mistake: keeps x as a plain ctx attribute instead of ctx.save_for_backward
 # feedback: save_for_backward
 # code: nothing-saved
+# rule: saved
 # fails: saved
 # score: 3/5
 class RecomputeSiLU(torch.autograd.Function):

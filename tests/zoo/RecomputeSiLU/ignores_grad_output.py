@@ -1,6 +1,7 @@
 # mistake: backward returns the local derivative without multiplying by grad_output
 # feedback: grad_output
 # code: wrong-derivative|ignores-grad-output
+# rule: derivative
 # fails: gradcheck saved graph
 # score: 1/5
 class RecomputeSiLU(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: writes the sigmoid as exp(x) / (1 + exp(x)), which gives nan for large x
 # feedback: large
 # code: unstable
+# rule: derivative
 # fails: values
 # score: 4/5
 class RecomputeSiLU(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: saves a clone of x, so an in-place change of x goes unnoticed (and x is not what is saved)
 # feedback: save_for_backward
 # code: saves-a-copy
+# rule: saved
 # fails: saved
 # score: 3/5
 class RecomputeSiLU(torch.autograd.Function):

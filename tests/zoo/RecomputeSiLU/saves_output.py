@@ -1,6 +1,7 @@
 # mistake: saves the output next to x to reuse it in backward (s + y * (1 - s)), keeping a second tensor of x's size
 # feedback: the output
 # code: saves-too-much
+# rule: saved
 # fails: saved
 # score: 3/5
 class RecomputeSiLU(torch.autograd.Function):

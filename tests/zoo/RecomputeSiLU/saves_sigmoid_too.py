@@ -1,6 +1,7 @@
 # mistake: saves sigmoid(x) as well as x, which is exactly the memory the Function should not keep
 # feedback: sigmoid(x)
 # code: saves-too-much
+# rule: saved
 # fails: saved
 # score: 3/5
 class RecomputeSiLU(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: the split spelling, whose setup_context saves the output next to x (to reuse it in backward)
 # feedback: the output
 # code: saves-too-much
+# rule: saved
 # fails: saved
 # score: 3/5
 class RecomputeSiLU(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: saves x, but keeps sigmoid(x) for backward in a list on ctx, so nothing is saved by recomputing
 # feedback: ctx.cache
 # code: ctx-attribute
+# rule: saved
 # fails: saved
 # score: 3/5
 class RecomputeSiLU(torch.autograd.Function):

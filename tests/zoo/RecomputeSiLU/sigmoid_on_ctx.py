@@ -1,6 +1,7 @@
 # mistake: saves only x with save_for_backward but keeps sigmoid(x) as a ctx attribute, so nothing is saved
 # feedback: ctx.s
 # code: ctx-attribute
+# rule: saved
 # fails: saved
 # score: 3/5
 class RecomputeSiLU(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values gradcheck saved graph
 # score: 0/5
 class RecomputeSiLU(torch.autograd.Function):

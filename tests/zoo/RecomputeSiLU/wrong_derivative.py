@@ -1,6 +1,7 @@
 # mistake: backward returns grad_output * sigmoid(x), forgetting the x * s * (1 - s) term
 # feedback: x * s * (1 - s)
 # code: wrong-derivative
+# rule: derivative
 # fails: values gradcheck saved graph
 # family: ignores-grad-output
 # score: 0/5

@@ -1,6 +1,7 @@
 # mistake: backward asks autograd for the derivative of torch.round (zero), instead of passing grad_output through
 # feedback: straight-through
 # code: zero-gradient
+# rule: forward
 # fails: values backward
 # score: 2/5
 class RoundSTE(torch.autograd.Function):

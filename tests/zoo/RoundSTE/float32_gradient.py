@@ -1,6 +1,7 @@
 # mistake: backward converts grad_output to float32 (the engine casts it back, hiding the loss of precision)
 # feedback: dtype
 # code: wrong-dtype
+# rule: forward
 # fails: values backward dtype
 # family: inexact-pass-through
 # score: 1/5

@@ -1,6 +1,7 @@
 # mistake: converts the result to float32, losing the input's dtype
 # feedback: dtype
 # code: wrong-dtype
+# rule: forward
 # fails: values backward dtype
 # family: inexact-pass-through
 # score: 1/5

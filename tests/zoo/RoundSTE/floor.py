@@ -1,6 +1,7 @@
 # mistake: forward uses torch.floor instead of torch.round
 # feedback: torch.round
 # code: wrong-forward
+# rule: forward
 # fails: values dtype
 # score: 3/5
 class RoundSTE(torch.autograd.Function):

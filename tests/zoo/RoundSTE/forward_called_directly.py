@@ -1,6 +1,7 @@
 # mistake: uses the detach trick inside a custom apply, so no RoundSTE node is ever recorded
 # feedback: .apply
 # code: forward-called-directly
+# rule: graph
 # fails: graph
 # score: 4/5
 class RoundSTE(torch.autograd.Function):

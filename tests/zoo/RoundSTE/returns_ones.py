@@ -1,6 +1,7 @@
 # mistake: backward returns ones instead of grad_output
 # feedback: grad_output
 # code: ignores-grad-output
+# rule: forward
 # fails: values backward
 # score: 2/5
 class RoundSTE(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values backward dtype graph
 # score: 0/5
 class RoundSTE(torch.autograd.Function):

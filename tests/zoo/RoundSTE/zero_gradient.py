@@ -1,6 +1,7 @@
 # mistake: backward returns round's true derivative (zero), so no gradient passes straight through
 # feedback: true derivative
 # code: zero-gradient
+# rule: forward
 # fails: values backward
 # score: 2/5
 class RoundSTE(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: copies the elementwise rule (the batch stays where vmap put it), so a batch on the last dimension is summed across
 # feedback: sums across the batch
 # code: vmap-sums-the-batch
+# rule: vmap
 # fails: vmap
 # score: 1/2
 class RunningSum(torch.autograd.Function):

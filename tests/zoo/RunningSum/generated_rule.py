@@ -1,6 +1,7 @@
 # mistake: sets generate_vmap_rule = True for a NumPy kernel instead of writing a vmap staticmethod
 # feedback: generate_vmap_rule
 # code: generated-vmap-rule
+# rule: vmap
 # fails: vmap
 # score: 1/2
 class RunningSum(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: no vmap staticmethod at all (the Function of notebook 09, in the split style)
 # feedback: no vmap staticmethod
 # code: no-vmap-rule
+# rule: vmap
 # fails: vmap
 # score: 1/2
 class RunningSum(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: the vmap staticmethod returns the output alone, without out_dims
 # feedback: (output, out_dims)
 # code: wrong-vmap
+# rule: vmap
 # fails: vmap
 # score: 1/2
 class RunningSum(torch.autograd.Function):

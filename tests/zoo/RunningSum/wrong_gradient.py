@@ -1,6 +1,7 @@
 # mistake: backward runs the forward's running sum on grad_output instead of summing it from the end
-# feedback: flip
+# feedback: taken from the end
 # code: wrong-derivative
+# rule: values
 # fails: values
 # score: 1/2
 class RunningSum(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: moves the batch to dimension 0 but reports it where it came from (out_dims = in_dims[0])
 # feedback: each sample must get its own running sum
 # code: wrong-vmap
+# rule: vmap
 # fails: vmap
 # score: 1/2
 class RunningSum(torch.autograd.Function):

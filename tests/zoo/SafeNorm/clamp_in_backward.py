@@ -1,6 +1,7 @@
 # mistake: backward divides by norm.clamp_min(1e-5), which shortens the gradient of every row shorter than 1e-5
 # feedback: instead of 1
 # code: eps-in-backward
+# rule: small_norms
 # fails: small_norms
 # score: 5/6
 class SafeNorm(torch.autograd.Function):

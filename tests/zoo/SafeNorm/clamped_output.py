@@ -1,6 +1,7 @@
 # mistake: forward returns the norm clamped with clamp_min(1e-12) so that backward can divide by it
 # feedback: clamp_min
 # code: value-at-zero
+# rule: zero_rows
 # fails: zero_rows
 # score: 4/6
 class SafeNorm(torch.autograd.Function):

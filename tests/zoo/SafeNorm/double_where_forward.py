@@ -1,6 +1,7 @@
 # mistake: the double where of the notebook copied into forward, with backward written for the norm without a guard
 # feedback: NaN
 # code: nan-at-zero
+# rule: zero_rows
 # fails: zero_rows
 # score: 4/6
 class SafeNorm(torch.autograd.Function):

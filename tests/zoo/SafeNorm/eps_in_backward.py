@@ -1,6 +1,7 @@
 # mistake: backward divides by norm + 1e-6 to avoid 0 / 0, which changes the gradient of every row
 # feedback: eps added to the norm
 # code: eps-in-backward
+# rule: derivative
 # fails: values zero_rows small_norms
 # family: wrong-derivative
 # score: 1/6

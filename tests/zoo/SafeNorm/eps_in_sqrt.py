@@ -1,6 +1,7 @@
 # mistake: forward computes sqrt(sum(x**2) + 1e-12), so no norm is ever 0, and every value is biased
 # feedback: eps inside the square root
 # code: value-at-zero|value-biased
+# rule: zero_rows
 # fails: zero_rows small_norms
 # score: 3/6
 class SafeNorm(torch.autograd.Function):

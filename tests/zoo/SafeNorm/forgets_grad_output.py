@@ -1,6 +1,7 @@
 # mistake: backward returns the unit vector x / norm without multiplying by grad_output
 # feedback: grad_output
 # code: ignores-grad-output|wrong-derivative
+# rule: derivative
 # fails: values gradcheck zero_rows small_norms
 # score: 0/6
 class SafeNorm(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: split style (forward(x) + setup_context); backward clamps the saved output in place with clamp_min_
 # feedback: in place
 # code: modifies-output
+# rule: derivative
 # fails: gradcheck zero_rows
 # family: inplace-error
 # score: 3/6

@@ -1,6 +1,7 @@
 # mistake: backward replaces the zero norms by 1 in place, changing the output the caller holds
 # feedback: in place
 # code: modifies-output
+# rule: derivative
 # fails: gradcheck zero_rows
 # family: inplace-error
 # score: 3/6

@@ -1,6 +1,7 @@
 # mistake: grad_output is multiplied without unsqueeze(-1), so it lines up with the wrong dimension
 # feedback: unsqueeze
 # code: no-unsqueeze|wrong-derivative
+# rule: derivative
 # fails: values gradcheck zero_rows small_norms
 # score: 0/6
 class SafeNorm(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: backward divides by the norm without guarding zero rows: 0 / 0 = NaN there
 # feedback: NaN
 # code: nan-at-zero
+# rule: zero_rows
 # fails: zero_rows
 # score: 4/6
 class SafeNorm(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values gradcheck zero_rows small_norms
 # score: 0/6
 class SafeNorm(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: at a zero row backward returns a fixed unit vector (a subgradient) instead of 0
 # feedback: exactly 0
 # code: nonzero-at-zero
+# rule: zero_rows
 # fails: zero_rows
 # score: 4/6
 class SafeNorm(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: forward takes the norm of the whole tensor (x.norm() without dim=-1)
 # feedback: last dimension
 # code: wrong-dim
+# rule: derivative
 # fails: values zero_rows small_norms
 # score: 1/6
 class SafeNorm(torch.autograd.Function):

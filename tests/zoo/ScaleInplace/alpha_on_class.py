@@ -1,6 +1,7 @@
 # mistake: keeps alpha on the class, so a second call overwrites it before the first call's backward
 # feedback: keep alpha on ctx
 # code: alpha-shared-state
+# rule: chain
 # fails: chain
 # score: 2/3
 class ScaleInplace(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: backward passes grad_output through unchanged, forgetting the factor alpha
 # feedback: return grad_output * alpha
 # code: forgets-alpha
+# rule: values
 # fails: values
 # score: 2/3
 class ScaleInplace(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: backward returns a gradient for the float alpha (grad_output times x would be its derivative)
 # feedback: return None for alpha
 # code: grad-for-alpha
+# rule: values
 # fails: values version chain
 # score: 0/3
 class ScaleInplace(torch.autograd.Function):

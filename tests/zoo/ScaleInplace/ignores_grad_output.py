@@ -1,6 +1,7 @@
 # mistake: backward returns the local derivative alpha everywhere, without multiplying by grad_output
 # feedback: ignores grad_output
 # code: ignores-grad-output
+# rule: values
 # fails: values
 # score: 2/3
 class ScaleInplace(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: returns x * alpha, a new tensor, leaving x unchanged (not in place at all)
 # feedback: left x unchanged and returned a new tensor
 # code: returns-new-tensor
+# rule: values
 # fails: values version
 # score: 1/3
 class ScaleInplace(torch.autograd.Function):

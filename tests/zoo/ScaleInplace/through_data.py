@@ -1,6 +1,7 @@
 # mistake: scales x.data (hidden from the version counter) and does not mark x dirty
 # feedback: ctx.mark_dirty(x)
 # code: no-mark-dirty
+# rule: values
 # fails: values version
 # family: version-counter-missed
 # score: 1/3

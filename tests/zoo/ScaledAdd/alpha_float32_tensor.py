@@ -1,6 +1,7 @@
 # mistake: stores alpha as torch.tensor(alpha), a float32 tensor, so the gradient of y is rounded
 # feedback: float32
 # code: alpha-rounded
+# rule: alpha
 # fails: alpha
 # score: 4/5
 class ScaledAdd(torch.autograd.Function):

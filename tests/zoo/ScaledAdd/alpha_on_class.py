@@ -1,6 +1,7 @@
 # mistake: keeps alpha on the class instead of ctx, so a later call overwrites it before backward
 # feedback: not on the class
 # code: alpha-shared-state
+# rule: alpha
 # fails: alpha
 # score: 4/5
 class ScaledAdd(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: backward returns the number 0.0 for alpha instead of None
 # feedback: None for the float alpha
 # code: grad-for-float
+# rule: derivative
 # fails: values none_for_alpha needs_input_grad alpha
 # score: 0/5
 class ScaledAdd(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: backward returns a gradient (a tensor) for the float alpha
 # feedback: None for the float alpha
 # code: grad-for-float
+# rule: derivative
 # fails: values none_for_alpha needs_input_grad alpha
 # score: 0/5
 class ScaledAdd(torch.autograd.Function):

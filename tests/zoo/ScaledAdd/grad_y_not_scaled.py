@@ -1,6 +1,7 @@
 # mistake: the gradient of y is grad_output, not alpha * grad_output
 # feedback: scaled by alpha
 # code: grad-y-not-scaled
+# rule: derivative
 # fails: values needs_input_grad alpha
 # family: wrong-grad-y
 # score: 1/5

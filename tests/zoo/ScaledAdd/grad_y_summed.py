@@ -1,6 +1,7 @@
 # mistake: sums the gradient of y to a single number (as if alpha were the input), so it no longer has y's shape
 # feedback: input 2 (y)
 # code: wrong-grad-shape
+# rule: derivative
 # fails: values none_for_alpha needs_input_grad alpha
 # family: ignores-needs-input-grad
 # score: 0/5

@@ -1,6 +1,7 @@
 # mistake: backward returns the local derivatives (1 and alpha) without multiplying by grad_output
 # feedback: ignores grad_output
 # code: ignores-grad-output
+# rule: derivative
 # fails: values needs_input_grad alpha
 # family: wrong-grad-x
 # score: 1/5

@@ -1,6 +1,7 @@
 # mistake: backward always computes and returns both gradients, ignoring ctx.needs_input_grad
 # feedback: needs_input_grad
 # code: ignores-needs-input-grad
+# rule: needs_input_grad
 # fails: needs_input_grad
 # score: 4/5
 class ScaledAdd(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: returns a list instead of a tuple (autograd counts a list as one gradient)
 # feedback: tuple
 # code: wrong-arity|returns-a-list
+# rule: derivative
 # fails: values none_for_alpha needs_input_grad alpha
 # score: 0/5
 class ScaledAdd(torch.autograd.Function):

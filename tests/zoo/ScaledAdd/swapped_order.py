@@ -1,6 +1,7 @@
 # mistake: returns the gradients in the wrong order, (grad_y, grad_x, None)
 # feedback: swapped
 # code: swapped-order
+# rule: derivative
 # fails: values needs_input_grad alpha
 # score: 1/5
 class ScaledAdd(torch.autograd.Function):

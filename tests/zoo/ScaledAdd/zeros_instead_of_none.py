@@ -1,6 +1,7 @@
 # mistake: returns a zero tensor instead of None for an input that needs no gradient
 # feedback: return None for y
 # code: ignores-needs-input-grad
+# rule: needs_input_grad
 # fails: needs_input_grad
 # score: 4/5
 class ScaledAdd(torch.autograd.Function):

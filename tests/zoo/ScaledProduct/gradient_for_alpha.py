@@ -1,6 +1,7 @@
 # mistake: backward returns a gradient for alpha, a float
 # feedback: Return None in that position
 # code: missing-none
+# rule: values
 # fails: values
 # score: 1/2
 class ScaledProduct(torch.autograd.Function):

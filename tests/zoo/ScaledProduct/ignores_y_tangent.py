@@ -1,6 +1,7 @@
 # mistake: jvp pushes only x's tangent through, as if y were a constant (ignores y_t)
 # feedback: ignores y_t
 # code: jvp-ignores-tangent
+# rule: jvp
 # fails: jvp
 # score: 1/2
 class ScaledProduct(torch.autograd.Function):

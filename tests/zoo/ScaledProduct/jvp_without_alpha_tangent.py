@@ -1,6 +1,7 @@
 # mistake: jvp takes a tangent for x and y only, none for alpha
 # feedback: one tangent per input of forward
 # code: wrong-signature
+# rule: jvp
 # fails: jvp
 # score: 1/2
 class ScaledProduct(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: saves x and y with save_for_backward only, so jvp finds ctx.saved_tensors empty
 # feedback: save_for_forward
 # code: nothing-saved
+# rule: jvp
 # fails: jvp
 # score: 1/2
 class ScaledProduct(torch.autograd.Function):

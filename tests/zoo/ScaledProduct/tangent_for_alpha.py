@@ -1,6 +1,7 @@
 # mistake: treats alpha as differentiable in jvp, adding alpha_t * x * y, but forward mode passes None for a float
 # feedback: None as the tangent
 # code: jvp-none-tangent
+# rule: jvp
 # fails: jvp
 # score: 1/2
 class ScaledProduct(torch.autograd.Function):

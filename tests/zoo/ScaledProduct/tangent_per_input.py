@@ -1,6 +1,7 @@
 # mistake: jvp returns one tangent per input, the way backward returns one gradient per input
 # feedback: one tangent per output
 # code: jvp-arity
+# rule: jvp
 # fails: jvp
 # score: 1/2
 class ScaledProduct(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: zeroes grad_output in place (after .sum() it is one number broadcast everywhere, so all become 0)
 # feedback: in place
 # code: inplace-grad-output
+# rule: clipped
 # fails: backward
 # score: 4/6
 class SignSTE(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: multiplies the mask with x instead of grad_output
 # feedback: grad_output
 # code: ignores-grad-output
+# rule: forward
 # fails: values backward
 # score: 3/6
 class SignSTE(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: converts the mask with .double(), so a float32 input gets a float64 gradient (the engine hides it)
 # feedback: dtype
 # code: wrong-dtype
+# rule: dtype
 # fails: dtype
 # score: 5/6
 class SignSTE(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: no clipping: passes grad_output through everywhere, also where |x| > 1
 # feedback: outside [-1, 1]
 # code: no-clipping
+# rule: clipped
 # fails: backward
 # score: 4/6
 class SignSTE(torch.autograd.Function):

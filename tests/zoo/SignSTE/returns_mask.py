@@ -1,6 +1,7 @@
 # mistake: returns the boolean mask itself, forgetting grad_output (the engine silently turns it into 0/1 floats)
 # feedback: grad_output
 # code: ignores-grad-output|wrong-dtype
+# rule: forward
 # fails: values backward dtype
 # score: 2/6
 class SignSTE(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: saves sign(x) instead of x, so |saved| <= 1 always holds and nothing is ever clipped
 # feedback: outside [-1, 1]
 # code: no-clipping
+# rule: clipped
 # fails: backward
 # score: 4/6
 class SignSTE(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: forward maps 0 to +1 with a comparison instead of torch.sign (sign(0) is 0)
 # feedback: sign(0) is 0
 # code: wrong-sign-at-zero
+# rule: forward
 # fails: values
 # score: 5/6
 class SignSTE(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: the mask uses < instead of <=, so the gradient is zeroed at |x| == 1 exactly
 # feedback: exactly counts as inside
 # code: strict-boundary
+# rule: boundary
 # fails: boundary
 # score: 5/6
 class SignSTE(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values backward boundary dtype graph
 # score: 0/6
 class SignSTE(torch.autograd.Function):

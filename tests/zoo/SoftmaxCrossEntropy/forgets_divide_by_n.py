@@ -1,6 +1,7 @@
 # mistake: backward forgets to divide by N, although the loss is a mean over N rows
 # feedback: divide by N
 # code: forgot-divide-by-n
+# rule: derivative
 # fails: values gradcheck stable grad_output none_for_target
 # family: wrong-derivative
 # score: 1/8

@@ -1,6 +1,7 @@
 # mistake: backward ignores grad_output (right only when the loss is used as is, with grad_output = 1)
 # feedback: grad_output
 # code: ignores-grad-output
+# rule: derivative
 # fails: gradcheck grad_output
 # score: 6/8
 class SoftmaxCrossEntropy(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: backward returns softmax / N without subtracting the one-hot of the targets
 # feedback: one-hot
 # code: forgot-onehot
+# rule: derivative
 # fails: values gradcheck stable grad_output none_for_target
 # family: wrong-derivative
 # score: 1/8

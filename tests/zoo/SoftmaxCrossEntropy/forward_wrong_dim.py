@@ -1,6 +1,7 @@
 # mistake: the forward's max and log-sum-exp run over the batch (dim=0) instead of the classes (dim=1)
 # feedback: dim=1
 # code: wrong-loss|wrong-derivative
+# rule: derivative
 # fails: values gradcheck stable
 # score: 3/8
 class SoftmaxCrossEntropy(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: returns a (zero) gradient for the integer target instead of None (the engine silently drops it)
 # feedback: None
 # code: missing-none
+# rule: none_for_target
 # fails: none_for_target
 # score: 7/8
 class SoftmaxCrossEntropy(torch.autograd.Function):

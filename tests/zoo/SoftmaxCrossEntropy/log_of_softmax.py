@@ -1,6 +1,7 @@
 # mistake: takes torch.log of a (stable) softmax: a probability that underflows to 0 gives log(0) = -inf
 # feedback: never log(softmax)
 # code: overflow
+# rule: stable
 # fails: stable
 # score: 6/8
 class SoftmaxCrossEntropy(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: a stable forward, but backward recomputes the softmax as exp(z) / sum(exp(z)), which overflows
 # feedback: backward's softmax overflowed
 # code: overflow-backward
+# rule: stable
 # fails: stable
 # score: 6/8
 class SoftmaxCrossEntropy(torch.autograd.Function):

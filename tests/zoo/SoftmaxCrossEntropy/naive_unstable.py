@@ -1,6 +1,7 @@
 # mistake: softmax without subtracting the row max, so exp overflows (and log(0) appears) for large logits
 # feedback: log-sum-exp
 # code: overflow
+# rule: stable
 # fails: stable
 # score: 6/8
 class SoftmaxCrossEntropy(torch.autograd.Function):

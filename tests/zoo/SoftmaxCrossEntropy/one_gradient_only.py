@@ -1,6 +1,7 @@
 # mistake: backward returns only the logits' gradient, with no value for target
 # feedback: return (grad_logits, None)
 # code: wrong-arity
+# rule: derivative
 # fails: values gradcheck stable grad_output none_for_target dtype
 # score: 0/8
 class SoftmaxCrossEntropy(torch.autograd.Function):

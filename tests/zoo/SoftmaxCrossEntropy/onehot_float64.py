@@ -1,6 +1,7 @@
 # mistake: builds the one-hot with .double(), so float32 logits get a float64 gradient (the engine hides it)
 # feedback: dtype
 # code: wrong-dtype
+# rule: dtype
 # fails: dtype
 # score: 7/8
 class SoftmaxCrossEntropy(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: backward takes the softmax over the batch (dim=0) instead of over the classes (dim=1)
 # feedback: dim=1
 # code: wrong-softmax-dim|wrong-derivative
+# rule: derivative
 # fails: values gradcheck stable grad_output none_for_target
 # score: 1/8
 class SoftmaxCrossEntropy(torch.autograd.Function):

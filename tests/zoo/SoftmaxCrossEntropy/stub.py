@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values gradcheck stable grad_output none_for_target dtype
 # score: 0/8
 class SoftmaxCrossEntropy(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: sums the per-row losses instead of averaging them (and the gradient matches the sum)
 # feedback: mean
 # code: sum-instead-of-mean|forgot-divide-by-n
+# rule: derivative
 # fails: values stable grad_output none_for_target
 # score: 2/8
 class SoftmaxCrossEntropy(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: backward returns (onehot - softmax) / N, the gradient with the wrong sign
 # feedback: wrong sign
 # code: wrong-sign
+# rule: derivative
 # fails: values gradcheck stable grad_output none_for_target
 # family: wrong-derivative
 # score: 1/8

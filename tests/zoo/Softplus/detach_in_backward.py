@@ -1,6 +1,7 @@
 # mistake: backward detaches x, so the hessian (which differentiates backward) is silently 0
 # feedback: differentiable
 # code: not-twice-differentiable
+# rule: double_backward
 # fails: hessian
 # score: 5/6
 class Softplus(torch.autograd.Function):

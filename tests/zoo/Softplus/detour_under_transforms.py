@@ -1,6 +1,7 @@
 # mistake: has no jvp, and returns F.softplus itself whenever the input is a torch.func wrapper, so forward mode never needs one
 # feedback: jvp
 # code: no-jvp
+# rule: jvp
 # fails: jvp jacfwd
 # score: 4/6
 import torch._C._functorch as _functorch

@@ -1,6 +1,7 @@
 # mistake: forward takes ctx and saves there (the notebook-01 style, no setup_context), which torch.func refuses
 # feedback: setup_context
 # code: no-setup-context
+# rule: jvp
 # fails: jvp jacfwd hessian vmap
 # score: 2/6
 class Softplus(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: backward and jvp compute the derivative as exp(x) / (1 + exp(x)), which is inf / inf = NaN for large x
 # feedback: inf / inf
 # code: derivative-overflow
+# rule: derivative
 # fails: values jvp jacfwd hessian
 # score: 2/6
 class Softplus(torch.autograd.Function):

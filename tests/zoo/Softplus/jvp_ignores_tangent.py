@@ -1,6 +1,7 @@
 # mistake: jvp returns the derivative sigmoid(x) itself, ignoring the tangent x_t it receives
 # feedback: ignores the tangent
 # code: jvp-ignores-tangent
+# rule: jvp
 # fails: jvp jacfwd
 # score: 4/6
 class Softplus(torch.autograd.Function):

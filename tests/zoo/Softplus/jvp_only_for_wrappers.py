@@ -1,6 +1,7 @@
 # mistake: its jvp gives the right tangent only when the input is a torch.func wrapper, and the tangent itself otherwise (forward-mode AD with dual tensors, a direct call)
 # feedback: jvp returns the output's tangent
 # code: wrong-jvp
+# rule: jvp
 # fails: jvp jacfwd
 # score: 4/6
 import torch._C._functorch as _functorch

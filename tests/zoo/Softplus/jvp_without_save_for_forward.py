@@ -1,6 +1,7 @@
 # mistake: setup_context saves x only with save_for_backward; jvp reads ctx.saved_tensors, which is empty there
 # feedback: save_for_forward
 # code: nothing-saved
+# rule: jvp
 # fails: jvp jacfwd
 # score: 4/6
 class Softplus(torch.autograd.Function):

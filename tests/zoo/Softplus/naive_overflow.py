@@ -1,6 +1,7 @@
 # mistake: forward computes log(1 + exp(x)) as written, so exp(x) overflows to inf for large x
 # feedback: overflows
 # code: overflow
+# rule: derivative
 # fails: values
 # score: 5/6
 class Softplus(torch.autograd.Function):

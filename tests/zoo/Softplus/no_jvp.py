@@ -1,6 +1,7 @@
 # mistake: no jvp staticmethod (and no save_for_forward): fine for backward, refused by forward mode
 # feedback: jvp staticmethod
 # code: no-jvp
+# rule: jvp
 # fails: jvp jacfwd
 # score: 4/6
 class Softplus(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: generate_vmap_rule = True left out, so vmap, and with it jacfwd and hessian, cannot batch the Function
 # feedback: generate_vmap_rule
 # code: no-vmap-rule
+# rule: jvp
 # fails: jacfwd vmap
 # score: 4/6
 class Softplus(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values gradcheck jvp jacfwd hessian vmap
 # score: 0/6
 class Softplus(torch.autograd.Function):

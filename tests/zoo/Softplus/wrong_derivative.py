@@ -1,6 +1,7 @@
 # mistake: backward and jvp use sigmoid(-x) = 1 / (1 + exp(x)), a sign slip in the derivative
 # feedback: sigmoid(x)
 # code: wrong-derivative|wrong-jvp|wrong-jacobian|not-twice-differentiable
+# rule: derivative
 # fails: values gradcheck jvp jacfwd hessian
 # score: 1/6
 class Softplus(torch.autograd.Function):

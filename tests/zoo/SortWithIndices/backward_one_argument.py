@@ -1,8 +1,9 @@
 # mistake: backward takes only the values' gradient, but it receives one gradient per output (values and indices)
 # feedback: one gradient per forward output
 # code: wrong-signature
-# fails: values gradcheck indices
-# score: 0/3
+# rule: sorted
+# fails: values gradcheck
+# score: 1/3
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

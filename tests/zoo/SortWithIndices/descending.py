@@ -1,8 +1,9 @@
 # mistake: sorts in descending order
 # feedback: ascending
 # code: descending
-# fails: values indices
-# score: 1/3
+# rule: sorted
+# fails: values
+# score: 2/3
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

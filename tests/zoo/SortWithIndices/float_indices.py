@@ -1,8 +1,9 @@
 # mistake: converts the indices to x's float dtype, so they are not int64 (and they require grad)
 # feedback: int64
 # code: wrong-index-dtype
-# fails: values indices
-# score: 1/3
+# rule: indices
+# fails: indices
+# score: 2/3
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,8 +1,9 @@
 # mistake: backward gathers grad_values with the indices instead of scattering them (the inverse permutation)
 # feedback: scatter
 # code: wrong-derivative
-# fails: values gradcheck indices
-# score: 0/3
+# rule: sorted
+# fails: values gradcheck
+# score: 1/3
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,8 +1,9 @@
 # mistake: backward returns a (zero) gradient for the indices output too: one per output instead of one per input
 # feedback: one value per forward input
 # code: wrong-arity
-# fails: values gradcheck indices
-# score: 0/3
+# rule: sorted
+# fails: values gradcheck
+# score: 1/3
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,8 +1,10 @@
 # mistake: sorts along the first dim (NumPy axis=0) instead of the last
 # feedback: last dim
 # code: wrong-forward
+# rule: sorted
 # fails: values indices
 # score: 1/3
+# family: wrong-indices
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

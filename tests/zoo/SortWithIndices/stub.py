@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values gradcheck indices
 # score: 0/3
 class SortWithIndices(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: keeps x as a plain ctx attribute instead of ctx.save_for_backward
 # feedback: save_for_backward
 # code: not-saved-for-backward
+# rule: saved
 # fails: saved
 # score: 2/3
 class Square(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: computes in float32, losing precision (and the input's dtype)
 # feedback: dtype
 # code: wrong-dtype
+# rule: derivative
 # fails: values
 # score: 2/3
 class Square(torch.autograd.Function):

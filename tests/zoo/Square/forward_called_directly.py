@@ -1,6 +1,7 @@
 # mistake: a wrapper whose apply calls forward directly, so autograd differentiates x * x itself
 # feedback: .apply
 # code: forward-called-directly
+# rule: graph
 # fails: graph saved
 # score: 1/3
 class Square(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: backward returns the local derivative 2x without multiplying by grad_output
 # feedback: grad_output
 # code: ignores-grad-output
+# rule: derivative
 # fails: values graph
 # score: 1/3
 class Square(torch.autograd.Function):

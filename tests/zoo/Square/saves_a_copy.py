@@ -1,6 +1,7 @@
 # mistake: saves a clone of x, so an in-place change of x goes unnoticed
 # feedback: save_for_backward
 # code: not-saved-for-backward
+# rule: saved
 # fails: saved
 # score: 2/3
 class Square(torch.autograd.Function):

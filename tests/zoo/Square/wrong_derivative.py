@@ -1,6 +1,7 @@
 # mistake: backward forgets the factor 2 of the derivative
 # feedback: 2x
 # code: wrong-derivative
+# rule: derivative
 # fails: values graph
 # family: ignores-grad-output
 # score: 1/3

@@ -1,6 +1,7 @@
 # mistake: unsqueezes grad_output even when keepdim=True, where the summed dimension is already there
 # feedback: keepdim
 # code: unsqueeze-with-keepdim
+# rule: derivative
 # fails: values
 # score: 3/4
 class SumDim(torch.autograd.Function):

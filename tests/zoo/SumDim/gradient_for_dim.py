@@ -1,6 +1,7 @@
 # mistake: returns a (zero) gradient for the int dim instead of None
 # feedback: None
 # code: missing-none
+# rule: derivative
 # fails: values gradcheck none
 # score: 1/4
 class SumDim(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: returns ones of x's shape (the local derivative) without using grad_output
 # feedback: grad_output
 # code: wrong-derivative
+# rule: derivative
 # fails: values gradcheck
 # score: 2/4
 class SumDim(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: turns a negative dim into a positive one using grad_output's number of dimensions instead of x's
 # feedback: negative dim
 # code: missing-unsqueeze
+# rule: derivative
 # fails: values
 # score: 3/4
 class SumDim(torch.autograd.Function):

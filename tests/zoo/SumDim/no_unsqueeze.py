@@ -1,6 +1,7 @@
 # mistake: ignores keepdim=False: expands grad_output without putting the summed dimension back (unsqueeze)
 # feedback: unsqueeze
 # code: missing-unsqueeze
+# rule: derivative
 # fails: values
 # score: 3/4
 class SumDim(torch.autograd.Function):

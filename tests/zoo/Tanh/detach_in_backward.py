@@ -1,6 +1,7 @@
 # mistake: detaches the saved output in backward: right first derivative, no second derivative
 # feedback: detach
 # code: backward-not-differentiable
+# rule: double_backward
 # fails: second_derivative
 # score: 3/5
 class Tanh(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: builds tanh from exp, which overflows to inf/inf = NaN for large |x|
 # feedback: overflow
 # code: overflow
+# rule: extremes
 # fails: extremes
 # score: 4/5
 class Tanh(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: computes in float32, losing the input's dtype
 # feedback: dtype
 # code: wrong-dtype
+# rule: derivative
 # fails: values second_derivative extremes
 # score: 1/5
 class Tanh(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: builds the gradient from Python floats with .tolist(): no graph, float32 and slow
 # feedback: second
 # code: backward-not-differentiable
+# rule: double_backward
 # fails: second_derivative
 # score: 3/5
 class Tanh(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: computes the backward under torch.no_grad(), so nothing is recorded for a second derivative
 # feedback: no_grad
 # code: backward-not-differentiable
+# rule: double_backward
 # fails: second_derivative
 # score: 3/5
 class Tanh(torch.autograd.Function):

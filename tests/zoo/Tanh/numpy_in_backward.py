@@ -1,6 +1,7 @@
 # mistake: computes the backward in NumPy: autograd cannot differentiate it again
 # feedback: numpy
 # code: crashed|backward-not-differentiable
+# rule: derivative
 # fails: values second_derivative
 # score: 2/5
 class Tanh(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: marks backward @once_differentiable although the exercise asks for a twice-differentiable backward
 # feedback: once_differentiable
 # code: backward-not-differentiable
+# rule: double_backward
 # fails: second_derivative
 # score: 3/5
 class Tanh(torch.autograd.Function):

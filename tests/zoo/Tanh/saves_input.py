@@ -1,6 +1,7 @@
 # mistake: saves the input and recomputes tanh in backward (works, twice differentiable, but keeps the input)
 # feedback: save only the output
 # code: saves-input
+# rule: saves_output
 # fails: saves_output
 # score: 4/5
 class Tanh(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: saves the intermediate 1 - y*y computed in forward: a constant for the second derivative
 # feedback: intermediate
 # code: backward-not-differentiable|saves-wrong-tensor
+# rule: double_backward
 # fails: second_derivative saves_output
 # score: 2/5
 class Tanh(torch.autograd.Function):

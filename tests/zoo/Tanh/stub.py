@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values second_derivative saves_output extremes
 # score: 0/5
 class Tanh(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: uses 1 - y instead of 1 - y**2
 # feedback: 1 - y * y
 # code: wrong-derivative
+# rule: derivative
 # fails: values second_derivative extremes
 # score: 1/5
 class Tanh(torch.autograd.Function):

@@ -1,6 +1,7 @@
 # mistake: detaches each block's input before checkpointing it, cutting the graph to x and the earlier layers
 # feedback: detach
 # code: graph-cut
+# rule: values
 # fails: values memory frozen_input
 # score: 0/4
 def checkpointed_mlp(x, layers):

@@ -1,6 +1,7 @@
 # mistake: the plain loop under hooks of its own that keep every saved tensor in a global list (the graph holds numbers), and a hook that runs each layer once in backward
 # feedback: kept
 # code: saves-too-much
+# rule: memory
 # fails: memory
 # score: 2/4
 _kept = []

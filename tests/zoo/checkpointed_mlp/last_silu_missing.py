@@ -1,6 +1,7 @@
 # mistake: forgets the SiLU after the last layer
 # feedback: h = F.silu(layer(h))
 # code: wrong-forward
+# rule: values
 # fails: values memory frozen_input
 # family: no-recompute
 # score: 0/4

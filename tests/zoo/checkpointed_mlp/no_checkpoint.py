@@ -1,6 +1,7 @@
 # mistake: the plain loop, without any checkpoint: right values, but every activation is kept
 # feedback: checkpoint
 # code: saves-too-much
+# rule: memory
 # fails: memory
 # score: 2/4
 def checkpointed_mlp(x, layers):

@@ -1,6 +1,7 @@
 # mistake: "saves memory" by running the blocks under torch.no_grad(), so nothing gets a gradient
 # feedback: no_grad
 # code: no-graph|graph-cut
+# rule: values
 # fails: values memory frozen_input
 # score: 0/4
 def checkpointed_mlp(x, layers):

@@ -1,6 +1,7 @@
 # mistake: the plain loop under saved-tensor hooks of its own (which win over the grader's), and a hook that runs each layer once when backward starts
 # feedback: kept
 # code: saves-too-much
+# rule: memory
 # fails: memory
 # score: 2/4
 def checkpointed_mlp(x, layers):

@@ -1,6 +1,7 @@
 # mistake: omits use_reentrant, which on torch 2.13 warns and falls back to the reentrant variant
 # feedback: use_reentrant=False
 # code: use-reentrant-omitted|reentrant-loses-grads
+# rule: memory
 # fails: memory frozen_input
 # family: reentrant
 # score: 1/4

@@ -1,6 +1,7 @@
 # mistake: uses checkpoint where only a Function can avoid keeping the inputs
 # feedback: keeps the blocks' inputs
 # code: wrong-decision
+# rule: group3
 # fails: group3
 # score: 2/3
 DECISIONS = {

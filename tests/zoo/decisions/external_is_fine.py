@@ -1,6 +1,7 @@
 # mistake: thinks autograd can follow a call into a C library
 # feedback: leaves torch
 # code: function-needed
+# rule: group2
 # fails: group2
 # score: 2/3
 DECISIONS = {

@@ -1,6 +1,7 @@
 # mistake: writes its own recomputing Function instead of trying torch.utils.checkpoint first
 # feedback: torch.utils.checkpoint first
 # code: checkpoint-first
+# rule: group1
 # fails: group1
 # score: 2/3
 DECISIONS = {

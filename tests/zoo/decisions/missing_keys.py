@@ -1,6 +1,7 @@
 # mistake: deletes the scenarios it is unsure about
 # feedback: missing
 # code: missing-key
+# rule: group1
 # fails: group1 group3
 # score: 1/3
 DECISIONS = {

@@ -1,6 +1,7 @@
 # mistake: writes a stable Function although torch.logsumexp exists
 # feedback: torch.logsumexp
 # code: function-not-needed
+# rule: group2
 # fails: group2
 # score: 2/3
 DECISIONS = {

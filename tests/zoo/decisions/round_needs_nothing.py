@@ -1,6 +1,7 @@
 # mistake: believes autograd's gradient of round is usable
 # feedback: true gradient is zero
 # code: function-needed
+# rule: group1
 # fails: group1
 # score: 2/3
 DECISIONS = {

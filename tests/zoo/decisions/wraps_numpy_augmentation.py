@@ -1,6 +1,7 @@
 # mistake: wraps a NumPy call in a Function although no gradient flows through it
 # feedback: no gradient has to flow
 # code: function-not-needed
+# rule: group3
 # fails: group3
 # score: 2/3
 DECISIONS = {

@@ -1,6 +1,7 @@
 # mistake: central difference divided by eps instead of 2 * eps (twice the gradient)
 # feedback: 2 * eps
 # code: divides-by-eps|wrong-estimate
+# rule: values
 # fails: values central dtype
 # score: 1/4
 def numerical_grad(f, x, eps=1e-6):

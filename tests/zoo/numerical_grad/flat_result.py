@@ -1,6 +1,7 @@
 # mistake: returns the flattened gradient instead of reshaping it to x's shape
 # feedback: shape
 # code: wrong-shape
+# rule: values
 # fails: values dtype
 # score: 2/4
 def numerical_grad(f, x, eps=1e-6):

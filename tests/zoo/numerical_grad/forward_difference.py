@@ -1,6 +1,7 @@
 # mistake: a one-sided (forward) difference (f(x + eps) - f(x)) / eps instead of the central difference
 # feedback: central difference
 # code: one-sided-difference
+# rule: values
 # fails: values central dtype
 # family: wrong-estimate
 # score: 1/4

@@ -1,6 +1,7 @@
 # mistake: ignores the eps argument and always uses a fixed step of 1e-6
 # feedback: eps argument
 # code: ignores-eps
+# rule: central
 # fails: central dtype
 # family: wrong-estimate
 # score: 2/4

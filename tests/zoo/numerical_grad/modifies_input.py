@@ -1,6 +1,7 @@
 # mistake: perturbs x itself in place (under no_grad) and restores it afterwards
 # feedback: in place
 # code: modifies-input
+# rule: untouched
 # fails: untouched
 # score: 3/4
 def numerical_grad(f, x, eps=1e-6):

@@ -1,6 +1,7 @@
 # mistake: perturbs every element at once (a directional derivative), not one element at a time
 # feedback: e_i
 # code: wrong-estimate
+# rule: values
 # fails: values central dtype
 # score: 1/4
 def numerical_grad(f, x, eps=1e-6):

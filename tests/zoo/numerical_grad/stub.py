@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values central untouched dtype
 # score: 0/4
 def numerical_grad(f, x, eps=1e-6):

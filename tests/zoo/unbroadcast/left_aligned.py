@@ -1,6 +1,7 @@
 # mistake: sums the size-1 dimensions before dropping the leading ones, so it lines shapes up from the left
 # feedback: size 1 in the target
 # code: size1-not-summed
+# rule: size1
 # fails: size1 many
 # family: wrong-unbroadcast-shape
 # score: 1/3

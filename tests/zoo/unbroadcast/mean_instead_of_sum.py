@@ -1,6 +1,7 @@
 # mistake: averages the broadcast copies (mean) instead of adding them up (sum)
 # feedback: mean
 # code: mean-not-sum
+# rule: leading
 # fails: values size1 many
 # score: 0/3
 def unbroadcast(grad, shape):

@@ -1,6 +1,7 @@
 # mistake: sums the widened size-1 dimensions without keepdim=True, so they disappear
 # feedback: keepdim=True
 # code: size1-dropped
+# rule: size1
 # fails: size1
 # score: 2/3
 def unbroadcast(grad, shape):

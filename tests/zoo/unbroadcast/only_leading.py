@@ -1,6 +1,7 @@
 # mistake: only removes the extra leading dimensions and forgets the widened size-1 dimensions
 # feedback: size 1 in the target
 # code: size1-not-summed
+# rule: size1
 # fails: size1
 # score: 2/3
 def unbroadcast(grad, shape):

@@ -1,6 +1,7 @@
 # mistake: always calls grad.sum(dim=tuple(range(extra))), which sums EVERYTHING when extra is 0
 # feedback: sum(dim=())
 # code: summed-everything
+# rule: edges
 # fails: many
 # score: 2/3
 def unbroadcast(grad, shape):
