@@ -12,6 +12,7 @@ from autograder.engine import grading
 from autograder.maintain import samples
 
 from test_redteam import LIMITS, WRONG, attack_file, attack_source
+from helpers import run_cli
 from test_gradescope_units import FULL, fake_levels, square_source  # noqa: F401  (fixture)
 
 
@@ -49,3 +50,16 @@ def test_an_undecodable_name_at_full_neither_fails_every_test_nor_buys_a_weaker_
     assert not [c for c in report.cells if c.mistake == "grader-error"], [(c.grade_id, c.feedback) for c in report.cells]
     assert report.score <= 1.0, [(c.grade_id, c.status, c.feedback) for c in report.cells]
     assert report.score == wrong.score
+
+
+@pytest.mark.parametrize("level", ["full", "no-namespaces"])
+def test_the_zips_own_try_grades_a_reference_notebook_at_every_level_it_allows(level):
+    """`gradescope --test` unpacks into a folder every uid can traverse, as Gradescope's /autograder is: under a root
+    grader the learner's unallocated uid imports the course's package lazily from there (notebook 15's setup)."""
+    from autograder import paths
+
+    answer = paths.SOLUTIONS / "15_debugging" / "15_debugging.ipynb"
+    tried = run_cli("gradescope", "--assignment", "15_debugging", "--isolation", level, "--weakest-isolation", level,
+                    "--test", str(answer))
+    assert tried.returncode == 0, tried.stderr
+    assert "results.json: score 20 / 20" in tried.stdout, tried.stdout[:3000]
