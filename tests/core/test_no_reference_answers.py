@@ -103,5 +103,7 @@ def test_no_reference_is_importable_or_readable_in_the_sandbox(box, level):  # n
     source = attack("borrow-the-graders-references", NAMED=NAMED, SHORT=SHORT, EXEMPT=sorted(EXEMPT))
     report = grade(box, source, Limits(seconds_per_test=60, isolation=level))
     found = json.loads(told(report).split(" END")[0].strip())
-    assert found and all(f.startswith("refused: ") for f in found), found
+    # (the folder's names may be listed where no fresh root hides it: the import system lists the package's folder)
+    assert found and all(f.startswith(("refused: ", "listed ")) for f in found), found
+    assert found[0].startswith("refused: ")
     assert report.score == 3  # the answer's own right Square, graded as usual

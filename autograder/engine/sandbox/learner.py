@@ -22,6 +22,7 @@ import time
 
 from autograder.engine.sandbox import cells, cgroup, codec, confine, integrity, protocol, seccomp, world
 from autograder.engine.sandbox.channel import Channel, recv_fd, send_fd
+from autograder.engine.sandbox.root import judge_only
 # The request table is learner_requests.py's; it is named here too, where the tests and the red team's
 # attacks on it have always found it (the same dict: integrity.py compares its entries).
 from autograder.engine.sandbox.learner_requests import OPERATIONS, error_data, handle_of, serve  # noqa: F401
@@ -205,7 +206,10 @@ def template_main(fds: socket.socket, control: socket.socket, job: dict, workdir
     # Before seccomp (which refuses installing a handler): each answer cell's own time limit (run_cells).
     signal.signal(signal.SIGALRM, _cell_out_of_time)
     if limits["isolation"] != "none":
-        isolation["landlock"] = confine.install_landlock(roots, [folder], [os.devnull])
+        # the package's own folder, split around its judge-only references: listed, so that a module beside them
+        # still imports (the import system lists the folder), never read
+        package = [os.path.dirname(p) for p in judge_only()]
+        isolation["landlock"] = confine.install_landlock(roots, [folder], [os.devnull], package)
         listener = seccomp.install("notify")
     else:
         isolation["landlock"] = 0
