@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The course as released, on a branch of its own (default `release`), for a Binder link a graded class can use:
-# course/, the course's package (its checks and lesson helpers), Binder's files (environment.yml, postBuild,
+# course/, the course's package (its checks and lesson helpers, without its judge-only references), Binder's files (environment.yml, postBuild,
 # requirements/binder.lock) and pyproject.toml, from a commit of this repository (default HEAD). No solutions/,
 # no tests/ (the zoo holds answers too), no docs/. The work tree and the index are left alone: the branch is
 # written with git's plumbing, one commit on top of the branch's last.
@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 commit=$(git rev-parse --verify "${1:-HEAD}^{commit}")
 branch=${2:-release}
 SHIPPED=(course autograder pyproject.toml environment.yml postBuild requirements/binder.lock)
+JUDGE_ONLY=autograder/references  # the judge-only references: never shipped to learners
 
 for path in "${SHIPPED[@]}"; do
     if [ -z "$(git ls-tree "$commit" -- "$path")" ]; then
@@ -28,9 +29,14 @@ index=$(mktemp)
 trap 'rm -f "$index"' EXIT
 export GIT_INDEX_FILE=$index
 git read-tree --empty
-for path in "${SHIPPED[@]}"; do
-    git ls-tree -r --full-tree "$commit" -- "$path" | git update-index --index-info
+for path in "${SHIPPED[@]}"; do  # never the judge-only references (autograder/references/: reference answers)
+    git ls-tree -r --full-tree "$commit" -- "$path" | { grep -v -P "\t${JUDGE_ONLY}/" || true; } \
+        | git update-index --index-info
 done
+if git ls-files --cached | grep -q "^${JUDGE_ONLY}/"; then
+    echo "error: the release would hold ${JUDGE_ONLY}/ (reference answers)" >&2
+    exit 1
+fi
 readme=$(git hash-object -w --stdin <<EOF
 # Custom \`torch.autograd.Function\`s: the course as released
 

@@ -113,7 +113,7 @@ def grads_of(y, x, g, what):
         return c.backward_grads(y, [x], g, what=what)
 
 
-def reference(x, dim, keepdim, g=None):
+def torch_logsumexp(x, dim, keepdim, g=None):
     """torch.logsumexp's value and gradient (for grad_output g), computed in float64, returned in x's dtype."""
     leaf = x.detach().to(F64).requires_grad_(True)
     with torch.enable_grad():
@@ -123,7 +123,7 @@ def reference(x, dim, keepdim, g=None):
     return out.detach().to(x.dtype), grad.to(x.dtype)
 
 
-def reference_jvp(x, dim, keepdim, t):
+def torch_logsumexp_jvp(x, dim, keepdim, t):
     value, tangent = torch.func.jvp(lambda u: torch.logsumexp(u, dim, keepdim), (x.detach().to(F64),),
                                     (t.detach().to(F64),))
     return value.to(x.dtype), tangent.to(x.dtype)
@@ -153,7 +153,7 @@ def check_case(LSE, x, dim, keepdim, seed, code_grad: str = "wrong-derivative", 
     y = apply_lse(LSE, x, dim, keepdim)
     require_output_shape(y, x, dim, keepdim)
     g = c.randn(*y.shape, seed=seed + 500, requires_grad=False, dtype=x.dtype)
-    expected, expected_grad = reference(x, dim, keepdim, g)
+    expected, expected_grad = torch_logsumexp(x, dim, keepdim, g)
     rtol, atol = tolerance(x)
     c.require_close(y, expected, what, "wrong-forward", VALUE_HINT, rtol=rtol, atol=atol)
     (grad,) = grads_of(y, x, g, what=f"LogSumExp.backward (dim={dim}, keepdim={keepdim}, x of shape {tuple(x.shape)})")

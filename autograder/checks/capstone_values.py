@@ -11,7 +11,7 @@ from autograder.checks import common as c
 from autograder.checks.capstone_cases import (GRADCHECK_EXAMPLE, GRADGRAD_EXAMPLE, MASKED_EXAMPLE, NONE_EXAMPLE,
                                               SHAPE_EXAMPLE, STABILITY_EXAMPLE, VALUE_EXAMPLE)
 from autograder.checks.capstone_rules import (EXPAND_HINT, F64, GRAD_HINT, MASK_HINT, RULES, SHIFT_HINT, TWICE_HINT,
-                                              VALUE_HINT, apply_lse, check_case, grads_of, masked_input, reference,
+                                              VALUE_HINT, apply_lse, check_case, grads_of, masked_input, torch_logsumexp,
                                               require_logsumexp, require_output_shape, run, set_up_ctx, tolerance)
 
 
@@ -41,7 +41,7 @@ def stability(LSE, cases=STABILITY_EXAMPLE) -> None:
         (grad,) = grads_of(y, x, g, what=f"LogSumExp.backward for {label}")
         if grad is not None and not bool(torch.isfinite(grad).all()):
             c.fail("unstable-backward", f"the gradient of LogSumExp for {label} contains inf or nan. " + SHIFT_HINT)
-        expected, expected_grad = reference(x, 1, False, g)
+        expected, expected_grad = torch_logsumexp(x, 1, False, g)
         rtol, atol = tolerance(x)
         c.require_close(y, expected, f"LogSumExp.apply(x, 1, False) for {label}", "inaccurate-forward",
                         SHIFT_HINT, rtol=rtol, atol=atol)
@@ -61,7 +61,7 @@ def masked_rows(LSE, cases=MASKED_EXAMPLE) -> None:
         what = f"LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {shape} with masked (-inf) entries"
         y = apply_lse(LSE, x, dim, keepdim, what=what)
         require_output_shape(y, x, dim, keepdim)
-        expected, _ = reference(x, dim, keepdim)
+        expected, _ = torch_logsumexp(x, dim, keepdim)
         flat_y, flat_expected = y.detach().reshape(kept.shape), expected.reshape(kept.shape)
         if bool(torch.isnan(flat_y[~kept]).any()):
             c.fail("masked-row-nan", f"{what}: a row whose entries are all -inf gave nan, where torch.logsumexp "
@@ -70,7 +70,7 @@ def masked_rows(LSE, cases=MASKED_EXAMPLE) -> None:
         c.require_close(flat_y, flat_expected, what, "wrong-forward", VALUE_HINT, rtol=rtol, atol=atol)
         g = c.randn(*y.shape, seed=seed + 1, requires_grad=False, dtype=dtype)
         (grad,) = grads_of(y, x, g, what=f"LogSumExp.backward for {what}")
-        _, expected_grad = reference(x, dim, keepdim, g)
+        _, expected_grad = torch_logsumexp(x, dim, keepdim, g)
         rows = kept.unsqueeze(dim).expand_as(x)
         c.require_close(grad[rows], expected_grad[rows], f"the gradient of {what}, on the rows that keep a finite "
                         "entry", "wrong-derivative", "a masked entry gets gradient 0 (exp(-inf - output) = 0), the "

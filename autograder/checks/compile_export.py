@@ -30,7 +30,7 @@ from autograder.checks.compile_export_sin import (  # noqa: F401
     OP, QUALNAME, SIN_COMPILE_CASES, SIN_COMPILE_DEFAULT, SIN_EXPORT_CASES, SIN_EXPORT_DEFAULT,
     SIN_GRADCHECK_CASES, SIN_GRADCHECK_DEFAULT, SIN_HINT, SIN_OPCHECK_CASES, SIN_OPCHECK_DEFAULT, SIN_VALUES_CASES,
     SIN_VALUES_DEFAULT, compiled, export_facts, sin_compile, sin_export, sin_gradcheck, sin_opcheck, sin_values,
-    use_reference_fake,
+    use_exercise_fake,
 )
 from autograder.checks.compile_export_topk import (  # noqa: F401
     ONE_PER_INPUT, TOPK, TOPK_FAKE_CASES, TOPK_FAKE_DEFAULT, TOPK_GRADIENT_CASES, TOPK_GRADIENT_DEFAULT, TOPK_HINT,

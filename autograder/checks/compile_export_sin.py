@@ -5,7 +5,7 @@ Checked on its own for each property: values and a gradient, gradcheck, `torch.l
 code generation costs many seconds per graph, and "aot_eager" runs the same graph capture (Dynamo +
 AOTAutograd) that decides whether an op can be compiled at all. A compiled function (`compiled`) and an exported
 program (`export_facts`) come back from the learner's process through probes; while they are made, the exercise's
-own fake kernel stands in for the learner's (`use_reference_fake`).
+own fake kernel stands in for the learner's (`use_exercise_fake`).
 """
 
 from __future__ import annotations
@@ -44,15 +44,11 @@ SIN_EXPORT_DEFAULT = (((3, 4), torch.float64, 80),)
 SIN_EXPORT_CASES = (((2, 5), torch.float32, 81),)
 
 
-def _reference_sin_fake(x):
-    return torch.empty_like(x)
-
-
 _OWN_FAKES: dict = {}
 
 
 @c.probe
-def use_reference_fake(qualname: str, on: bool) -> None:
+def use_exercise_fake(qualname: str, on: bool) -> None:
     """In the learner's process: the operator `qualname` (found in torch.library's registry) runs on fake tensors
     with the exercise's fake kernel while `on`, then with its own again. The compile and export tests judge
     tracing and the exported graph with it, so that the fake kernel's own rule costs only opcheck's point."""
@@ -62,7 +58,10 @@ def use_reference_fake(qualname: str, on: bool) -> None:
     fakes = _INSTANCE_DICT(opdef, "__dict__")
     if on:
         _OWN_FAKES[qualname] = fakes.get("_abstract_fn")
-        fakes["_abstract_fn"] = _reference_sin_fake
+        def exercise_fake(x):  # made here at each use: no module holds the exercise's fake for an answer to import
+            return torch.empty_like(x)
+
+        fakes["_abstract_fn"] = exercise_fake
     elif qualname in _OWN_FAKES:
         fakes["_abstract_fn"] = _OWN_FAKES.pop(qualname)
 
@@ -129,16 +128,16 @@ def sin_compile(op, cases=SIN_COMPILE_DEFAULT) -> None:
     eager, for each input (one compile each: a compile costs a fraction of a second, the first in a process
     seconds)."""
     op = require_op(op, OP, QUALNAME)["operator"]
-    use_reference_fake(QUALNAME, True)
+    use_exercise_fake(QUALNAME, True)
     try:
         _sin_compile(op, cases)
     finally:
-        use_reference_fake(QUALNAME, False)
+        use_exercise_fake(QUALNAME, False)
 
 
 def _sin_compile(op, cases) -> None:
     """The compiled function against the same function run eagerly, both on the learner's operator (with the
-    exercise's fake kernel, see use_reference_fake): the kernel's values are sin_values' rule, the gradient's
+    exercise's fake kernel, see use_exercise_fake): the kernel's values are sin_values' rule, the gradient's
     sin_gradcheck's (which alone judges an operator without a registered backward)."""
     what = 'torch.compile(fn, fullgraph=True, backend="aot_eager") with fn(t) = numpy_sin(t) * 2 + 1'
     for shape, dtype, seed in cases:
@@ -202,15 +201,15 @@ def sin_export(op, cases=SIN_EXPORT_DEFAULT) -> None:
     """torch.export.export of a module using the op: the graph keeps course::numpy_sin as one node, the shape and
     dtype recorded for it are the real ones, and the exported program computes the right values."""
     op = require_op(op, OP, QUALNAME)["operator"]
-    use_reference_fake(QUALNAME, True)
+    use_exercise_fake(QUALNAME, True)
     try:
         _sin_export(op, cases)
     finally:
-        use_reference_fake(QUALNAME, False)
+        use_exercise_fake(QUALNAME, False)
 
 
 def _sin_export(op, cases) -> None:
-    """With the exercise's fake kernel (use_reference_fake: the learner's is opcheck's rule), the exported program
+    """With the exercise's fake kernel (use_exercise_fake: the learner's is opcheck's rule), the exported program
     against the learner's own operator run eagerly (its values are sin_values' rule)."""
     what = "torch.export.export of a module returning numpy_sin(x) * 2"
     for shape, dtype, seed in cases:

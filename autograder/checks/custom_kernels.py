@@ -72,7 +72,7 @@ def _grads(output, x, weights, what: str):
     return _call(lambda: torch.autograd.grad(output, [x], weights, allow_unused=True)[0], what=what)
 
 
-def reference(x: torch.Tensor, eps: float = EPS):
+def torch_rms_norm(x: torch.Tensor, eps: float = EPS):
     """(out, rstd) of RMS normalisation over the last dim, in torch operations."""
     rstd = torch.rsqrt((x * x).mean(-1) + eps)
     return x * rstd.unsqueeze(-1), rstd
@@ -140,7 +140,7 @@ def values(op, cases=VALUES_DEFAULT) -> None:
         out, rstd = _two_tensors(_call(op, x, EPS, what=what), what)
         if not bool(torch.equal(x, original)):
             c.fail("kernel-mutates-input", f"{what} changed x, although mutates_args=() promises it does not.")
-        expected_out, expected_rstd = reference(original)
+        expected_out, expected_rstd = torch_rms_norm(original)
         tol = (1e-5, 1e-6) if dtype == torch.float32 else (1e-10, 1e-12)
         c.require_close(out, expected_out, f"the first output (out) of {what}", "wrong-forward",
                         "the operator returns what torch.ops.course_kernels.rms_norm(x, eps) returns.", *tol)
@@ -160,7 +160,7 @@ def fake_kernel(op, cases=FAKE_DEFAULT) -> None:
     for shape, dtype, transposed, seed in cases:
         x = _input(shape, dtype, seed, transposed)
         what = f"the fake kernel of rms_norm, for {_describe(shape, dtype, transposed)}"
-        real = reference(x.contiguous())                 # what the kernel returns: new contiguous tensors
+        real = torch_rms_norm(x.contiguous())                 # what the kernel returns: new contiguous tensors
         fake = _call(op._abstract_fn, x, EPS, what=what)
         fake = _two_tensors(fake, what)
         for name, r, f in (("out", real[0], fake[0]), ("rstd", real[1], fake[1])):
@@ -236,7 +236,7 @@ def gradient(setup_context, backward, cases=GRADIENT_DEFAULT) -> None:
         weights = c.randn(*shape, seed=seed + 1000, requires_grad=False, dtype=dtype)
         grad = _grads(out, x, weights, what)
         leaf = x.detach().clone().requires_grad_(True)
-        (expected,) = torch.autograd.grad(reference(leaf)[0], leaf, weights)
+        (expected,) = torch.autograd.grad(torch_rms_norm(leaf)[0], leaf, weights)
         if grad is None:
             c.fail("no-gradient", f"{what} gave x no gradient. " + GRAD_HINT)
         tol = (1e-4, 1e-5) if dtype == torch.float32 else (1e-8, 1e-10)
@@ -272,7 +272,7 @@ def _stale(grad, original: torch.Tensor) -> bool:
     """Whether `grad` (of out.sum()) is what backward gives with x doubled and rstd kept: x read after the change."""
     if not isinstance(grad, torch.Tensor) or tuple(grad.shape) != tuple(original.shape):
         return False
-    rstd = reference(original)[1].unsqueeze(-1)
+    rstd = torch_rms_norm(original)[1].unsqueeze(-1)
     changed, ones = 2.0 * original, torch.ones_like(original)
     expected = rstd * (ones - changed * rstd * rstd * (ones * changed).mean(-1, keepdim=True))
     return bool(torch.allclose(grad.detach(), expected, rtol=1e-8, atol=1e-10))
@@ -291,7 +291,7 @@ def rstd_output(setup_context, backward, cases=RSTD_DEFAULT) -> None:
         weights = c.randn(*rstd.shape, seed=seed + 1000, requires_grad=False)
         grad = _grads(rstd, x, weights, f"the backward through {what}")
         leaf = x.detach().clone().requires_grad_(True)
-        (expected,) = torch.autograd.grad(reference(leaf)[1], leaf, weights)
+        (expected,) = torch.autograd.grad(torch_rms_norm(leaf)[1], leaf, weights)
         got = torch.zeros_like(expected) if grad is None else grad
         if not bool(torch.allclose(got, expected, rtol=1e-8, atol=1e-10)):
             c.fail("silent-aux-gradient",

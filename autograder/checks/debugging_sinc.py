@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from autograder.checks import common as c
@@ -29,15 +31,18 @@ AWAY_CASES = ((0.5, -1.5, 1e-3, -1e-5, 3e-8), (1e-3, -2e-3, 0.1, -0.3, 7e-4), (1
               (-6.0, 2.5, 0.05, -0.02, 1e-4), (2e-5, -5e-6, 1e-6, -3e-7, 1e-7), (4e-8, -1e-8, 2.5e-8, -6e-8, 1.5e-7))
 
 
-def _sinc_reference(x):
-    """sinc and its derivative in float64, series near 0 (no cancellation), returned in x's dtype."""
-    x64 = x.detach().to(torch.float64)
-    small = x64.abs() < 1e-2   # four terms of each series: relative error below 1e-16 there
-    safe = torch.where(small, 1.0, x64)
-    value = torch.where(small, 1 - x64 ** 2 / 6 + x64 ** 4 / 120 - x64 ** 6 / 5040, torch.sin(safe) / safe)
-    slope = torch.where(small, -x64 / 3 + x64 ** 3 / 30 - x64 ** 5 / 840 + x64 ** 7 / 45360,
-                        (safe * torch.cos(safe) - torch.sin(safe)) / safe ** 2)
-    return value.to(x.dtype), slope.to(x.dtype)
+def _sinc_value_and_slope(x):
+    """sinc and its derivative: the judge's exact series near 0 (autograder.references: judge-only); where that
+    cannot be imported (the released course), torch's sinc differentiated by autograd, in float64."""
+    try:
+        from autograder.references.debugging import sinc_value_and_slope
+    except (ImportError, OSError):
+        leaf = x.detach().to(torch.float64).requires_grad_(True)
+        with torch.enable_grad():
+            value = torch.sinc(leaf / math.pi)
+            (slope,) = torch.autograd.grad(value, leaf, torch.ones_like(value))
+        return value.detach().to(x.dtype), slope.to(x.dtype)
+    return sinc_value_and_slope(x)
 
 
 def _zero_input(shape, dtype, seed, zeros):
@@ -61,7 +66,7 @@ def sinc_zero(Sinc, cases=(((5,), torch.float64, 200, 2),)) -> None:
         at = x.detach() == 0
         what = f"{SINC}.apply(x) for x of shape {_fmt(x.shape)} ({str(dtype)[6:]}) with {int(at.sum())} zero(s)"
         y = c.call(Sinc.apply, x, what=what)
-        value, slope = _sinc_reference(x)
+        value, slope = _sinc_value_and_slope(x)
         rtol, atol = _tolerance(dtype)
         c.require_close(y, value, what, "wrong-forward", "sinc is sin(x) / x, and 1 at x = 0.", rtol=rtol, atol=atol)
         g = c.randn(*shape, seed=seed + 1, requires_grad=False, dtype=dtype)
@@ -91,7 +96,7 @@ def sinc_away(Sinc, cases=AWAY_CASES[:1]) -> None:
         x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
         what = f"{SINC}.apply(x) for x = {list(values)}"
         y = c.call(Sinc.apply, x, what=what)
-        value, slope = _sinc_reference(x)
+        value, slope = _sinc_value_and_slope(x)
         c.require_close(y, value, what, "wrong-forward", "sinc is sin(x) / x: nothing is added to x, nothing clamped.",
                         rtol=1e-9, atol=1e-12)
         g = c.randn(len(values), seed=700 + len(values), requires_grad=False) + 2.0

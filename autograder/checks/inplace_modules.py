@@ -45,4 +45,4 @@ from autograder.checks.linear_function import (  # noqa: F401
 from autograder.checks.linear_module import (  # noqa: F401
     FORWARD_CASES, FORWARD_TABLE, PARAMETER_CASES, PARAMETER_TABLE, TRAIN_CASES, TRAIN_TABLE, linear_forward,
     linear_parameters, linear_trains)
-from autograder.checks.linear_probe import REFERENCE_LINEAR_FUNCTION, linear_facts  # noqa: F401
+from autograder.checks.linear_probe import linear_facts  # noqa: F401

@@ -1,7 +1,7 @@
 """Checks of LinearFunction (notebook 12): `LinearFunction.apply(x, weight, bias)` is x @ weight.T + bias, whose
 backward returns a gradient of each input's exact shape, None for a missing bias and for every input whose
-ctx.needs_input_grad entry is False (the contract: inplace_modules.py). Its references serve the Linear module's
-checks too (linear_module.py, linear_probe.py)."""
+ctx.needs_input_grad entry is False (the contract: inplace_modules.py). Its expected values (torch's own linear
+layer, differentiated by autograd) serve the Linear module's checks too (linear_module.py, linear_probe.py)."""
 
 from __future__ import annotations
 
@@ -19,13 +19,20 @@ LINEAR_HINT = ("for the layer x @ weight.T + bias (weight is (out, in)): the gra
 INPUTS = ("x", "weight", "bias")
 
 
-def linear_ref(x, weight, bias):
-    out = x.detach() @ weight.detach().T
-    return out if bias is None else out + bias.detach()
+def torch_linear(x, weight, bias):
+    """torch's own linear layer on these values (what LinearFunction's forward must equal)."""
+    return torch.nn.functional.linear(x.detach(), weight.detach(), None if bias is None else bias.detach())
 
 
-def linear_grads_ref(x, weight, bias, g):
-    return g @ weight.detach(), g.T @ x.detach(), None if bias is None else g.sum(0)
+def torch_linear_grads(x, weight, bias, g):
+    """The gradients of torch's own linear layer for grad_output g, by autograd (None for a missing bias): the
+    expected values, with no hand-written backward in a module the learner's process can import."""
+    leaves = [x.detach().requires_grad_(True), weight.detach().requires_grad_(True)]
+    b = None if bias is None else torch.zeros(weight.shape[0], dtype=weight.dtype, requires_grad=True)
+    with torch.enable_grad():
+        out = torch.nn.functional.linear(leaves[0], leaves[1], b)
+        grads = torch.autograd.grad(out, leaves + ([] if b is None else [b]), g.detach())
+    return grads[0], grads[1], None if b is None else grads[2]
 
 
 def _flipped(facts) -> bool:
@@ -70,7 +77,7 @@ def _linear_inputs(n, n_in, n_out, seed, bias=True, dtype=torch.float64):
 
 
 def _require_linear_out(out, x, weight, bias, what) -> None:
-    expected = linear_ref(x, weight, bias)
+    expected = torch_linear(x, weight, bias)
     if isinstance(out, torch.Tensor) and out.shape == expected.shape and weight.shape[0] == weight.shape[1]:
         no_t = x.detach() @ weight.detach() + (0 if bias is None else bias.detach())
         if bool(torch.allclose(out, no_t)) and not bool(torch.allclose(out, expected)):
@@ -78,14 +85,14 @@ def _require_linear_out(out, x, weight, bias, what) -> None:
                    f"{what} computed x @ weight (+ bias), but weight has shape (out_features, in_features): "
                    "the layer is x @ weight.T + bias.")
     if bias is not None and isinstance(out, torch.Tensor) and out.shape == expected.shape \
-            and bool(torch.allclose(out, linear_ref(x, weight, None))):
+            and bool(torch.allclose(out, torch_linear(x, weight, None))):
         c.fail("ignores-bias", f"{what} ignored the bias: forward returns x @ weight.T + bias when bias is given.")
     c.require_close(out, expected, what, "wrong-forward", "forward returns x @ weight.T + bias (or x @ weight.T "
                     "when bias is None).", rtol=1e-10, atol=1e-12)
 
 
 def _require_linear_grads(grads, x, weight, bias, g, what, wanted=(True, True, True)) -> None:
-    expected = linear_grads_ref(x, weight, bias, g)
+    expected = torch_linear_grads(x, weight, bias, g)
     for i, (got, exp) in enumerate(zip(grads, expected)):
         if not wanted[i] or exp is None:
             continue
@@ -123,7 +130,7 @@ def linear_values(LinearFunction, cases=LINEAR_VALUE_CASES) -> None:
             out = c.call(LinearFunction.apply, x, weight, bias, what=f"{LINEAR_FN}.forward")
         tol = 1e-5 if dtype == torch.float32 else 1e-10
         if dtype == torch.float32:
-            c.require_close(out, linear_ref(x, weight, bias), what, "wrong-forward",
+            c.require_close(out, torch_linear(x, weight, bias), what, "wrong-forward",
                             "forward returns x @ weight.T + bias.", rtol=tol, atol=tol)
         else:
             _require_linear_out(out, x, weight, bias, what)
@@ -134,7 +141,7 @@ def linear_values(LinearFunction, cases=LINEAR_VALUE_CASES) -> None:
             grads = c.backward_grads(out, inputs, g, what=f"{LINEAR_FN}.backward")
         grads = tuple(grads) + ((None,) if not has_bias else ())
         if dtype == torch.float32:
-            for got, exp, name in zip(grads, linear_grads_ref(x, weight, bias, g), INPUTS):
+            for got, exp, name in zip(grads, torch_linear_grads(x, weight, bias, g), INPUTS):
                 if exp is not None:
                     c.require_close(got, exp, f"{what}: the gradient of {name}", "wrong-derivative", LINEAR_HINT,
                                     rtol=tol, atol=tol)
@@ -221,7 +228,7 @@ def linear_needs_input_grad(LinearFunction, cases=NEEDS_CASES) -> None:
 def _linear_needs_verdict(grads, needs, has_bias, x, weight, bias, g, what: str) -> None:
     """What backward returned for `needs`: a gradient of each needed input's exact shape and value (bias summed
     over the batch), None for a missing bias and for every input whose needs_input_grad entry is False."""
-    expected = linear_grads_ref(x, weight, bias, g)
+    expected = torch_linear_grads(x, weight, bias, g)
     if not has_bias and grads[2] is not None:
         c.fail("grad-for-none-bias",
                f"{what}: backward returned a {behaviour.type_name(grads[2])} for bias, which is None: return None for "

@@ -9,7 +9,7 @@ import torch
 
 from autograder.checks import common as c
 from autograder.checks.explain import Rule, explained
-from autograder.checks.linear_function import INPUTS, LINEAR_FN, linear_grads_ref, linear_ref
+from autograder.checks.linear_function import INPUTS, LINEAR_FN, torch_linear_grads, torch_linear
 from autograder.checks.linear_probe import linear_facts
 
 
@@ -222,9 +222,9 @@ def linear_forward(Linear, cases=FORWARD_CASES) -> None:
 
 def _require_module_output(facts, x, weight, b, g, what) -> None:
     out = facts.get("out")
-    expected = linear_ref(x, weight, b)
+    expected = torch_linear(x, weight, b)
     if b is not None and isinstance(out, torch.Tensor) and out.shape == expected.shape \
-            and bool(torch.allclose(out.detach(), linear_ref(x, weight, None))):
+            and bool(torch.allclose(out.detach(), torch_linear(x, weight, None))):
         c.fail("bias-unused", f"{what}(x) ignored its bias: forward must pass self.bias to "
                               "LinearFunction.apply(x, self.weight, self.bias).")
     c.require_close(out, expected, f"{what}(x) with given weights", "wrong-forward",
@@ -238,7 +238,7 @@ def _require_module_output(facts, x, weight, b, g, what) -> None:
     grads = facts.get("grads")
     if grads is None:
         c.fail("no-graph", f"{what}(x) does not require grad: do not detach the output or run under no_grad.")
-    for name, got, exp in zip(INPUTS, grads, linear_grads_ref(x, weight, b, g)):
+    for name, got, exp in zip(INPUTS, grads, torch_linear_grads(x, weight, b, g)):
         if exp is None:
             continue
         if got is None:
@@ -250,7 +250,7 @@ def _require_module_output(facts, x, weight, b, g, what) -> None:
                         rtol=1e-10, atol=1e-12)
 
 
-def _sgd_reference(x, weight, bias, target, steps, lr):
+def _torch_sgd_losses(x, weight, bias, target, steps, lr):
     w = weight.clone().requires_grad_(True)
     b = None if bias is None else bias.clone().requires_grad_(True)
     params = [w] + ([] if b is None else [b])
@@ -272,7 +272,7 @@ TRAIN_TABLE = [((3, 2), False, 160), ((6, 4), True, 170)]
 
 def linear_trains(Linear, cases=TRAIN_CASES) -> None:
     """Five SGD steps (lr 0.1) over m.parameters() on a mean squared error: the losses fall, and equal those of the
-    same steps on a reference layer with the same weights. Visible: Linear(3, 2); TRAIN_TABLE: without bias, and
+    same steps on torch's own linear layer with the same weights. Visible: Linear(3, 2); TRAIN_TABLE: without bias, and
     other sizes."""
     for sizes, bias, seed in cases:
         has_bias = bias is not False
@@ -284,7 +284,7 @@ def linear_trains(Linear, cases=TRAIN_CASES) -> None:
             facts = linear_facts(Linear, sizes, bias, weight, b, x, g, steps=5, lr=0.1, target=target)
         _require_forward_error_free(facts, f"training {what}")
         losses = facts.get("losses")
-        expected = _sgd_reference(x, weight, b, target, 5, 0.1)
+        expected = _torch_sgd_losses(x, weight, b, target, 5, 0.1)
         if losses is None:
             c.fail("no-graph", f"training {what} gave no losses.")
         if len(set(losses)) == 1:

@@ -1,35 +1,13 @@
 """The probe of the Linear module's checks (notebook 12): the module is built, run and trained where the learner's
 class lives, with the judge's weights, and only what that gives comes back (`linear_facts`). Where the learner's
-LinearFunction is wrong the module runs on the reference one here, so that one mistake costs points once."""
+LinearFunction is wrong the module runs on a stand-in made here (torch's linear, by autograd), so that one mistake costs points once."""
 
 from __future__ import annotations
 
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.linear_function import linear_grads_ref, linear_ref
-
-
-def _reference_linear_function():
-    class LinearFunction(torch.autograd.Function):
-        """The exercise's answer, for running a learner's Linear when the learner's own LinearFunction is wrong."""
-
-        @staticmethod
-        def forward(ctx, x, weight, bias):
-            ctx.save_for_backward(x, weight)
-            ctx.has_bias = bias is not None
-            return linear_ref(x, weight, bias)
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            x, weight = ctx.saved_tensors
-            grad_x, grad_weight, grad_bias = linear_grads_ref(x, weight, True if ctx.has_bias else None, grad_output)
-            return grad_x, grad_weight, grad_bias
-
-    return LinearFunction
-
-
-REFERENCE_LINEAR_FUNCTION = _reference_linear_function()
+from autograder.checks.linear_function import torch_linear_grads, torch_linear
 
 
 def _linear_function_works(LinearFunction, x, weight, bias, grad_output) -> bool:
@@ -41,7 +19,7 @@ def _linear_function_works(LinearFunction, x, weight, bias, grad_output) -> bool
         grads = torch.autograd.grad(out, leaves + ([] if b is None else [b]), grad_output)
     except Exception:  # noqa: BLE001 - any failure of it means the module runs on the reference instead
         return False
-    expected = (linear_ref(x, weight, bias),) + tuple(g for g in linear_grads_ref(x, weight, bias, grad_output)
+    expected = (torch_linear(x, weight, bias),) + tuple(g for g in torch_linear_grads(x, weight, bias, grad_output)
                                                       if g is not None)
     return len(grads) == len(expected) - 1 and all(
         isinstance(a, torch.Tensor) and a.shape == e.shape and bool(torch.allclose(a.detach(), e, atol=1e-8))
@@ -78,7 +56,21 @@ def linear_facts(Linear, sizes, bias, weight, bias_values, x, grad_output, steps
     facts: dict = {"reference": own is not None and not _linear_function_works(own, x, weight, bias_values,
                                                                                grad_output)}
     if facts["reference"]:
-        names["LinearFunction"] = REFERENCE_LINEAR_FUNCTION
+        # A stand-in made here at each use, bound only in the module's globals while the probe runs: torch's
+        # linear layer, its backward by autograd (no hand-written one). No module holds it for an answer to import.
+        class LinearFunction(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, weight, bias):
+                ctx.save_for_backward(x, weight)
+                ctx.has_bias = bias is not None
+                return torch_linear(x, weight, bias)
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                x, weight = ctx.saved_tensors
+                return torch_linear_grads(x, weight, True if ctx.has_bias else None, grad_output)
+
+        names["LinearFunction"] = LinearFunction
     try:
         _run_module(m, x, w, b, grad_output, steps, lr, target, facts)
     except (NotImplementedError, RuntimeError, TypeError, AttributeError, ValueError) as error:

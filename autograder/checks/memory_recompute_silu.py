@@ -56,13 +56,16 @@ def _raises_inplace_error(fn) -> bool:
 
 # ---------------------------------------------------------------------------------------- RecomputeSiLU
 
-def _silu_ref(x):
+def _torch_silu(x):
     return torch.nn.functional.silu(x.detach())
 
 
-def _silu_grad_ref(x):
-    s = torch.sigmoid(x.detach())
-    return s * (1 + x.detach() * (1 - s))
+def _torch_silu_grad(x):
+    """The derivative of torch's own silu at x, by autograd (in x's dtype)."""
+    leaf = x.detach().clone().requires_grad_(True)
+    with torch.enable_grad():
+        (grad,) = torch.autograd.grad(torch.nn.functional.silu(leaf).sum(), leaf)
+    return grad
 
 
 EXTREMES = (-100.0, -40.0, -5.0, 0.3, 5.0, 40.0, 100.0)
@@ -93,9 +96,9 @@ def silu_values(RecomputeSiLU, cases=SILU_VALUE_CASES[:1]) -> None:
         if not bool(torch.isfinite(y).all()) or not bool(torch.isfinite(grad).all()):
             c.fail("unstable", f"RecomputeSiLU gives inf or nan for large |x| ({dtype}, x = ±40, ±100): "
                                "use torch.sigmoid(x) rather than exp(x) / (1 + exp(x)), which overflows.")
-        c.require_close(y, _silu_ref(x), f"RecomputeSiLU.apply(x){where}", "wrong-forward",
+        c.require_close(y, _torch_silu(x), f"RecomputeSiLU.apply(x){where}", "wrong-forward",
                         "forward should return x * torch.sigmoid(x).", **tolerance)
-        c.require_close(grad, _silu_grad_ref(x), f"the gradient of RecomputeSiLU.apply(x).sum(){where}",
+        c.require_close(grad, _torch_silu_grad(x), f"the gradient of RecomputeSiLU.apply(x).sum(){where}",
                         "wrong-derivative", SILU_HINT, **tolerance)
 
 
@@ -123,7 +126,7 @@ def silu_graph(RecomputeSiLU, cases=SILU_GRAPH_CASES[:1]) -> None:
         c.require_own_node(y, RecomputeSiLU, SILU)
         weights = c.randn(2, 3, seed=seed + 1, requires_grad=False)
         (grad,) = c.backward_grads(y, [x], weights, what="RecomputeSiLU.backward")
-        c.require_close(grad, weights * _silu_grad_ref(x), "the gradient with a random grad_output",
+        c.require_close(grad, weights * _torch_silu_grad(x), "the gradient with a random grad_output",
                         "ignores-grad-output", "multiply by grad_output: backward receives dLoss/dy and must "
                                                "return grad_output * dy/dx.")
 
@@ -181,7 +184,7 @@ def _silu_saves_only_x(RecomputeSiLU, shape, seed) -> None:
     with torch.no_grad():
         grads = c.call(RecomputeSiLU.backward, ctx, grad_out, what="RecomputeSiLU.backward")
     grad = grads[0] if isinstance(grads, (tuple, list)) else grads
-    c.require_close(grad, grad_out * _silu_grad_ref(x), "backward called with the saved x", "wrong-derivative",
+    c.require_close(grad, grad_out * _torch_silu_grad(x), "backward called with the saved x", "wrong-derivative",
                     SILU_HINT)
     _silu_real_node(RecomputeSiLU, shape, seed)
 
@@ -262,7 +265,7 @@ def silu_inplace_detected(RecomputeSiLU, cases=SILU_INPLACE_CASES[:1]) -> None:
         y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")
         with c.explained("RecomputeSiLU.backward", NO_CHANGE_RULES):
             (grad,) = torch.autograd.grad(y.sum(), [base])
-        c.require_close(grad, _silu_grad_ref(base), "the gradient of RecomputeSiLU.apply(x).sum()",
+        c.require_close(grad, _torch_silu_grad(base), "the gradient of RecomputeSiLU.apply(x).sum()",
                         "wrong-derivative", SILU_HINT)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from autograder.checks.shapes_unbroadcast import (  # noqa: F401
     Drawn, EDGE_PAIRS, LEADING_CASES, LEADING_PAIRS, MANY_CASES, SIZE1_CASES, SIZE1_PAIRS, UNBROADCAST_RULES,
-    VALUES_CASES, random_pairs, reference_unbroadcast, unbroadcast_many, unbroadcast_size1, unbroadcast_values,
+    VALUES_CASES, random_pairs, unbroadcast_many, unbroadcast_size1, unbroadcast_values,
 )
 from autograder.checks.shapes_broadcastmul import (  # noqa: F401
     INPUTS_MUL, MUL_ALL, MUL_GRADCHECK_CASES, MUL_PAIRS, broadcastmul_gradcheck, broadcastmul_shapes,

@@ -20,7 +20,6 @@ import torch
 from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.shapes_direct import _direct, _fmt
-from autograder.checks.shapes_unbroadcast import reference_unbroadcast
 
 
 MUL_PAIRS = [((2, 3), (3,)), ((4, 1, 3), (2, 1)), ((), (2, 2)), ((3, 1), (1, 4))]
@@ -117,7 +116,7 @@ def _broadcastmul_values(BroadcastMul, cases) -> None:
             if got is None:
                 c.fail("missing-gradient", f"BroadcastMul: {name} requires grad but got no gradient: "
                                            f"backward must return a gradient for {name}.")
-            c.require_close(got, reference_unbroadcast(full, x.shape),
+            c.require_close(got, full.sum_to_size(x.shape),
                             f"the gradient of {name} (shapes {_fmt(sa)} and {_fmt(sb)})", "wrong-derivative",
                             _MUL_HINT)
 
@@ -169,7 +168,7 @@ def _broadcastmul_shapes(BroadcastMul, cases) -> None:
                        f"{_fmt(x.shape)}: sum over the broadcast dimensions (unbroadcast(grad, {name}.shape)). "
                        f"(a * b had shape {_fmt(out_shape)}; autograd's engine quietly does this sum for you, "
                        "but anyone calling backward directly gets the wrong shape.)")
-            c.require_close(got, reference_unbroadcast(full, x.shape),
+            c.require_close(got, full.sum_to_size(x.shape),
                             f"the gradient of {name} returned by backward (shapes {_fmt(sa)} and {_fmt(sb)})",
                             "wrong-derivative", _MUL_HINT)
         _mul_shapes_by_its_node(BroadcastMul, a, b, g)
@@ -197,5 +196,5 @@ def _mul_shapes_by_its_node(BroadcastMul, a, b, g) -> None:
                    f"{_fmt(x.shape)}: sum over the broadcast dimensions (unbroadcast(grad, {name}.shape)) whatever "
                    "the ctx. (autograd's engine quietly does this sum for you, but anyone calling backward "
                    "directly gets the wrong shape.)")
-        c.require_close(got, reference_unbroadcast(full, x.shape),
+        c.require_close(got, full.sum_to_size(x.shape),
                         f"{lead}the gradient of {name} returned by backward", "wrong-derivative", _MUL_HINT)

@@ -1,6 +1,6 @@
 """Checks for notebook 03's `unbroadcast(grad, shape)` (see `shapes`): it sums `grad` down to `shape` under
-broadcasting rules. The trusted reference (`reference_unbroadcast`) is also what the BroadcastMul checks compare
-gradients with.
+broadcasting rules. The expected values are torch's own `Tensor.sum_to_size` (as in the BroadcastMul checks): no
+reference answer lives where the learner's process can import it (tests/core/test_no_reference_answers.py).
 """
 
 from __future__ import annotations
@@ -13,18 +13,6 @@ import torch
 from autograder.checks import common as c
 from autograder.checks.common import Rule
 from autograder.checks.shapes_direct import _fmt
-
-
-def reference_unbroadcast(grad: torch.Tensor, shape) -> torch.Tensor:
-    """Trusted reference: drop extra leading dims by summing, then sum size-1 dims with keepdim."""
-    shape = tuple(int(n) for n in shape)
-    extra = grad.dim() - len(shape)
-    if extra > 0:
-        grad = grad.sum(dim=tuple(range(extra)))
-    dims = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-    if dims:
-        grad = grad.sum(dim=dims, keepdim=True)
-    return grad
 
 
 # Hand-picked pairs (shape of grad, target shape). The values and size-1 pairs all have extra leading dimensions,
@@ -155,7 +143,7 @@ def _check_one_unbroadcast(unbroadcast, grad_shape, target, seed, as_size: bool)
                      f"{advice}")
     if result.dtype != grad.dtype:
         c.fail("wrong-dtype", f"{what} returned dtype {result.dtype}; keep grad's dtype ({grad.dtype}).")
-    expected = reference_unbroadcast(grad, target)
+    expected = grad.sum_to_size(tuple(target))  # torch's own sum back to a shape: nothing of ours to import
     if bool(torch.allclose(result, expected, rtol=1e-7, atol=1e-7)):
         return
     copies = max(grad.numel(), 1) / max(expected.numel(), 1)

@@ -42,7 +42,7 @@ def _targets(n: int, classes: int, seed: int) -> torch.Tensor:
     return torch.randint(0, classes, (n,), generator=c.generator(seed + 7919 + c.base_seed()))
 
 
-def _reference(logits: torch.Tensor, target: torch.Tensor, scale: float = 1.0):
+def _torch_cross_entropy(logits: torch.Tensor, target: torch.Tensor, scale: float = 1.0):
     """F.cross_entropy's loss and its gradient (times `scale`) for these logits, computed in float64 and
     returned in the logits' dtype."""
     leaf = logits.detach().to(torch.float64).requires_grad_(True)
@@ -70,7 +70,7 @@ def _forward(SCE, logits, target):
 
 def _require_loss(loss, logits, target, what: str, rtol=1e-7, atol=1e-9) -> None:
     n = logits.shape[0]
-    expected, _ = _reference(logits, target)
+    expected, _ = _torch_cross_entropy(logits, target)
     if tuple(loss.shape) != ():
         if tuple(loss.shape) == (n,):
             c.fail("no-mean", f"{what} has shape ({n},), one loss per row: return their mean over the batch, "
@@ -102,7 +102,7 @@ def _require_loss(loss, logits, target, what: str, rtol=1e-7, atol=1e-9) -> None
 
 def _require_grad(grad, logits, target, what: str, scale: float = 1.0, rtol=1e-7, atol=1e-9) -> None:
     n, classes = logits.shape
-    _, expected = _reference(logits, target, scale)
+    _, expected = _torch_cross_entropy(logits, target, scale)
     if grad is None:
         c.fail("no-gradient", f"{what} is None: backward must return (softmax - onehot) / N * grad_output for "
                               "the logits.")

@@ -25,7 +25,7 @@ class VmapInfo(c.FakeCtx):
         self.randomness = "error"
 
 
-def _reference_grads(ref, x, args, g, v):
+def _autograd_grads(ref, x, args, g, v):
     """(the gradient for grad_output g, its derivative along v) of the reference, computed here."""
     leaf = x.detach().clone().requires_grad_(True)
     with torch.enable_grad():
@@ -103,7 +103,7 @@ def _require_own_backward(Fn, name, x, ref, args, ctx, seed, tolerance, value: b
     sig = ", ".join(["x"] + [repr(a) for a in args])
     g = c.randn(*ref(x.detach(), *args).shape, seed=seed + 1, requires_grad=False, dtype=x.dtype)
     v = c.randn(*x.shape, seed=seed + 2, requires_grad=False, dtype=x.dtype)
-    first, second = _reference_grads(ref, x, args, g, v)
+    first, second = _autograd_grads(ref, x, args, g, v)
     grads = direct(Fn.backward, ctx, g, what=f"{name}.backward(ctx, grad_output)")
     grad = grads[0] if isinstance(grads, (tuple, list)) and grads else grads
     if value or not isinstance(grad, torch.Tensor):

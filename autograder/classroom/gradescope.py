@@ -203,9 +203,10 @@ class Grading:
             entry["tests"] = zero_tests(source, self.visibility, why, prefix)
             return why
         restarts = _limits(self.config, "full").restarts
-        # A notebook whose every test loops costs its answers once and at most restarts + 1 test timeouts:
-        # each test's time limit is cut (never raised) so that this worst case of every notebook left fits.
-        units = sum(min(len(e["source"].cells("test")), restarts + 1) + 1
+        # A notebook whose every test loops costs at most restarts + 1 test timeouts, and one whose every answer
+        # cell loops one time limit per answer cell (each has its own): each test's time limit is cut (never
+        # raised) so that this worst case of every notebook left fits.
+        units = sum(min(len(e["source"].cells("test")), restarts + 1) + len(e["source"].cells("answer")) + 1
                     for e in self.entries[self.entries.index(entry):])
         cap = left / (units + 1)  # one more: starting the sandbox, and a margin
         text = notebooks.read_text(entry["path"], self.limit)  # the upload as it is (read once already, capped)

@@ -69,9 +69,11 @@ def new_sandbox():
 
 def grade_with_fallback(text: str, name: str, source, config: dict, seconds_cap: float | None = None):
     """Grade at the strongest level this machine gives, among those the instructor allows (allowed_levels).
-    A level counts only if its layers are in force, measured before any answer runs; a level that cannot
-    start, or reaches fewer layers, gives way to the next allowed one, never to "none". Returns (report,
-    level, [why each stronger level was not used]); GradingUnavailable when no allowed level works."""
+    The level comes from the isolation probe alone, measured before any answer runs: a level that cannot
+    start, or reaches fewer layers, gives way to the next allowed one, never to "none". Once a probe holds,
+    the submission is graded there once: nothing its answers do (a value the grader cannot read, a grader
+    error) makes it regraded at a weaker level. Returns (report, level, [why each stronger level was not
+    used]); GradingUnavailable when no allowed level works."""
     from autograder.engine import grading
 
     levels = allowed_levels(config)
@@ -92,16 +94,12 @@ def grade_with_fallback(text: str, name: str, source, config: dict, seconds_cap:
                 report, _ = grading.grade_text(text, name, sandbox, config.get("seed", 0), limits, [source])
         except grading.NotebookError:
             raise
-        except Exception as error:  # noqa: BLE001 - the sandbox could not start at this level
+        except Exception as error:  # noqa: BLE001 - the sandbox could not start at this level (no answer ran)
             failures.append(f"{level}: {type(error).__name__}: {error}")
             continue
-        errors = [c for c in report.cells if c.mistake == "grader-error"]
-        if report.isolation and not _at_least(reached(report.isolation), weakest):
-            failures.append(f"{level}: the grading ran with {grading.describe_isolation(report.isolation)} only")
-            continue
-        if errors and level != weakest:
-            failures.append(f"{level}: {errors[0].feedback}")
-            continue
+        if report.isolation and not _at_least(reached(report.isolation), weakest):  # never a regrade weaker
+            raise GradingUnavailable(f"the grading at {level!r} ran with {grading.describe_isolation(report.isolation)}"
+                                     f" only, below the weakest allowed ({weakest!r})")
         return report, level, failures
     raise GradingUnavailable("no isolation level this autograder may use could start here (" + "; ".join(failures)
                              + f"); the weakest allowed is {weakest!r}")

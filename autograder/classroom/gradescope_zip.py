@@ -209,6 +209,9 @@ def try_zip(zip_path: Path, submission: Path) -> tuple[dict, str]:
                              f"setup.sh and {CONFIG})")
         with tempfile.TemporaryDirectory(prefix="gradescope-test-") as tmp:
             root = Path(tmp)
+            # Gradescope's /autograder is traversable by anyone: so is this stand-in (a root grader's learner runs
+            # as an unallocated uid, which could not reach the package below a 0700 folder to import lazily).
+            os.chmod(root, 0o755)
             source = root / "autograder" / "source"
             source.mkdir(parents=True)
             archive.extractall(source)

@@ -248,6 +248,8 @@ def test_the_release_branch_holds_the_course_and_no_answers(tmp_path):
     assert {"environment.yml", "postBuild", "pyproject.toml", "requirements/binder.lock", "README.md",
             "autograder/__init__.py", "autograder/lab.py", "course/01_square/01_square.ipynb"} <= set(files)
     assert not [f for f in files if f.startswith(("solutions/", "tests/", "docs/", "tools/"))]
+    assert "autograder/checks/shapes_unbroadcast.py" in files
+    assert not [f for f in files if f.startswith("autograder/references/")], "the judge-only references shipped"
     released = subprocess.run(["git", "ls-tree", "-r", "HEAD", "--", "course"], cwd=clone, capture_output=True,
                               text=True, check=True).stdout
     branch = subprocess.run(["git", "ls-tree", "-r", "release", "--", "course"], cwd=clone, capture_output=True,

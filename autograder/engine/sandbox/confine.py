@@ -147,8 +147,10 @@ def landlock_abi() -> int:
         return 0
 
 
-def install_landlock(read_roots: list, rw_dirs: list, rw_files: list) -> int:
-    """Returns the ABI version enforced, 0 if Landlock is unavailable."""
+def install_landlock(read_roots: list, rw_dirs: list, rw_files: list, list_dirs: list = ()) -> int:
+    """Returns the ABI version enforced, 0 if Landlock is unavailable. `list_dirs`: folders whose entries may be
+    listed (names only, beneath too) but whose files are not read: a folder split around a denied tree, whose
+    listing Python's import system needs to find the modules beside it."""
     abi = landlock_abi()
     if abi < 1:
         return 0
@@ -177,6 +179,8 @@ def install_landlock(read_roots: list, rw_dirs: list, rw_files: list) -> int:
 
         for path in read_roots:
             allow(path, execute | read_file | read_dir)
+        for path in list_dirs:
+            allow(path, read_dir)
         for path in rw_dirs:
             allow(path, handled)
         for path in rw_files:

@@ -334,6 +334,17 @@ def within(seconds: float, run):
     return result, fired[0]
 
 
+def learner_name(link, info: dict):
+    """One of the answers' names in the judge: its value where it came by value and decodes here, else a proxy
+    of it. A value the judge cannot read (hostile data: a dtype the codec does not know) costs that name only."""
+    if type(info.get("value")) is dict:
+        try:
+            return codec.decode(info["value"], [])
+        except codec.CodecError:
+            pass
+    return proxy.Remote(link, info["h"], info)
+
+
 def test_verdict(grade_id: str, source: str, sock: socket.socket, judge: Judge, setup: dict) -> bytes:
     """The test cell run against proxies of the learner's names (and the setup cells' names), the learner's
     copy reached through `sock`: its verdict (protocol.py `verdict`), as the notebook's judge reads it."""
@@ -341,8 +352,7 @@ def test_verdict(grade_id: str, source: str, sock: socket.socket, judge: Judge, 
         shared.set_base_seed(judge.job["seed"])
         link = proxy.Link(Channel(sock))
         shared.attach_learner(link)
-        namespace = {name: codec.decode(info["value"], []) if type(info.get("value")) is dict
-                     else proxy.Remote(link, info["h"], info) for name, info in judge.learner.names.items()}
+        namespace = {name: learner_name(link, info) for name, info in judge.learner.names.items()}
         namespace.update(setup)
         shared.COMPILING[0] = 0.0
         start = time.perf_counter()

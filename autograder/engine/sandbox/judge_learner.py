@@ -162,7 +162,7 @@ class LearnerSandbox:
                 self.isolation, self.listener = read_hello(message, fd)
             except protocol.ProtocolError as error:
                 raise LearnerLost(broke(error))
-            ready = self.until("ready", start + self.limits["seconds_per_test"])
+            ready = self.until("ready", start + self.answers_limit())
             if ready is None:
                 raise LearnerLost(Outcome("timeout", ANSWER_TIMEOUT, "timeout"))
         except LearnerLost as lost:
@@ -175,6 +175,13 @@ class LearnerSandbox:
         self.failures = self._failures(ready["failures"])
         self.output = ready["output"][-4000:]
         return None
+
+    def answers_limit(self) -> float:
+        """The judge's own bound on the setup and answer cells of one start: each answer cell has its own limit in
+        the template (learner.run_cells: a cell past it fails like a raise, the next ones run), one more for the
+        setup cells; an answer that escapes its cell's timer is ended here, with all of the answers."""
+        answers = sum(1 for label, _ in self.job["cells"] if label.startswith("answer"))
+        return self.limits["seconds_per_test"] * (answers + 1)
 
     def stop(self, grace: float = 0.0):
         """Kill the learner's whole sandbox (the process group of our own fork) and reap it: its status. With

@@ -22,6 +22,7 @@ import time
 
 from autograder.engine.sandbox import cells, cgroup, codec, confine, integrity, protocol, seccomp, world
 from autograder.engine.sandbox.channel import Channel, recv_fd, send_fd
+from autograder.engine.sandbox.root import judge_only
 # The request table is learner_requests.py's; it is named here too, where the tests and the red team's
 # attacks on it have always found it (the same dict: integrity.py compares its entries).
 from autograder.engine.sandbox.learner_requests import OPERATIONS, error_data, handle_of, serve  # noqa: F401
@@ -202,8 +203,13 @@ def template_main(fds: socket.socket, control: socket.socket, job: dict, workdir
     confine.limit_resources(limits["memory_mb"], limits["file_bytes"], confine.LEARNER_FILES)
     _quiet(keep=(fds.fileno(), control.fileno()))
     listener = None
+    # Before seccomp (which refuses installing a handler): each answer cell's own time limit (run_cells).
+    signal.signal(signal.SIGALRM, _cell_out_of_time)
     if limits["isolation"] != "none":
-        isolation["landlock"] = confine.install_landlock(roots, [folder], [os.devnull])
+        # the package's own folder, split around its judge-only references: listed, so that a module beside them
+        # still imports (the import system lists the folder), never read
+        package = [os.path.dirname(p) for p in judge_only()]
+        isolation["landlock"] = confine.install_landlock(roots, [folder], [os.devnull], package)
         listener = seccomp.install("notify")
     else:
         isolation["landlock"] = 0
@@ -216,7 +222,7 @@ def template_main(fds: socket.socket, control: socket.socket, job: dict, workdir
     integrity.record()  # after root.prepare() imported every check module: the probes are registered
     start = time.perf_counter()
     reports = Channel(control, protocol.MAX_CONTROL_FRAME)
-    names, failures = run_cells(job["cells"])
+    names, failures = run_cells(job["cells"], limits["seconds_per_test"])
     _send_control(reports, {"op": "ready", "failures": failures, "output": out.value()[-4000:],
                             "names": _name_entries(names), "seconds": round(time.perf_counter() - start, 4)})
     fork_per_test(fds, reports)
@@ -282,19 +288,50 @@ def _name_entries(names: dict) -> dict:
     return entries
 
 
-def run_cells(job_cells: list) -> tuple[dict, list]:
+class AnswerCellTimeLimit(BaseException):
+    """Raised inside an answer cell that ran past its own time limit: that cell fails as if it had raised (the
+    names it defined first are kept) and the next cells run. A BaseException, so `except Exception` in the answer
+    does not swallow it; an answer that escapes it anyway meets the judge's own timer for all the answers."""
+
+
+CELL_TIME_LIMIT = ("time limit exceeded in this cell ({seconds:g} s): is there an infinite loop, or work far larger "
+                   "than the exercise needs? Its names defined before that still count; the next cells ran.")
+_TIMING = [False]  # an answer cell runs under its own timer (a SIGALRM at any other time changes nothing)
+
+
+def _cell_out_of_time(signum, frame):
+    if _TIMING[0]:
+        _TIMING[0] = False
+        raise AnswerCellTimeLimit(CELL_TIME_LIMIT.format(seconds=_CELL_SECONDS[0]))
+
+
+_CELL_SECONDS = [0.0]
+
+
+def run_cells(job_cells: list, cell_seconds: float | None = None) -> tuple[dict, list]:
     """Run the setup and answer cells; the names the answers defined, and what each cell that raised raised
-    (as data: the judge describes it)."""
+    (as data: the judge describes it). With `cell_seconds`, each answer cell has that long (the handler is
+    installed before seccomp: `_cell_out_of_time`), and one that runs past it fails like a raise."""
     namespace = {"__name__": "__main__", "__builtins__": builtins.__dict__, "get_ipython": cells.NoIPython}
     # Compile every cell before any runs: answer code cannot change how later cells are read.
     compiled = [(label, cells.compile_cell(source, label)) for label, source in job_cells]
     answer_names, failures = {}, []
+    timed = bool(cell_seconds) and signal.getsignal(signal.SIGALRM) is _cell_out_of_time
     for label, code in compiled:
         before = dict(namespace)
         error = None
         if not isinstance(code, cells.Outcome):  # a syntax error: the judge finds it itself
+            on_timer = timed and label.startswith("answer")
             try:
-                exec(code, namespace)
+                if on_timer:
+                    _CELL_SECONDS[0], _TIMING[0] = cell_seconds, True
+                    signal.setitimer(signal.ITIMER_REAL, cell_seconds)
+                try:
+                    exec(code, namespace)
+                finally:
+                    if on_timer:
+                        _TIMING[0] = False
+                        signal.setitimer(signal.ITIMER_REAL, 0)
             except BaseException as raised:  # noqa: BLE001 - every failure is a fact for the judge
                 error = raised
         if label.startswith("answer"):

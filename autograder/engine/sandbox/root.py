@@ -237,7 +237,13 @@ def learner_read_roots(protected: list) -> list[str]:
     from autograder.engine.sandbox import confine
 
     package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return confine.allowed_roots([*library_folders(), package, *_SYSTEM_READABLE], protected)
+    return confine.allowed_roots([*library_folders(), package, *_SYSTEM_READABLE], [*protected, *judge_only()])
+
+
+def judge_only() -> list[str]:
+    """The judge-only references (autograder/references/, wherever the package lies): never the learner's to read."""
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return [os.path.join(package, "references")]
 
 
 _LIBRARY_FOLDERS: list = []  # library_folders() as the root found them, once its imports were done
