@@ -166,16 +166,28 @@ def cmd_report(args) -> int:
 
 
 def cmd_collect(args) -> int:
-    from autograder.classroom import autograde as classroom, lms
+    """Exit 0: every notebook of the download collected; 1: some were refused (each named, with why); 2: none
+    could be read at all."""
+    from autograder.classroom import autograde as classroom, lateness, lms
 
+    log = classroom.CollectLog()
     try:
-        collected = lms.collect(Path(args.source), args.assignment)  # classroom.collect, and the LMS's ids
-    except (FileNotFoundError, NotebookError) as error:
+        due = lateness.parse_due(getattr(args, "due", None))
+        collected = lms.collect(Path(args.source), args.assignment, log, due)  # classroom.collect, and the LMS's ids
+    except (FileNotFoundError, NotebookError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     students = sorted({s.student for s in collected})
     print(f"collected {len(collected)} notebooks from {len(students)} students into {classroom.submitted_dir()}")
-    return 0
+    late = sorted(s.key for s in collected if lateness.read(s.path.parent).get("late"))
+    if late:
+        print(f"  late ({len(late)}): {', '.join(late)}")
+    if log.chosen:
+        print("  of several copies, the one graded:")
+        print("\n".join(f"    {line}" for line in log.chosen))
+    for sentence in log.refused:
+        print(f"  left out: {sentence}", file=sys.stderr)
+    return 1 if log.refused else 0
 
 
 def cmd_gradescope(args) -> int:
@@ -331,6 +343,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("collect", help="import a folder of notebooks or an LMS zip as submissions")
     p.add_argument("source", help="folder or .zip")
     p.add_argument("--assignment", help="only notebooks of this assignment")
+    p.add_argument("--due", metavar="DATE", help="the due date (2024-01-08 23:59, the LMS's time): a Moodle "
+                   "submission after it is recorded late (Canvas marks late files itself)")
     p.set_defaults(func=cmd_collect)
 
     p = command("gradescope", help="write a Gradescope autograder zip (setup.sh, run_autograder, sources)")

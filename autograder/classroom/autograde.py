@@ -28,7 +28,7 @@ from autograder.engine.notebooks import NotebookError, Source
 from autograder.engine.sandbox import Limits
 # Re-exported: the CLI, lms and the tests read these here.
 from autograder.classroom.gradebook import GradebookWriter, export_csv, feedback  # noqa: F401
-from autograder.classroom.layouts import (Found, Origin, clean_id, collect, name_id, origin_of,  # noqa: F401
+from autograder.classroom.layouts import (CollectLog, Found, Origin, clean_id, collect, name_id, origin_of,  # noqa: F401
                                           unpack, zip_member_name)
 from autograder.classroom.submissions import (SUBMISSION_RECORDS, Submission, UnknownAssignment,  # noqa: F401
                                               _atomic_write, _copy_submission_records, _read_once, _stat_of,

@@ -52,10 +52,11 @@ def identities() -> dict:
 
 # -------------------------------------------------------------------------------------------- collect
 
-def collect(source: Path, assignment: str | None = None) -> list:
+def collect(source: Path, assignment: str | None = None, log: layouts.CollectLog | None = None,
+            due: str | None = None) -> list:
     """layouts.collect, then record the LMS identities of the students it collected."""
     found: list[Found] = []
-    collected = layouts.collect(source, assignment, found)
+    collected = layouts.collect(source, assignment, found, log, due)
     try:
         record_identities(collected, found)
     except (OSError, ValueError) as error:  # the submissions are in; only the ids are not
