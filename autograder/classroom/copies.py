@@ -18,15 +18,34 @@ def _normalised(text) -> str:
     return "\n".join(line.rstrip() for line in "".join(text).strip().splitlines())
 
 
+_RELEASED: dict = {}
+
+
+def released(source) -> dict[str, str]:
+    """Each answer cell of `source` as the learner received it: course/'s for a source in solutions/ (whose
+    answer cells hold the reference), the source's own for a grading copy (already the released text)."""
+    from autograder import paths
+    from autograder.engine import notebooks
+    from autograder.engine.notebooks import nbgrader_meta, role
+
+    course = paths.COURSE / source.assignment / source.path.name
+    cells = source.cells("answer")
+    if Path(source.path).resolve().is_relative_to(paths.SOLUTIONS.resolve()) and course.is_file():
+        stamp = (str(course), course.stat().st_mtime_ns)
+        if stamp not in _RELEASED:
+            _RELEASED[stamp] = [c for c in notebooks.read(course, limit=1 << 40).cells if role(c) == "answer"]
+        cells = _RELEASED[stamp]
+    return {nbgrader_meta(c)["grade_id"]: _normalised(c.source) for c in cells}
+
+
 def answered(nb, source) -> tuple[int, int]:
     """(answer cells of `source` whose submitted text differs from the released one, answer cells)."""
     from autograder.engine import notebooks
-    from autograder.engine.notebooks import nbgrader_meta
 
-    released = {nbgrader_meta(c)["grade_id"]: _normalised(c.source) for c in source.cells("answer")}
+    released_text = released(source)
     submitted = notebooks.submitted_answers(nb)
-    return sum(1 for g, text in released.items() if g in submitted and _normalised(submitted[g]) != text), \
-        len(released)
+    return sum(1 for g, text in released_text.items() if g in submitted and _normalised(submitted[g]) != text), \
+        len(released_text)
 
 
 @dataclass
