@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from autograder.engine import mistakes
+from autograder.engine import mistakes as mistakes_table
 from autograder import paths
 
 
@@ -18,6 +19,19 @@ def _figure_html(fig) -> str:
     fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
     data = base64.b64encode(buffer.getvalue()).decode()
     return f'<img alt="{html.escape(fig.axes[0].get_title())}" src="data:image/png;base64,{data}">'
+
+
+UNDECLARED = "undeclared-code"  # a code none of the course's checks declares: the learner's own Mistake
+
+
+def declared(code) -> str:
+    """`code` if the course declares it (engine/mistakes.py), else UNDECLARED: a learner's code can raise
+    Mistake with any text, and a chart label or a table cell is no place for the learner's text."""
+    return code if isinstance(code, str) and code in mistakes_table.MISTAKES else UNDECLARED
+
+
+def _meaning(code: str) -> str:
+    return mistakes.meaning(code) or "a code no check of the course declares (the learner's code raised it)"
 
 
 def summarize(reports: list[dict]) -> dict:
@@ -31,7 +45,7 @@ def summarize(reports: list[dict]) -> dict:
         for c in r["cells"]:
             if c["status"] != "passed":
                 failed_by_test[c["grade_id"]] += 1
-                mistakes[c.get("mistake") or c["status"]] += 1
+                mistakes[declared(c.get("mistake") or c["status"])] += 1
     return {"totals": totals, "failed_by_test": failed_by_test, "mistakes": mistakes}
 
 
@@ -44,7 +58,7 @@ def write(reports: list[dict], path: Path | None = None) -> Path:
     path = Path(path or paths.grading_home() / "class-report.html")
     summary = summarize(reports)
     parts = [f"<h1>Class report</h1><p>{len(summary['totals'])} students, {len(reports)} graded notebooks.</p>"]
-    plt.rcParams.update({"font.size": 12})
+    plt.rcParams.update({"font.size": 12, "text.parse_math": False})  # a label is text, never mathtext
     if summary["totals"]:
         percent = [100 * s / m if m else 0 for s, m in summary["totals"].values()]
         fig, ax = plt.subplots(figsize=(7, 3.5))
@@ -64,7 +78,7 @@ def write(reports: list[dict], path: Path | None = None) -> Path:
         parts.append(_figure_html(fig))
         plt.close(fig)
         if key == "mistakes":
-            rows = "".join(f"<tr><td><code>{html.escape(k)}</code></td><td>{html.escape(mistakes.meaning(k))}</td>"
+            rows = "".join(f"<tr><td><code>{html.escape(k)}</code></td><td>{html.escape(_meaning(k))}</td>"
                            f"<td>{v}</td></tr>" for k, v in counts)
             parts.append(f"<table><tr><th>mistake</th><th>meaning</th><th>count</th></tr>{rows}</table>")
         else:

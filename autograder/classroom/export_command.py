@@ -42,7 +42,8 @@ def _rows(path: Path) -> int:
 
 
 def export_lms(args, say=None) -> int:
-    """The LMS's import CSV, then what the LMS does with each of its columns."""
+    """The LMS's import CSV, then what the LMS does with each of its columns. Exit 1 when a graded student is
+    left out of it (each named, with why), 2 when nothing could be written."""
     if say:
         say(f"reading the gradebook ({args.db_url or 'SQLite in the grading folder'}) for a {args.format} import")
     try:
@@ -68,8 +69,11 @@ def export_lms(args, say=None) -> int:
         else:
             note = f"map it to its grade item in {lms_name}'s import if it is not mapped already"
         print(f"  {column.assignment} -> \"{column.header}\": {note}")
-    if done.skipped:
-        need = "a Canvas user id" if args.format == "canvas" else "an email address or ID number"
-        print(f"  left out, without {need} (pass --roster with the LMS's own grades export): "
-              f"{', '.join(done.skipped)}")
-    return 0
+    if done.skipped and args.format == "canvas":
+        hint = "" if args.roster else " (pass --roster with Canvas's own gradebook export)"
+        print(f"  left out, without a Canvas user id{hint}: {', '.join(done.skipped)}")
+    elif done.skipped:
+        print(f"  left out ({len(done.skipped)}):")
+        for line in done.skipped:
+            print(f"    {line}")
+    return 1 if done.skipped else 0  # the import would leave someone's grade out: the instructor must see it

@@ -34,9 +34,9 @@ def tests_of(report, source, visibility: dict, prefix: str = "", limits=None) ->
         if cell.status == "timeout":
             slow.append(cell.grade_id)
             if limits is not None:
-                output += f" (the time limit is {limits.seconds_per_test:g} s a test here)"
+                output += f" (the time limit is {round(limits.seconds_per_test, 1):g} s a test here)"
         elif cell.mistake == "learner-stalled" and slow:
-            seconds = f" ({limits.seconds_per_test:g} s each)" if limits is not None else ""
+            seconds = f" ({round(limits.seconds_per_test, 1):g} s each)" if limits is not None else ""
             output = (f"not run: {', '.join(slow)} ran out of time{seconds}, so the grader stopped running your "
                       "answers before this test. Is there an infinite loop, or work far larger than the exercise "
                       "needs, in a method those tests call? Fix that first: this test then runs too.")

@@ -185,7 +185,10 @@ def command(args) -> int:
     zip_path = Path(args.zip) if args.zip else built
     try:
         data, log = try_zip(zip_path, Path(args.test))
-    except (OSError, ValueError, zipfile.BadZipFile) as error:
+    except zipfile.BadZipFile as error:
+        print(f"error: {zip_path}: not an autograder zip ({error})", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if args.json:
