@@ -30,6 +30,23 @@ def declared(code) -> str:
     return code if isinstance(code, str) and code in mistakes_table.MISTAKES else UNDECLARED
 
 
+def _late_table(reports: list[dict]) -> str:
+    """The late submissions, why each is late (collect's record) and what the late policy took."""
+    late = [r for r in reports if r.get("lateness", {}).get("late")]
+    if not late:
+        return "<p>No late submissions recorded.</p>"
+    rows = "".join(f"<tr><td>{html.escape(r['student'])}</td><td>{html.escape(r['notebook'])}</td>"
+                   f"<td>{html.escape(r['lateness'].get('evidence', ''))}</td>"
+                   f"<td>{r.get('raw_score', r['score']):g}</td><td>-{r.get('late_penalty', 0):g}</td>"
+                   f"<td>{r['score']:g}</td></tr>" for r in late)
+    policy = late[0].get("late_policy", {})
+    said = {"none": "none (no points lost)", "zero": "zero (a late submission scores 0)",
+            "subtract": f"subtract ({policy.get('per_hour', 0):g} points per started hour late)"}
+    return (f"<h2>Late submissions ({len(late)})</h2><p>Late policy: {said.get(policy.get('policy'), 'none')}.</p>"
+            "<table><tr><th>student</th><th>notebook</th><th>why late</th><th>score</th><th>penalty</th>"
+            f"<th>after penalty</th></tr>{rows}</table>")
+
+
 def _meaning(code: str) -> str:
     return mistakes.meaning(code) or "a code no check of the course declares (the learner's code raised it)"
 
@@ -84,6 +101,7 @@ def write(reports: list[dict], path: Path | None = None) -> Path:
         else:
             rows = "".join(f"<tr><td><code>{html.escape(k)}</code></td><td>{v}</td></tr>" for k, v in counts)
             parts.append(f"<table><tr><th>test</th><th>count</th></tr>{rows}</table>")
+    parts.append(_late_table(reports))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("<!doctype html><meta charset='utf-8'><title>Class report</title>"
                     "<style>body{font-family:sans-serif;max-width:60em;margin:auto}td,th{padding:2px 8px}</style>"

@@ -268,14 +268,17 @@ def collect(source: Path, assignment: str | None = None, found: list[Found] | No
             try:
                 nb = notebooks.read(path)
                 src = notebooks.match_source(nb, path.name, sources)
-            except NotebookError:
+            except NotebookError as error:
                 nb = src = None
+                unread = str(error).replace(f"{path}: ", "")
             found.append(Found(rel, origin, src))
             if problem := intake.student_problem(origin.student):
                 log.refused.append(f"{intake.shown(rel)}: not collected, {problem}")
                 continue
             if src is None:
-                if assignment is None:
+                if assignment is None:  # with --assignment it is filed as that one's, and graded 0 with why
+                    log.refused.append(f"{intake.shown(rel)}: not collected, {unread} (collect --assignment files "
+                                       "it as that assignment's, to be graded 0 with this reason)")
                     continue
                 src = next((s for s in sources if s.assignment == assignment), None)
                 if src is None:
