@@ -235,8 +235,9 @@ def match_source(nb, name: str = "notebook", candidates: list[Source] | None = N
         best = next((s for s in candidates if s.name == stem), None)
     if best is None:
         known = ", ".join(s.name for s in candidates) or "none"
-        raise NotebookError(f"{name}: not a notebook of this course (none of its cells come from a notebook "
-                            f"in solutions/; course notebooks: {known})")
+        raise NotebookError(f"{name}: not a notebook of this course (none of its cells comes from the course's "
+                            f"notebooks: {known}). Open the course's notebook, copy your answers into it, save it "
+                            "and hand in that file")
     return best
 
 

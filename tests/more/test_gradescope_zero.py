@@ -54,3 +54,17 @@ def test_a_results_json_that_breaks_the_schema_is_never_written(tmp_path, capsys
     assert "score 5.0 above max_score 3.0" in capsys.readouterr().err
     gradescope_results.write(path, {**bad, "visibility": "sometimes"})
     assert "'sometimes' is not one of" in capsys.readouterr().err
+
+
+def test_a_foreign_notebook_is_told_in_a_students_words(tmp_path, monkeypatch):
+    """A homework.ipynb of another course: the student reads what to do, not where the instructor keeps files."""
+    where = gradescope.layout(tmp_path)
+    where["submission"].mkdir(parents=True)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('my homework')")])
+    (where["submission"] / "homework.ipynb").write_text(nbformat.writes(nb))
+    monkeypatch.setattr(gradescope, "load_config", lambda: config("after_published"))
+    results = gradescope.run(tmp_path)
+    assert problems(results) == []
+    text = results["output"] + "".join(t["output"] for t in results["tests"])
+    assert "homework.ipynb: not a notebook of this course" in text and "copy your answers into it" in text
+    assert "solutions/" not in text
