@@ -68,3 +68,22 @@ def test_a_foreign_notebook_is_told_in_a_students_words(tmp_path, monkeypatch):
     text = results["output"] + "".join(t["output"] for t in results["tests"])
     assert "homework.ipynb: not a notebook of this course" in text and "copy your answers into it" in text
     assert "solutions/" not in text
+
+
+def test_gradescope_test_reuses_the_kernel_build_and_says_so(tmp_path):
+    """--test unpacks the zip afresh each time (setup.sh, which builds notebook 16's kernel, is not run): the
+    checkout's build is copied in, and a zip with another kernel source is said to build during the try."""
+    from autograder import kernels
+    from autograder.classroom.gradescope_zip import reuse_kernel_build
+
+    if not kernels.library_path().exists():
+        pytest.skip("the kernel is not built in this checkout (make setup builds it)")
+    source = tmp_path / "source"
+    (source / "autograder" / "kernels").mkdir(parents=True)
+    (source / "autograder" / "kernels" / "rms_norm.cpp").write_bytes(kernels.SOURCE.read_bytes())
+    said = reuse_kernel_build(source)
+    assert said.startswith("notebook 16's C++ kernel: reusing this checkout's build"), said
+    copied = source / "autograder" / "kernels" / "build" / kernels.build_dir().name / "course_kernels.so"
+    assert copied.read_bytes() == kernels.library_path().read_bytes()
+    (source / "autograder" / "kernels" / "rms_norm.cpp").write_text("// another kernel\n")
+    assert "differs from this checkout's, so the grader builds it" in reuse_kernel_build(source)
