@@ -28,6 +28,7 @@ setup: $(STAMP)
 # The venv is requirements/dev.lock (hashed; tools/lock.sh writes it from pyproject.toml), then the package with
 # --no-deps: torch's CPU build from PyTorch's CPU index, every other package from PyPI.
 $(STAMP): pyproject.toml requirements/dev.lock
+	@$(PYTHON) tools/python_version.py
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PYTHON) tools/requirements.py --lock requirements/dev.lock --package torch > $(VENV)/torch.lock
