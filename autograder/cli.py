@@ -115,8 +115,9 @@ def cmd_autograde(args) -> int:
     except (classroom.WeakIsolation, classroom.UnknownAssignment, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    missing = [p for p in result.problems if p.get("status") != "chosen"]
     print(f"graded {len(result.graded)} notebooks, {result.skipped} already up to date, "
-          f"{len(result.problems)} missing, in {result.seconds:.1f} s")
+          f"{len(missing)} missing, in {result.seconds:.1f} s")
     for p in result.problems:
         print(f"  {p['student']}/{p['assignment']}: {p['reason']}")
     late = [r for r in result.graded if r.get("lateness", {}).get("late")]

@@ -154,3 +154,31 @@ def test_the_copy_a_student_meant_is_collected_and_named(grading_home, tmp_path)
                "answer cells filled in)." in text, text
         assert f"- {second} (the notebook 01_square, 0 of 1 answer cells filled in): not chosen (fewer answers " \
                f"than {first})." in text or f"- {second} (the notebook 01_square, without answer cells)" in text, text
+
+
+def test_the_exchange_path_chooses_by_the_same_rule(grading_home, tmp_path):
+    """nbgrader's exchange puts a student's whole folder in submitted/: a blank 01_square.ipynb beside the
+    answered copy is not graded, and the record names both files."""
+    from autograder.classroom.submissions import discover
+    from autograder.engine import notebooks
+
+    folder = grading_home / "submitted" / "ada" / A
+    write_student(folder / "01_square.ipynb", A, fill=False)
+    answered = write_student(folder / "01_square-Copy1.ipynb", A)
+    subs, problems = discover(notebooks.sources(), A)
+    assert [s.path for s in subs] == [answered]
+    (chosen,) = [p for p in problems if p["status"] == "chosen"]
+    assert "01_square-Copy1.ipynb (the notebook 01_square, 1 of 1 answer cells filled in): chosen (the copy with " \
+           "the most answer cells filled in)" in chosen["reason"]
+    assert "01_square.ipynb (the notebook 01_square, 0 of 1 answer cells filled in): not chosen" in chosen["reason"]
+
+
+def test_a_gradescope_upload_is_read_without_following_links(tmp_path):
+    from autograder import paths
+    from autograder.classroom import gradescope
+
+    upload = tmp_path / "submission"
+    mine = write_student(upload / "mine.ipynb", A)
+    (upload / "solution.ipynb").symlink_to(paths.SOLUTIONS / A / f"{A}.ipynb")
+    (upload / "all").symlink_to(paths.SOLUTIONS)
+    assert gradescope.candidates(upload) == [mine]
