@@ -222,7 +222,7 @@ def try_zip(zip_path: Path, submission: Path) -> tuple[dict, str]:
                 print(said, file=sys.stderr)
             target = root / "autograder" / "submission"
             if submission.is_dir():
-                shutil.copytree(submission, target)
+                shutil.copytree(submission, target, symlinks=True)  # a link stays a link: never read
             else:
                 target.mkdir(parents=True)
                 shutil.copy2(submission, target / submission.name)

@@ -98,10 +98,11 @@ def _write_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: Path,
                   cap: int) -> int:
     """Stream one member to `target`, stopping (and removing it) as soon as it passes `cap` or inflates past
     MAX_RATIO. Returns the bytes written."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    written, why = 0, None
+    written, why, created = 0, None, False
     try:
-        with archive.open(info) as src, open(target, "wb") as out:
+        target.parent.mkdir(parents=True, exist_ok=True)  # fails where an earlier member is a file of that name
+        with archive.open(info) as src, open(target, "xb") as out:  # "x": a name given twice is refused
+            created = True
             while chunk := src.read(1 << 16):
                 written += len(chunk)
                 if written > cap:
@@ -111,10 +112,13 @@ def _write_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: Path,
                 if why:
                     break
                 out.write(chunk)
+    except FileExistsError:
+        why = "the download holds another file of that name"
     except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, EOFError) as error:
         why = f"it cannot be unpacked ({error})"
     if why:
-        target.unlink(missing_ok=True)
+        if created:
+            target.unlink(missing_ok=True)
         raise Refused(f"{source.name}: {shown(name)}: not unpacked, {why}")
     return written
 

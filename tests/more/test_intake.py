@@ -182,3 +182,18 @@ def test_a_gradescope_upload_is_read_without_following_links(tmp_path):
     (upload / "solution.ipynb").symlink_to(paths.SOLUTIONS / A / f"{A}.ipynb")
     (upload / "all").symlink_to(paths.SOLUTIONS)
     assert gradescope.candidates(upload) == [mine]
+
+
+def test_members_that_collide_are_refused_not_fatal(grading_home, tmp_path):
+    """A member named like an earlier one, or under a name an earlier member holds as a file."""
+    good, other = answer(tmp_path), answer(tmp_path, "b.ipynb", fill=False)
+    archive = tmp_path / "odd.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("kim_1_2_01_square.ipynb", good)
+        with pytest.warns(UserWarning, match="Duplicate name"):
+            z.writestr("kim_1_2_01_square.ipynb", other)
+        z.writestr("kim_1_2_01_square.ipynb/x.ipynb", other)
+        z.writestr("lee_3_4_01_square.ipynb", good)
+    found, log = collected(archive)
+    assert found == {f"kim/{A}": good, f"lee/{A}": good}
+    assert len(log.refused) == 2 and "another file of that name" in log.refused[0], log.refused
