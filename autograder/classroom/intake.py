@@ -87,7 +87,7 @@ def unpack(source: Path, dest: Path, refused: list[str], member_name) -> list[st
                     raise Refused(f"{source.name}: {shown(name)}: not unpacked, the download already unpacked to "
                                   f"{budget / 1e6:g} MB (AUTOGRADER_MAX_UNPACKED_MB)")
                 cap = notebooks.max_submission_bytes() if name.lower().endswith(".ipynb") else MAX_INFO_BYTES
-                total += _write_member(archive, info, source, name, dest / name, min(cap, budget - total))
+                total += _write_member(archive, info, source, name, dest / name, cap, budget - total)
                 written_names.append(name)
             except Refused as refusal:
                 refused.append(str(refusal))
@@ -95,9 +95,9 @@ def unpack(source: Path, dest: Path, refused: list[str], member_name) -> list[st
 
 
 def _write_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: Path, name: str, target: Path,
-                  cap: int) -> int:
-    """Stream one member to `target`, stopping (and removing it) as soon as it passes `cap` or inflates past
-    MAX_RATIO. Returns the bytes written."""
+                  cap: int, room: int) -> int:
+    """Stream one member to `target`, stopping (and removing it) as soon as it passes `cap`, the `room` left of the
+    download's total, or inflates past MAX_RATIO. Returns the bytes written."""
     written, why, created = 0, None, False
     try:
         target.parent.mkdir(parents=True, exist_ok=True)  # fails where an earlier member is a file of that name
@@ -107,6 +107,9 @@ def _write_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: Path,
                 written += len(chunk)
                 if written > cap:
                     why = f"it unpacks to more than {cap / 1e6:g} MB"
+                elif written > room:
+                    why = (f"the download unpacks to more than {max_unpacked_bytes() / 1e6:g} MB in all "
+                           "(AUTOGRADER_MAX_UNPACKED_MB)")
                 elif written > RATIO_FREE_BYTES and written > MAX_RATIO * max(info.compress_size, 1):
                     why = f"it inflates more than {MAX_RATIO} times its packed size (a zip bomb)"
                 if why:
