@@ -49,3 +49,12 @@ def test_make_lab_serves_no_formgrader():
     finally:
         lab.terminate()
         lab.wait(timeout=60)
+
+
+def test_binders_environment_holds_no_nbgrader():
+    """Binder's learner environment (requirements/binder.lock) has no nbgrader at all: no formgrader to turn off."""
+    import re
+
+    lock = (ROOT / "requirements" / "binder.lock").read_text()
+    assert not re.search(r"^nbgrader==", lock, re.M)
+    assert "nbgrader" not in (ROOT / "postBuild").read_text()
