@@ -1,7 +1,6 @@
 """Gradescope's results.json schema (https://gradescope-autograders.readthedocs.io/en/latest/specs/), checked on every
 results.json this autograder writes, at run time: a file Gradescope cannot read would show the student an error
-page and no score.
-
+page and no score. tests/more/test_gradescope.py checks every results.json of its runs against it too.
 """
 
 from __future__ import annotations

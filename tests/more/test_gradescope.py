@@ -22,13 +22,12 @@ import nbformat
 import pytest
 
 from autograder.classroom import gradescope
+from autograder.classroom.gradescope_schema import RESULTS_SCHEMA  # the schema the autograder checks at run time
 from autograder.maintain import samples
 
 from helpers import ROOT, run_cli
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("gradescope")]
-
-from autograder.classroom.gradescope_schema import RESULTS_SCHEMA  # noqa: E402 - the one the autograder checks
 
 SECRETS = ["BEGIN SOLUTION", "BEGIN HIDDEN TESTS", "check.gradcheck(Square)", "Traceback (most recent call"]
 WRONG = {e.name: e.source for e in samples.zoo() if e.exercise == "Square"}["wrong_derivative"]
