@@ -22,7 +22,8 @@ def roster_names(roster: list[dict]) -> dict[str, list[dict]]:
     by_name: dict[str, list[dict]] = {}
     for r in roster:
         first, last = r.get("First name", ""), r.get("Last name", "")
-        names = {name_id(r["Full name"])} if r.get("Full name") else set()
+        full = r.get("Full name", "").split()
+        names = {name_id(" ".join(full)), name_id(" ".join(full[-1:] + full[:-1]))} if full else set()
         if first or last:
             names |= {name_id(f"{first} {last}"), name_id(f"{last} {first}")}
         for key in names - {""}:
@@ -57,7 +58,7 @@ def moodle_rows(scores: dict, possible: dict, ids: dict, roster: list[dict],
             skipped.append(f"{shown}: the roster gives no email address or ID number")
             continue
         first, last = (person.get("First name", ""), person.get("Last name", "")) if person.get("First name") \
-            else _split(name)
+            else _split(person.get("Full name") or name)
         rows.append([first, last, person.get("ID number", ""), person.get("Email address", "")]
                     + [_number(scores[student][a]) if a in scores[student] else "" for a in assignments])
     return rows, skipped

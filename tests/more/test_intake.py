@@ -197,3 +197,27 @@ def test_members_that_collide_are_refused_not_fatal(grading_home, tmp_path):
     found, log = collected(archive)
     assert found == {f"kim/{A}": good, f"lee/{A}": good}
     assert len(log.refused) == 2 and "another file of that name" in log.refused[0], log.refused
+
+
+@pytest.mark.parametrize("roster", [
+    [{"First name": "Jane", "Last name": "Roe", "Email address": "j@x.edu"}],
+    [{"Full name": "Jane Roe", "Email address": "j@x.edu"}],
+])
+@pytest.mark.parametrize("folder_name", ["Jane Roe", "Roe Jane"])
+def test_moodle_names_match_the_roster_in_either_order(roster, folder_name):
+    from autograder.classroom.layouts import name_id
+    from autograder.classroom.lms_moodle import moodle_rows
+
+    student = name_id(folder_name)
+    rows, skipped = moodle_rows({student: {A: 3.0}}, {A: 3.0}, {student: {"name": folder_name}}, roster)
+    assert skipped == [] and rows[1] == ["Jane", "Roe", "", "j@x.edu", "3"]
+
+
+def test_moodle_namesakes_are_refused_by_name():
+    from autograder.classroom.lms_moodle import moodle_rows
+
+    roster = [{"First name": "Kim", "Last name": "Lee", "Email address": "a@x.edu"},
+              {"First name": "Kim", "Last name": "Lee", "Email address": "b@x.edu"}]
+    rows, skipped = moodle_rows({"kim-lee": {A: 3.0}}, {A: 3.0}, {"kim-lee": {"name": "Kim Lee"}}, roster)
+    assert rows[1:] == [] and skipped == ["kim-lee (Kim Lee): the roster has 2 people of that name, so the grade "
+                                          "cannot go to one of them by name (enter it in Moodle by hand)"]
