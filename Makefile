@@ -28,6 +28,7 @@ setup: $(STAMP)
 # The venv is requirements/dev.lock (hashed; tools/lock.sh writes it from pyproject.toml), then the package with
 # --no-deps: torch's CPU build from PyTorch's CPU index, every other package from PyPI.
 $(STAMP): pyproject.toml requirements/dev.lock
+	@$(PYTHON) tools/python_version.py
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PYTHON) tools/requirements.py --lock requirements/dev.lock --package torch > $(VENV)/torch.lock
@@ -117,7 +118,7 @@ test-classroom: $(CLASSROOM_STAMP)
 
 # Jupyter refuses to run as root unless told (containers and CI machines often are root).
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --notebook-dir=course $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+	bash tools/lab.sh   # the course's notebooks, without nbgrader's instructor tools (tools/learner-lab)
 
 release: $(STAMP)
 	$(PY) -m autograder release

@@ -104,33 +104,36 @@ def cmd_autograde(args) -> int:
     from autograder.classroom import autograde as classroom
 
     try:
+        from autograder.classroom import lateness
+
+        policy, per_hour = lateness.parse_policy(getattr(args, "late_policy", None), getattr(args, "late_penalty", None))
         result = classroom.autograde(workers=args.workers, scheduler=args.scheduler, assignment=args.assignment,
                                      force=args.force, seed=_seed(args), limits=_limits(args), db_url=args.db_url,
                                      progress=not args.quiet,
-                                     allow_weak_isolation=getattr(args, "allow_weak_isolation", False))
-    except (classroom.WeakIsolation, classroom.UnknownAssignment) as error:
+                                     allow_weak_isolation=getattr(args, "allow_weak_isolation", False),
+                                     late_policy=policy, late_penalty=per_hour)
+    except (classroom.WeakIsolation, classroom.UnknownAssignment, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    missing = [p for p in result.problems if p.get("status") != "chosen"]
     print(f"graded {len(result.graded)} notebooks, {result.skipped} already up to date, "
-          f"{len(result.problems)} missing, in {result.seconds:.1f} s")
+          f"{len(missing)} missing, in {result.seconds:.1f} s")
     for p in result.problems:
         print(f"  {p['student']}/{p['assignment']}: {p['reason']}")
+    late = [r for r in result.graded if r.get("lateness", {}).get("late")]
+    if late:
+        print(f"  late ({len(late)}, policy {args.late_policy}): " + ", ".join(
+            f"{r['student']}/{r['notebook'].removesuffix('.ipynb')} -{r.get('late_penalty', 0):g}" for r in late))
     if not args.quiet:
-        print(grade_table(classroom.reports()))
+        print(classroom.grade_table(classroom.reports(), _terminal_width()))
     return 0
 
 
-def grade_table(reports: list[dict]) -> str:
-    import pandas as pd
+def _terminal_width() -> int | None:
+    """The terminal's width where stdout is one; None (no limit) in a pipe or a file, for tools."""
+    import shutil
 
-    if not reports:
-        return "(no graded submissions)"
-    frame = pd.DataFrame([{"student": r["student"], "notebook": r["notebook"].removesuffix(".ipynb"),
-                           "score": f"{r['score']:g}/{r['max_score']:g}"} for r in reports])
-    table = frame.pivot(index="student", columns="notebook", values="score").fillna("-")
-    totals = pd.DataFrame(reports).groupby("student")[["score", "max_score"]].sum()
-    table["total"] = [f"{totals.loc[s, 'score']:g}/{totals.loc[s, 'max_score']:g}" for s in table.index]
-    return table.to_string()
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 
 def cmd_feedback(args) -> int:
@@ -166,16 +169,9 @@ def cmd_report(args) -> int:
 
 
 def cmd_collect(args) -> int:
-    from autograder.classroom import autograde as classroom, lms
+    from autograder.classroom import collect_command
 
-    try:
-        collected = lms.collect(Path(args.source), args.assignment)  # classroom.collect, and the LMS's ids
-    except (FileNotFoundError, NotebookError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    students = sorted({s.student for s in collected})
-    print(f"collected {len(collected)} notebooks from {len(students)} students into {classroom.submitted_dir()}")
-    return 0
+    return collect_command.collect(args)  # the submissions, the refusals, the copies chosen, the late ones
 
 
 def cmd_gradescope(args) -> int:
@@ -194,7 +190,7 @@ def cmd_demo(args) -> int:
     print(f"sample class: {', '.join(students)}")
     code = cmd_autograde(argparse.Namespace(workers=args.workers, scheduler=None, assignment=None, force=True,
                                             seed=None, timeout=None, memory_mb=None, db_url=None, quiet=False,
-                                            allow_weak_isolation=True))  # a demo on a laptop or Binder
+                                            allow_weak_isolation=True, late_policy="none", late_penalty=None))  # a demo on a laptop or Binder
     cmd_feedback(argparse.Namespace(db_url=None))
     cmd_export(argparse.Namespace(output=None, db_url=None))
     cmd_report(argparse.Namespace(output=None))
@@ -214,6 +210,7 @@ EXAMPLES = {
     "autograde": """
   python -m autograder autograde --workers 4
   python -m autograder autograde --assignment 01_square --force
+  python -m autograder autograde --late-policy subtract --late-penalty 0.5    half a point a started hour late
   python -m autograder autograde --scheduler tcp://grader-host:8786
   python -m autograder autograde --db-url postgresql://grader@db-host/gradebook""",
     "feedback": """
@@ -229,7 +226,8 @@ EXAMPLES = {
   python -m autograder report --output week1.html""",
     "collect": """
   python -m autograder collect ~/Downloads/submissions.zip
-  python -m autograder collect ~/Downloads/submissions/ --assignment 01_square""",
+  python -m autograder collect ~/Downloads/submissions/ --assignment 01_square
+  python -m autograder collect ~/Downloads/moodle.zip --due "2024-01-08 23:59"    Moodle times after it: late""",
     "gradescope": """
   python -m autograder gradescope --assignment 01_square       .grading/gradescope-01_square.zip
   python -m autograder gradescope --all --budget 540
@@ -297,6 +295,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="grade even where namespaces, Landlock or seccomp are missing (say so in the reports)")
     p.add_argument("--db-url", help="gradebook SQLAlchemy URL (default: SQLite in the grading folder)")
     p.add_argument("--quiet", action="store_true", help="no progress bar or table")
+    p.add_argument("--late-policy", choices=("none", "zero", "subtract"), default="none",
+                   help="what a submission collect recorded late loses: nothing (default), everything, or "
+                        "--late-penalty points per started hour late (as nbgrader's LateSubmissionPlugin)")
+    p.add_argument("--late-penalty", type=float, metavar="POINTS",
+                   help="with --late-policy subtract: points lost per started hour late")
     limits(p)
     p.set_defaults(func=cmd_autograde)
 
@@ -331,6 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("collect", help="import a folder of notebooks or an LMS zip as submissions")
     p.add_argument("source", help="folder or .zip")
     p.add_argument("--assignment", help="only notebooks of this assignment")
+    p.add_argument("--due", metavar="DATE", help="the due date (2024-01-08 23:59, the LMS's time): a Moodle "
+                   "submission after it is recorded late (Canvas marks late files itself)")
     p.set_defaults(func=cmd_collect)
 
     p = command("gradescope", help="write a Gradescope autograder zip (setup.sh, run_autograder, sources)")
@@ -364,5 +369,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import os
+
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        code = args.func(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:  # `grade X --json | head -1`: the reader has what it wanted; nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush does not fail again
+        return 0

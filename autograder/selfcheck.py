@@ -30,9 +30,11 @@ def grade_this_notebook(path: str, show: bool = True, timeout: float = 900) -> d
     path = find_notebook(named)
     if path.name != named.name:
         print(f"(grading {path.name}, this notebook's saved file: its cells come from {named.stem})")
+    command = [sys.executable, "-m", "autograder", "grade", str(path), "--json"]
+    if not hasattr(os, "fork"):  # the grader's sandbox forks its processes (Linux, macOS, WSL)
+        command = [sys.executable, "-c", PREVIEW, str(path)]
     try:
-        run = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--json"],
-                             capture_output=True, text=True, timeout=timeout)
+        run = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"grading took longer than {timeout} s; try `python -m autograder grade {path.name}` "
                            "in a terminal to see its progress") from None
@@ -43,6 +45,28 @@ def grade_this_notebook(path: str, show: bool = True, timeout: float = 900) -> d
         _display(report)
         return None  # the table says it all; a returned dict would be echoed below it
     return report
+
+
+NO_FORK_NOTE = ("A preview: this computer cannot start the grader's sandbox (it needs fork, which Windows has only "
+                "under WSL), so your answers ran in a plain Python process, without its time and memory limits; "
+                "your instructor's grade comes from the sandbox.")
+
+# Where the platform has no fork: the same grading of the same saved file, through the in-process runner, in a
+# Python process of its own (so a crash or a loop in the answers leaves this kernel alone), with the note above.
+PREVIEW = f"""
+import json, sys
+from autograder.engine import grading, notebooks
+from autograder.engine.notebooks import NotebookError
+from autograder.engine.runners import InProcessRunner
+try:
+    submission = notebooks.submission_from_path(sys.argv[1])
+except NotebookError as error:
+    sys.exit(f"error: {{error}}")
+report, _ = grading.grade_submission(submission, InProcessRunner(), seed=grading.base_seed(), autograded=False)
+data = report.to_json()
+data["notes"] = [{NO_FORK_NOTE!r}] + list(data.get("notes", []))
+print(json.dumps(data))
+"""
 
 
 def find_notebook(path: str | Path, session: str | None = None) -> Path:
@@ -108,7 +132,8 @@ def _display(report: dict) -> None:
         f"<tr><td>{'✅' if c['status'] == 'passed' else '❌'}</td><td><code>{c['grade_id']}</code></td>"
         f"<td>{c['points']:g} / {c['max_points']:g}</td><td>{_escape(c['feedback'])}</td></tr>"
         for c in report["cells"])
-    html = (f"<h4>{report['notebook']}: {report['score']:g} / {report['max_score']:g}</h4>"
+    notes = "".join(f"<p><em>{_escape(note)}</em></p>" for note in report.get("notes", []) if note == NO_FORK_NOTE)
+    html = (f"<h4>{report['notebook']}: {report['score']:g} / {report['max_score']:g}</h4>{notes}"
             f"<table><tr><th></th><th>test</th><th>points</th><th>feedback</th></tr>{rows}</table>")
     try:
         from IPython.display import HTML, display
@@ -120,6 +145,7 @@ def _display(report: dict) -> None:
 
 def _text(report: dict) -> str:
     lines = [f"{report['notebook']}: {report['score']:g} / {report['max_score']:g}"]
+    lines += [f"  ({note})" for note in report.get("notes", []) if note == NO_FORK_NOTE]
     lines += [f"  {'PASS' if c['status'] == 'passed' else c['status'].upper():7} {c['grade_id']}: "
               f"{c['points']:g}/{c['max_points']:g}  {'' if c['status'] == 'passed' else c['feedback']}"
               for c in report["cells"]]

@@ -27,8 +27,9 @@ from autograder.engine import grading, notebooks
 from autograder.engine.notebooks import NotebookError, Source
 from autograder.engine.sandbox import Limits
 # Re-exported: the CLI, lms and the tests read these here.
-from autograder.classroom.gradebook import GradebookWriter, export_csv, feedback  # noqa: F401
-from autograder.classroom.layouts import (Found, Origin, clean_id, collect, name_id, origin_of,  # noqa: F401
+from autograder.classroom import lateness
+from autograder.classroom.gradebook import GradebookWriter, export_csv, feedback, grade_table  # noqa: F401
+from autograder.classroom.layouts import (CollectLog, Found, Origin, clean_id, collect, name_id, origin_of,  # noqa: F401
                                           unpack, zip_member_name)
 from autograder.classroom.submissions import (SUBMISSION_RECORDS, Submission, UnknownAssignment,  # noqa: F401
                                               _atomic_write, _copy_submission_records, _read_once, _stat_of,
@@ -123,9 +124,12 @@ def require_isolation(limits: Limits, allow_weak: bool) -> dict:
 
 def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | None = None,
               force: bool = False, seed: int | None = None, limits: Limits | None = None, db_url: str | None = None,
-              progress: bool = True, allow_weak_isolation: bool = False) -> BatchResult:
+              progress: bool = True, allow_weak_isolation: bool = False, late_policy: str = "none",
+              late_penalty: float = 0.0) -> BatchResult:
     """Grade every new or changed submission in submitted/ (or only `assignment`'s, which must be one of
-    the course's: UnknownAssignment otherwise) into the gradebook."""
+    the course's: UnknownAssignment otherwise) into the gradebook. A submission collect recorded late loses
+    what `late_policy` says (lateness.penalty: none, zero, or `late_penalty` points per started hour late);
+    a change of policy or of lateness regrades it."""
     start = time.monotonic()
     seed = grading.base_seed() if seed is None else seed
     limits = limits or Limits()
@@ -137,7 +141,8 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
     # proof at the end that nothing changed it meanwhile.
     contents = {s.key: _read_once(s.path) for s in subs}
     shas = {key: hashlib.sha256(data).hexdigest() if data is not None else "" for key, (data, _) in contents.items()}
-    todo = [s for s in subs if force or not up_to_date(s, digests, shas[s.key])]
+    policy = {"policy": late_policy, "per_hour": late_penalty}
+    todo = [s for s in subs if force or not up_to_date(s, digests, shas[s.key]) or _late_changed(s, policy)]
     skipped = len(subs) - len(todo)
     if todo and not scheduler:
         grading.new_sandbox(for_a_class=True).start()  # the root imports PyTorch (4-5 s) while the gradebook opens
@@ -167,10 +172,11 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
         report = payload["report"]
         report.update({"student": sub.student, "sources": digests[sub.assignment], "sha256": before[sub.key],
                        "file": sub.path.name})
+        penalty = _apply_late_policy(report, lateness.read(sub.path.parent), policy)
         out_dir = autograded_dir() / sub.student / sub.assignment
         _atomic_write(out_dir / f"{sub.notebook}.ipynb", payload["autograded"])
         _copy_submission_records(sub.path.parent, out_dir)
-        writer.record(sub.student, sub.assignment, sub.notebook, payload["autograded"])
+        writer.record(sub.student, sub.assignment, sub.notebook, payload["autograded"], penalty)
         _atomic_write(marker_path(sub), json.dumps(report, indent=1))
         graded.append(report)
         if bar is not None:
@@ -225,6 +231,27 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
     return BatchResult(graded, skipped, problems, time.monotonic() - start)
 
 
+def _late_changed(sub: Submission, policy: dict) -> bool:
+    """Whether `sub`'s grade was given under another late policy or lateness than now (so it is given again)."""
+    try:
+        data = json.loads(marker_path(sub).read_text())
+    except (OSError, ValueError):
+        return True
+    now = lateness.read(sub.path.parent)
+    return data.get("late_policy", {"policy": "none", "per_hour": 0.0}) != policy or \
+        data.get("lateness", {"late": False}) != now
+
+
+def _apply_late_policy(report: dict, late: dict, policy: dict) -> float:
+    """The report's score after `policy` for a submission that is `late` (nbgrader's raw_score, penalty,
+    score), recorded in the report; returns the penalty."""
+    raw = report["score"]
+    penalty = lateness.penalty(late, raw, policy["policy"], policy["per_hour"])
+    report.update({"raw_score": raw, "late_penalty": penalty, "score": raw - penalty, "lateness": late,
+                   "late_policy": policy})
+    return penalty
+
+
 def open_gradebook(db_url: str | None, sources: list[Source]) -> GradebookWriter:
     """The gradebook's writer, with `sources`' assignments, notebooks and grade cells in it."""
     writer = GradebookWriter(db_url)
@@ -254,9 +281,24 @@ def _run_dask(address: str, todo: list[Submission], payload_for, finish, prepare
             finish(pending[future], future.result())
 
 
+class _Lines:
+    """The progress of a batch where stderr is no terminal (a log, CI): its lines, without a bar's redraws."""
+
+    def update(self, n: int) -> None:
+        pass
+
+    def write(self, line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        pass
+
+
 def _progress(total: int, enabled: bool):
     if not enabled or total == 0:
         return None
+    if not sys.stderr.isatty():
+        return _Lines()
     from tqdm import tqdm
 
     return tqdm(total=total, unit="nb", desc="autograding", dynamic_ncols=True)

@@ -42,7 +42,8 @@ def _rows(path: Path) -> int:
 
 
 def export_lms(args, say=None) -> int:
-    """The LMS's import CSV, then what the LMS does with each of its columns."""
+    """The LMS's import CSV, then what the LMS does with each of its columns. Exit 1 when a graded student of this
+    LMS (or of none) is left out of it (each named, with why), 2 when nothing could be written."""
     if say:
         say(f"reading the gradebook ({args.db_url or 'SQLite in the grading folder'}) for a {args.format} import")
     try:
@@ -68,8 +69,18 @@ def export_lms(args, say=None) -> int:
         else:
             note = f"map it to its grade item in {lms_name}'s import if it is not mapped already"
         print(f"  {column.assignment} -> \"{column.header}\": {note}")
-    if done.skipped:
-        need = "a Canvas user id" if args.format == "canvas" else "an email address or ID number"
-        print(f"  left out, without {need} (pass --roster with the LMS's own grades export): "
-              f"{', '.join(done.skipped)}")
-    return 0
+    ids = lms.identities()
+
+    def student_of(entry: str) -> str:  # Moodle's entries are "student (name): why"
+        return entry.split(" (")[0].split(":")[0]
+
+    # Students collect took from the other LMS are not this import's to hold: listed, but no failure.
+    missed = [e for e in done.skipped if ids.get(student_of(e), {}).get("lms") in (None, args.format)]
+    if done.skipped and args.format == "canvas":
+        hint = "" if args.roster else " (pass --roster with Canvas's own gradebook export)"
+        print(f"  left out, without a Canvas user id{hint}: {', '.join(done.skipped)}")
+    elif done.skipped:
+        print(f"  left out ({len(done.skipped)}):")
+        for line in done.skipped:
+            print(f"    {line}")
+    return 1 if missed else 0  # the import would leave one of its students' grade out: the instructor must see it

@@ -17,6 +17,31 @@ warnings.filterwarnings("ignore", module="nbgrader.api")
 warnings.filterwarnings("ignore", message=".*not in session.*")
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (=HYPERLINK(...), +cmd|..., @SUM(...)),
+# and some strip a leading tab or CR first: OWASP's CSV injection advice is to start such a cell with a quote.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(cell) -> str:
+    """`cell` as a CSV cell no spreadsheet runs: text starting like a formula gets a leading `'`; numbers (a
+    negative score too) stay numbers."""
+    text = "" if cell is None else str(cell)
+    if text.startswith(FORMULA_STARTS):
+        try:
+            float(text)
+            return text
+        except ValueError:
+            return "'" + text
+    return text
+
+
+def write_safe_csv(path: Path, rows) -> None:
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as f:  # no BOM: the LMSs' own exports have none
+        csv.writer(f).writerows([[spreadsheet_safe(c) for c in row] for row in rows])
+
+
 class GradebookWriter:
     """The single writer: nbgrader's own SaveAutoGrades on our autograded notebooks, so the gradebook
     holds exactly the scores nbgrader's autograde would compute from those outputs."""
@@ -45,7 +70,8 @@ class GradebookWriter:
                                       "notebook": source.name}}
             SaveCells(config=self.config).preprocess(nbformat.from_dict(source.notebook), resources)
 
-    def record(self, student: str, assignment: str, notebook: str, autograded_text: str) -> None:
+    def record(self, student: str, assignment: str, notebook: str, autograded_text: str,
+               late_penalty: float = 0.0) -> None:
         from nbgrader.api import Gradebook
         from nbgrader.preprocessors import SaveAutoGrades
 
@@ -58,6 +84,11 @@ class GradebookWriter:
         resources = {"nbgrader": {"db_url": self.db_url, "assignment": assignment, "notebook": notebook,
                                   "student": student}}
         SaveAutoGrades(config=self.config).preprocess(nbformat.reads(autograded_text, as_version=4), resources)
+        with Gradebook(self.db_url) as gb:  # nbgrader's own column: its CSV export shows raw_score, penalty, score
+            graded = gb.find_submission_notebook(notebook, assignment, student)
+            if (graded.late_submission_penalty or 0.0) != late_penalty:
+                graded.late_submission_penalty = late_penalty
+                gb.db.commit()
 
     def scores(self) -> list[dict]:
         from nbgrader.api import Gradebook
@@ -66,8 +97,9 @@ class GradebookWriter:
         with Gradebook(self.db_url) as gb:
             for assignment in gb.assignments:
                 for sub in gb.assignment_submissions(assignment.name):
-                    rows.append({"student": sub.student_id, "assignment": assignment.name,
-                                 "score": sub.score, "max_score": sub.max_score})
+                    rows.append({"student": sub.student_id, "assignment": assignment.name,  # after any late penalty
+                                 "score": max(0.0, sub.score - (sub.late_submission_penalty or 0.0)),
+                                 "max_score": sub.max_score})
         return rows
 
 
@@ -111,5 +143,26 @@ def export_csv(path: Path | None = None, db_url: str | None = None, assignments:
     plugin.assignment = list(assignments or [])
     with Gradebook(config(db_url).CourseDirectory.db_url) as gb:
         plugin.export(gb)
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as f:  # nbgrader's plugin writes cells as they are
+        rows = list(csv.reader(f))
+    write_safe_csv(path, rows)
     return path
 
+
+def grade_table(reports: list[dict], width: int | None = None) -> str:
+    """Students by notebooks (a late one marked *), with totals; at most `width` columns wide (pandas wraps
+    the notebooks into blocks), or one block when width is None."""
+    import pandas as pd
+
+    if not reports:
+        return "(no graded submissions)"
+    frame = pd.DataFrame([{"student": r["student"], "notebook": r["notebook"].removesuffix(".ipynb"),
+                           "score": f"{r['score']:g}/{r['max_score']:g}"
+                                    + ("*" if r.get("lateness", {}).get("late") else "")} for r in reports])
+    table = frame.pivot(index="student", columns="notebook", values="score").fillna("-")
+    totals = pd.DataFrame(reports).groupby("student")[["score", "max_score"]].sum()
+    table.insert(0, "total", [f"{totals.loc[s, 'score']:g}/{totals.loc[s, 'max_score']:g}" for s in table.index])
+    note = "\n* late (the score after the late policy)" if "*" in "".join(frame["score"]) else ""
+    return table.to_string(line_width=width) + note

@@ -249,7 +249,7 @@ class Grading:
         return self.snapshot()
 
     def out_of_time(self, where: str) -> str:
-        return (f"Not graded: the autograder's time budget ({self.budget:g} s, kept below Gradescope's own limit "
+        return (f"Not graded: the autograder's time budget ({round(self.budget, 1):g} s, kept below Gradescope's own limit "
                 f"so that a result is always written) ran out {where}. Something in your answers is very slow or "
                 "loops: run the notebook's tests in Jupyter to find it, then submit again.")
 

@@ -17,6 +17,13 @@ def test_kind(cell_source: str) -> str:
     return "hidden" if HIDDEN.search(cell_source) else "visible"
 
 
+def kinds_of(source) -> dict[str, str]:
+    """Each test cell's kind ("hidden": it has hidden tests, else "visible"), from the source's own cells."""
+    from autograder.engine.notebooks import nbgrader_meta
+
+    return {nbgrader_meta(c)["grade_id"]: test_kind(c.source) for c in source.cells("test")}
+
+
 def most_hidden(visibilities) -> str:
     return max(visibilities, key=SHOWN_ORDER.index, default="visible")
 
@@ -24,9 +31,7 @@ def most_hidden(visibilities) -> str:
 def tests_of(report, source, visibility: dict, prefix: str = "", limits=None) -> list[dict]:
     """One Gradescope test per graded cell. A test the grader did not run because earlier tests ran out
     of time (the answers' process was restarted too often) says so, and names the loop."""
-    from autograder.engine.notebooks import nbgrader_meta
-
-    kinds = {nbgrader_meta(c)["grade_id"]: test_kind(c.source) for c in source.cells("test")}
+    kinds = kinds_of(source)
     tests, slow = [], []
     for number, cell in enumerate(report.cells, 1):
         status = "passed" if cell.status == "passed" else "failed"
@@ -34,9 +39,9 @@ def tests_of(report, source, visibility: dict, prefix: str = "", limits=None) ->
         if cell.status == "timeout":
             slow.append(cell.grade_id)
             if limits is not None:
-                output += f" (the time limit is {limits.seconds_per_test:g} s a test here)"
+                output += f" (the time limit is {round(limits.seconds_per_test, 1):g} s a test here)"
         elif cell.mistake == "learner-stalled" and slow:
-            seconds = f" ({limits.seconds_per_test:g} s each)" if limits is not None else ""
+            seconds = f" ({round(limits.seconds_per_test, 1):g} s each)" if limits is not None else ""
             output = (f"not run: {', '.join(slow)} ran out of time{seconds}, so the grader stopped running your "
                       "answers before this test. Is there an infinite loop, or work far larger than the exercise "
                       "needs, in a method those tests call? Fix that first: this test then runs too.")
@@ -52,10 +57,10 @@ def zero_tests(source, visibility: dict, reason: str, prefix: str = "") -> list[
     from autograder.engine import grading
 
     _, tests = grading.plan(source, None)
-    kinds = {gid: test_kind(src) for gid, _, src in tests}
+    kinds = kinds_of(source)  # plan's test text has its hidden-test markers stripped: read the cells
     return [{"name": f"{prefix}{gid}", "name_format": "text", "number": f"{prefix}{number}", "score": 0.0,
              "max_score": float(points), "status": "failed", "output": reason, "output_format": "text",
-             "visibility": visibility[kinds[gid]]}
+             "visibility": visibility[kinds.get(gid, "hidden")]}
             for number, (gid, points, _) in enumerate(tests, 1)]
 
 
@@ -84,6 +89,17 @@ def crashed(error: BaseException) -> dict:
 
 
 def write(path: Path, data: dict) -> None:
+    """`data` as Gradescope's results.json, atomically, once it passes Gradescope's schema; a results.json that
+    does not (a bug of ours) is replaced by `crashed`'s, with the problems in the autograder's log."""
+    import sys
+
+    from autograder.classroom.gradescope_schema import problems
+
+    found = problems(data)
+    if found:
+        print("results.json would break Gradescope's schema, so the student is told the grader failed: "
+              + "; ".join(found[:10]), file=sys.stderr)
+        data = crashed(ValueError("invalid results.json"))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".results-")
     with os.fdopen(fd, "w", encoding="utf-8") as f:

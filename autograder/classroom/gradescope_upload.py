@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from autograder.classroom.copies import Copy, _normalised, _why_chosen, answered, choose  # noqa: F401
 from autograder.classroom.gradescope_settings import MAX_CANDIDATES
 
 
@@ -12,30 +13,18 @@ def candidates(submission: Path) -> list[Path]:
     """Every notebook the student uploaded, whatever its name or folder."""
     if not submission.is_dir():
         return []
-    return sorted(p for p in submission.rglob("*.ipynb")
-                  if p.is_file() and not {".ipynb_checkpoints", "__MACOSX"} & set(p.relative_to(submission).parts))
-
-
-def _normalised(text) -> str:
-    return "\n".join(line.rstrip() for line in "".join(text).strip().splitlines())
-
-
-def answered(nb, source) -> tuple[int, int]:
-    """(answer cells of `source` whose submitted text differs from the released one, answer cells)."""
-    from autograder.engine import notebooks
-    from autograder.engine.notebooks import nbgrader_meta
-
-    released = {nbgrader_meta(c)["grade_id"]: _normalised(c.source) for c in source.cells("answer")}
-    submitted = notebooks.submitted_answers(nb)
-    return sum(1 for g, text in released.items() if g in submitted and _normalised(submitted[g]) != text), \
-        len(released)
+    found = []
+    for folder, dirs, files in os.walk(submission, followlinks=False):  # a link is no upload: never followed
+        dirs[:] = [d for d in dirs if d not in {".ipynb_checkpoints", "__MACOSX"}]
+        found += [Path(folder) / f for f in files if f.endswith(".ipynb")
+                  and not (Path(folder) / f).is_symlink() and (Path(folder) / f).is_file()]
+    return sorted(found)
 
 
 def consider(files: list[Path], sources: list, index: dict, top: Path, limit: int | None = None):
     """Which file to grade for each assignment, and why. Returns ([(file, notebook, source)] one per
     assignment, [a line per file considered], [a reason per file not graded that is no notebook of this
-    autograder]). Among a notebook's copies the one with most answer cells filled in wins (JupyterLab's
-    "Duplicate" leaves a blank `-Copy1` beside the answered file), then the one named like the course's."""
+    autograder]). Among a notebook's copies, copies.choose decides (the rule every way in shares)."""
     from autograder.engine import notebooks
     from autograder.engine.notebooks import NotebookError
 
@@ -78,36 +67,10 @@ def consider(files: list[Path], sources: list, index: dict, top: Path, limit: in
             lines.append(f"- {reason}: not graded.")
             rejected.append(reason)
             continue
-        filled, total = answered(nb, source)
-        has_answers = bool(notebooks.submitted_answers(nb))
-        rank = (filled, has_answers, overlap.get(source.assignment, 0), path.name == source.path.name)
-        found.setdefault(source.assignment, []).append((rank, path, nb, source, filled, total))
+        found.setdefault(source.assignment, []).append(Copy(path, shown(path), source, nb))
     chosen = []
     for assignment in sorted(found):
-        copies = found[assignment]
-        best = max(copies, key=lambda c: c[0])  # max() keeps the first of equals: sorted paths decide ties
-        chosen.append(best[1:4])
-        for rank, path, nb, source, filled, total in copies:
-            what = (f"- {shown(path)} (the notebook {source.name}, {filled} of {total} answer cells filled in)"
-                    if rank[1] else f"- {shown(path)} (the notebook {source.name}, without answer cells)")
-            if path is best[1]:
-                lines.append(f"{what}: chosen{_why_chosen(best, copies)}.")
-            else:
-                fewer = "fewer answers" if rank[0] < best[0][0] else "as many answers"
-                lines.append(f"{what}: not chosen ({fewer} than {shown(best[1])}).")
+        best, said = choose(found[assignment])
+        chosen.append((best.path, best.nb, best.source))
+        lines += said
     return chosen, lines, rejected
-
-
-def _why_chosen(best, copies) -> str:
-    """Why `best` won among `copies` (each (rank, path, ...), rank = (filled, has answers, cells shared,
-    named like the course notebook)): its first rank component that beats the next best copy."""
-    others = [c for c in copies if c[1] is not best[1]]
-    if not others:
-        return ""
-    runner = max(others, key=lambda c: c[0])
-    reasons = ("the copy with the most answer cells filled in", "the copy with answer cells",
-               "the copy with the most of the course notebook's cells", "the copy named like the course notebook")
-    for mine, theirs, reason in zip(best[0], runner[0], reasons):
-        if mine != theirs:
-            return f" ({reason})"
-    return " (of equal copies, the first by name)"

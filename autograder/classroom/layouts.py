@@ -27,15 +27,15 @@ When one download holds several attempts of a student (Blackboard, Brightspace),
 from __future__ import annotations
 
 import re
-import shutil
 import tempfile
 import unicodedata
 import warnings
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.classroom import intake, lateness
 from autograder.classroom.submissions import Submission, check_assignment, submitted_dir
 from autograder.engine import notebooks
 from autograder.engine.notebooks import NotebookError, Source
@@ -48,7 +48,9 @@ class Origin:
     lms: str = "folder"
     key: str | None = None          # the LMS's own number for this student within `scope`
     scope: str = ""                 # the folder the LMS wrote (one download)
-    when: str = ""                  # sortable submission time, where the LMS gives one
+    when: str = ""                  # sortable attempt time, where the LMS's names give one (the later counts)
+    late: bool = False              # the LMS marked it late (Canvas's LATE_)
+    submitted: str = ""             # when it was handed in (ISO 8601, UTC), where the download says
 
 
 @dataclass
@@ -60,13 +62,17 @@ class Found:
     source: Source | None
 
 
-_CANVAS = re.compile(r"^(?P<name>[^_]+)_(?:LATE_)?(?P<key>\d+)_\d+_.+$")
-_CANVAS_ANON = re.compile(r"^(?:LATE_)?anon_(?P<key>[A-Za-z0-9]+)_\d+_.+$")
-_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<key>\d+)_assignsubmission_[a-z]+(?:_.*)?$")
-_BLACKBOARD = re.compile(r"^(?P<prefix>.*_(?P<user>[^_]+))_attempt_"
-                         r"(?P<when>\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2})(?:_.*)?$")
+# Each pattern matches the part of a name the LMS wrote, from its start; what follows is the student's own file
+# name. Every part before the student's file name is matched lazily, and of several patterns the one whose LMS
+# part ends first wins: a student who names a file `_bob_attempt_2099-12-31-23-59-59_x.ipynb` cannot make the
+# LMS part seem to end inside her own file name (and so name bob).
+_CANVAS = re.compile(r"^(?P<name>[^_]+)_(?P<late>LATE_)?(?P<key>\d+)_\d+_(?=.)")
+_CANVAS_ANON = re.compile(r"^(?P<late>LATE_)?anon_(?P<key>[A-Za-z0-9]+)_\d+_(?=.)")
+_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<key>\d+)_assignsubmission_[a-z]+(?:_|$)")
+_BLACKBOARD = re.compile(r"^(?P<prefix>.*?_(?P<user>[^_]+))_attempt_"
+                         r"(?P<when>\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2})(?:_|$)")
 _BRIGHTSPACE = re.compile(r"^(?P<key>\d+-\d+) - (?P<name>.+?) - (?P<month>[A-Z][a-z]{2}) (?P<day>\d{1,2}), "
-                          r"(?P<year>\d{4}) (?P<hour>\d{1,2})(?P<minute>\d{2}) (?P<ampm>[AP]M)(?: - .*)?$")
+                          r"(?P<year>\d{4}) (?P<hour>\d{1,2})(?P<minute>\d{2}) (?P<ampm>[AP]M)(?: - |$)")
 _MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
 _MOODLE_ANONYMOUS = {"participant"}
 
@@ -81,30 +87,40 @@ def clean_id(text: str, keep: str = "-.@") -> str:
     return "".join(ch for ch in text if ch.isalnum() or ch in keep)
 
 
+def _first_lms_part(name: str, leaf: bool) -> tuple[str, re.Match] | None:
+    """(layout, match) of the pattern whose LMS-written part of `name` ends first (see the patterns)."""
+    kinds = (("canvas-anonymous", _CANVAS_ANON), ("canvas", _CANVAS), ("blackboard", _BLACKBOARD)) if leaf else ()
+    matches = [(kind, m) for kind, pattern in kinds + (("moodle", _MOODLE), ("brightspace", _BRIGHTSPACE))
+               if (m := pattern.match(name))]
+    return min(matches, key=lambda km: km[1].end(), default=None)
+
+
 def origin_of(rel: Path, root: Path | None = None) -> Origin:
     """The student of a file at `rel` (relative to the download's root), by the first folder or file
     name, from the top, that an LMS wrote; otherwise by the generic rules."""
     parts = rel.parts
     for i, part in enumerate(parts):
         leaf = i == len(parts) - 1
-        name = Path(part).stem if leaf else part
+        found = _first_lms_part(Path(part).stem if leaf else part, leaf)
+        if found is None:
+            continue
+        kind, m = found
         scope = str(Path(*parts[:i])) if i else "."
-        if leaf and (m := _CANVAS_ANON.match(name)):
-            return Origin(f"anon-{m['key'].lower()}", "canvas", m["key"], scope)
-        if leaf and (m := _CANVAS.match(name)):
-            return Origin(clean_id(m["name"]), "canvas", m["key"], scope)
-        if m := _MOODLE.match(name):
+        if kind == "canvas-anonymous":
+            return Origin(f"anon-{m['key'].lower()}", "canvas", m["key"], scope, late=bool(m["late"]))
+        if kind == "canvas":
+            return Origin(clean_id(m["name"]), "canvas", m["key"], scope, late=bool(m["late"]))
+        if kind == "moodle":
             person = name_id(m["name"])
             if person in _MOODLE_ANONYMOUS:
                 return Origin(f"{person}-{m['key']}", "moodle", m["key"], scope)
             return Origin(person, "moodle", m["key"], scope)
-        if leaf and (m := _BLACKBOARD.match(name)):
+        if kind == "blackboard":
             user = _blackboard_user(root / Path(*parts[:i]) if root else None, m) or m["user"]
             return Origin(clean_id(user, "-.@_"), "blackboard", None, scope, m["when"])
-        if m := _BRIGHTSPACE.match(name):
-            hour = int(m["hour"]) % 12 + (12 if m["ampm"] == "PM" else 0)
-            when = f"{m['year']}-{_MONTHS.get(m['month'], 0):02d}-{int(m['day']):02d}-{hour:02d}-{m['minute']}"
-            return Origin(name_id(m["name"]), "brightspace", None, scope, when)
+        hour = int(m["hour"]) % 12 + (12 if m["ampm"] == "PM" else 0)
+        when = f"{m['year']}-{_MONTHS.get(m['month'], 0):02d}-{int(m['day']):02d}-{hour:02d}-{m['minute']}"
+        return Origin(name_id(m["name"]), "brightspace", None, scope, when)
     student = parts[0] if len(parts) > 1 else Path(parts[0]).stem.split("_")[0]
     return Origin(clean_id(student))
 
@@ -187,81 +203,101 @@ def zip_member_name(info: zipfile.ZipInfo) -> str:
     return name.replace("\\", "/")
 
 
-def unpack(source: Path, dest: Path) -> list[str]:
-    """Extract the zip `source` into `dest` under its members' real names (zip_member_name), refusing any
-    member whose path leaves `dest`. Returns the names."""
-    names = []
+@dataclass
+class CollectLog:
+    """What collect says beyond the submissions: each file refused (a sentence naming it), and for each student
+    with several copies of a notebook, a line per copy considered and why one was chosen (copies.choose)."""
+    refused: list[str] = field(default_factory=list)
+    chosen: list[str] = field(default_factory=list)
+
+
+def unpack(source: Path, dest: Path, refused: list[str] | None = None) -> list[str]:
+    """The zip `source`'s notebooks (and Blackboard's .txt files), unpacked into `dest` under their real names
+    (zip_member_name); each member refused (intake.unpack) adds a sentence to `refused`."""
+    return intake.unpack(Path(source), Path(dest), [] if refused is None else refused, zip_member_name)
+
+
+def _zip_times(source: Path) -> dict[str, str]:
+    """Each member's time as the zip stores it (Moodle stores a file's submission time; ISO 8601, no zone)."""
     with zipfile.ZipFile(source) as archive:
-        members = [(info, zip_member_name(info)) for info in archive.infolist()]
-        for _, name in members:
-            parts = Path(name).parts
-            if name.startswith("/") or ".." in parts:
-                raise NotebookError(f"{source}: unsafe path in zip: {name}")
-        for info, name in members:
-            target = dest / name
-            if name.endswith("/"):
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(info) as src, open(target, "wb") as out:
-                shutil.copyfileobj(src, out)
-            names.append(name)
-    return names
+        return {zip_member_name(i): "{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}".format(*i.date_time)
+                for i in archive.infolist()}
 
 
-def collect(source: Path, assignment: str | None = None, found: list[Found] | None = None) -> list[Submission]:
+def collect(source: Path, assignment: str | None = None, found: list[Found] | None = None,
+            log: CollectLog | None = None, due: str | None = None) -> list[Submission]:
     """A folder of notebooks or an LMS zip download -> submitted/<student>/<assignment>/<notebook>.ipynb.
 
     Student ids come from the names the LMS gave the files or folders (Canvas, Moodle, Blackboard,
     Brightspace; see above), else from `<student>_<anything>.ipynb`, `<student>.ipynb` or
     `<student>/<anything>.ipynb`. The assignment and notebook are recognised from the content, so file
-    names may be anything. Of several files for one student's notebook, the latest attempt counts (by the
-    LMS's submission time, else the last by name). Existing submissions are replaced only by a file with
-    different content. `found`, if given, receives every notebook of the download as read here (Found),
-    for what else its names tell (lms.record_identities), so that nothing reads the download twice.
+    names may be anything. Of several files for one student's notebook, copies.choose picks (the latest
+    attempt, then the most answers...). Nothing of the download is trusted (intake): a file refused adds a
+    sentence to `log.refused`, and everyone else is collected. Existing submissions are replaced only by a
+    file with different content. Beside each, its lateness (lateness.record: Canvas's LATE_, Moodle's
+    submission time after `due`). `found`, if given, receives every notebook of the download as read here
+    (Found), for what else its names tell (lms.record_identities), so that nothing reads the download twice.
     """
+    from autograder.classroom import copies
+
     source = Path(source)
     if not source.exists():
         raise FileNotFoundError(f"{source}: no such file or folder")
     sources = notebooks.sources()
     check_assignment(assignment, sources)
     found = [] if found is None else found
+    log = CollectLog() if log is None else log
     with tempfile.TemporaryDirectory() as tmp:
-        root = source
+        root, times = source, {}
         if source.is_file():
             if not zipfile.is_zipfile(source):
                 raise NotebookError(f"{source}: neither a folder nor a zip file")
-            unpack(source, Path(tmp))
+            try:
+                unpack(source, Path(tmp), log.refused)
+                times = _zip_times(source)
+            except (zipfile.BadZipFile, OSError, ValueError) as error:
+                raise NotebookError(f"{source}: not a readable zip file ({error})") from None
             root = Path(tmp)
-        files = [p for p in sorted(root.rglob("*.ipynb"))
-                 if "__MACOSX" not in p.parts and ".ipynb_checkpoints" not in p.parts and p.is_file()]
+        files = intake.notebook_files(root, log.refused)
         origins = {p: origin_of(p.relative_to(root), root) for p in files}
         _tell_apart(origins)
-        chosen: dict[Path, tuple[Path, Origin, Source]] = {}
+        by_target: dict[Path, list] = {}
         for path in files:
-            origin = origins[path]
+            origin, rel = origins[path], path.relative_to(root)
+            origin.submitted = times.get(rel.as_posix(), "") if origin.lms == "moodle" else ""
             try:
-                src = notebooks.match_source(notebooks.read(path), path.name, sources)
-            except NotebookError:
-                src = None
-            found.append(Found(path.relative_to(root), origin, src))
+                nb = notebooks.read(path)
+                src = notebooks.match_source(nb, path.name, sources)
+            except NotebookError as error:
+                nb = src = None
+                unread = str(error).replace(f"{path}: ", "")
+            found.append(Found(rel, origin, src))
+            if problem := intake.student_problem(origin.student):
+                log.refused.append(f"{intake.shown(rel)}: not collected, {problem}")
+                continue
             if src is None:
-                if assignment is None:
+                if assignment is None:  # with --assignment it is filed as that one's, and graded 0 with why
+                    log.refused.append(f"{intake.shown(rel)}: not collected, {unread} (collect --assignment files "
+                                       "it as that assignment's, to be graded 0 with this reason)")
                     continue
                 src = next((s for s in sources if s.assignment == assignment), None)
                 if src is None:
                     continue
             if assignment and src.assignment != assignment:
                 continue
-            student = origin.student or "unknown"
-            target = submitted_dir() / student / src.assignment / f"{src.name}.ipynb"
-            previous = chosen.get(target)
-            if previous is None or origin.when >= previous[1].when:  # later attempts, then later names, win
-                chosen[target] = (path, origin, src)
+            target = submitted_dir() / origin.student / src.assignment / f"{src.name}.ipynb"
+            by_target.setdefault(target, []).append(
+                (copies.Copy(path, intake.shown(rel), src, nb, origin.when), origin))
         collected = []
-        for target, (path, origin, src) in chosen.items():
+        for target, considered in by_target.items():
+            best, lines = copies.choose([c for c, _ in considered])
+            origin = next(o for c, o in considered if c is best)
+            if len(considered) > 1:
+                log.chosen += [f"{origin.student}/{best.source.assignment}:"] + [f"  {line}" for line in lines]
             target.parent.mkdir(parents=True, exist_ok=True)
-            if not target.exists() or target.read_bytes() != path.read_bytes():
-                shutil.copyfile(path, target)
-            collected.append(Submission(target.parent.parent.name, src.assignment, target, src.name))
+            data = best.path.read_bytes()
+            if not target.exists() or target.read_bytes() != data:
+                target.write_bytes(data)
+            lateness.record(target.parent, origin, due)
+            collected.append(Submission(origin.student, best.source.assignment, target, best.source.name))
     return collected

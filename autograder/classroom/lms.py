@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.classroom import layouts
-from autograder.classroom.gradebook import GradebookWriter
+from autograder.classroom.gradebook import GradebookWriter, write_safe_csv
 from autograder.classroom.layouts import Found, name_id
 from autograder.classroom.submissions import _atomic_write, check_assignment, home
 from autograder.engine import grading, notebooks
@@ -52,10 +52,11 @@ def identities() -> dict:
 
 # -------------------------------------------------------------------------------------------- collect
 
-def collect(source: Path, assignment: str | None = None) -> list:
+def collect(source: Path, assignment: str | None = None, log: layouts.CollectLog | None = None,
+            due: str | None = None) -> list:
     """layouts.collect, then record the LMS identities of the students it collected."""
     found: list[Found] = []
-    collected = layouts.collect(source, assignment, found)
+    collected = layouts.collect(source, assignment, found, log, due)
     try:
         record_identities(collected, found)
     except (OSError, ValueError) as error:  # the submissions are in; only the ids are not
@@ -312,36 +313,6 @@ def canvas_rows(scores: dict, possible: dict, ids: dict, roster: list[dict],
     return rows, skipped
 
 
-def _split(name: str) -> tuple[str, str]:
-    first, _, last = name.strip().partition(" ")
-    return first, last
-
-
-def moodle_rows(scores: dict, possible: dict, ids: dict, roster: list[dict],
-                columns: list[Column] | None = None) -> tuple[list[list[str]], list[str]]:
-    columns = columns if columns is not None else moodle_columns(sorted(possible), roster, {})
-    assignments = [c.assignment for c in columns]
-    by_name: dict[str, list[dict]] = {}
-    for r in roster:
-        full = r.get("Full name") or f"{r.get('First name', '')} {r.get('Last name', '')}"
-        by_name.setdefault(name_id(full), []).append(r)
-    rows = [MOODLE_COLUMNS + [c.header for c in columns]]
-    skipped = []
-    for student in sorted(scores):
-        entry = ids.get(student, {})
-        name = entry.get("name", "")
-        matches = by_name.get(name_id(name) if name else student, [])
-        person = matches[0] if len(matches) == 1 else {}
-        if not (person.get("Email address") or person.get("ID number")):
-            skipped.append(student)
-            continue
-        first, last = (person.get("First name", ""), person.get("Last name", "")) if person.get("First name") \
-            else _split(name)
-        rows.append([first, last, person.get("ID number", ""), person.get("Email address", "")]
-                    + [_number(scores[student][a]) if a in scores[student] else "" for a in assignments])
-    return rows, skipped
-
-
 def export(fmt: str, path: Path | None = None, db_url: str | None = None, roster: Path | None = None,
            columns: dict[str, str] | None = None, assignments: list[str] | None = None) -> Export:
     """Write the gradebook import CSV of `fmt` (canvas or moodle) for `assignments` (default: every
@@ -394,6 +365,8 @@ def export(fmt: str, path: Path | None = None, db_url: str | None = None, roster
                           f"{len(skipped)} graded ({names}), {why}")
     path = Path(path or home() / f"grades-{fmt}.csv")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as f:  # no BOM: both LMSs' own exports have none
-        csv.writer(f).writerows(rows)
+    write_safe_csv(path, rows)  # no cell a spreadsheet runs (a Moodle folder named =HYPERLINK(...))
     return Export(path, students, skipped, cols)
+
+
+from autograder.classroom.lms_moodle import moodle_rows  # noqa: E402 - it reads this module's names

@@ -77,18 +77,18 @@ def discover(sources: list[Source], assignment: str | None = None) -> tuple[list
             expected = {s.name: s for s in by_assignment[assignment_dir.name]}
             files = sorted(assignment_dir.glob("*.ipynb"))
             claimed = set()
-            # exact names first, then anything else by content
+            # each file is the notebook its name says, else the one its content is; of several copies of one
+            # notebook (nbgrader's exchange takes the student's whole folder), copies.choose picks
+            copies_of: dict[str, list[Path]] = {}
             for f in files:
-                if f.stem in expected and f.stem not in claimed:
-                    found.append(Submission(student_dir.name, assignment_dir.name, f, f.stem))
-                    claimed.add(f.stem)
-            for f in files:
-                if f.stem in expected:
-                    continue
-                name = _identify(f, list(expected.values()))
-                if name and name not in claimed:
-                    found.append(Submission(student_dir.name, assignment_dir.name, f, name))
-                    claimed.add(name)
+                name = f.stem if f.stem in expected else _identify(f, list(expected.values()))
+                if name:
+                    copies_of.setdefault(name, []).append(f)
+            for name, paths_ in copies_of.items():
+                chosen = paths_[0] if len(paths_) == 1 else _choose(paths_, expected[name], student_dir.name,
+                                                                    problems)
+                found.append(Submission(student_dir.name, assignment_dir.name, chosen, name))
+                claimed.add(name)
             for name in expected:
                 if name not in claimed:
                     problems.append({"student": student_dir.name, "assignment": assignment_dir.name,
@@ -107,6 +107,24 @@ def _copy_submission_records(submitted: Path, graded: Path) -> None:
     for name in SUBMISSION_RECORDS:
         if (submitted / name).is_file():
             _atomic_write(graded / name, (submitted / name).read_text(encoding="utf-8"))
+
+
+def _choose(paths_: list[Path], source: Source, student: str, problems: list[dict]) -> Path:
+    """The copy copies.choose grades among `paths_`, with a record (status "chosen") naming every copy and why."""
+    from autograder.classroom import copies
+
+    considered = []
+    for path in paths_:
+        try:
+            nb = notebooks.read(path)
+        except NotebookError:
+            nb = None
+        considered.append(copies.Copy(path, path.name, source, nb))
+    best, lines = copies.choose(considered)
+    problems.append({"student": student, "assignment": source.assignment, "notebook": source.name,
+                     "status": "chosen", "reason": "of several copies, " + best.path.name + " is graded:\n"
+                     + "\n".join(f"    {line}" for line in lines)})
+    return best.path
 
 
 def _identify(path: Path, candidates: list[Source]) -> str | None:

@@ -102,6 +102,21 @@ def read(path: str | Path, limit: int | None = None) -> nbformat.NotebookNode:
     return parse(notebook_text(path, limit), str(path))
 
 
+MAX_NESTING = 64  # lists and objects inside each other: a notebook's outputs nest about 6 deep
+
+
+def _deeper_than(data, limit: int) -> bool:
+    """Whether `data` nests lists and dicts more than `limit` deep, found without recursion."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (list, dict)):
+            if depth > limit:
+                return True
+            stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return False
+
+
 def parse(text: str, name: str = "notebook") -> nbformat.NotebookNode:
     """The notebook in `text`, its JSON decoded once (then handed to nbformat as a dict, as `nbformat.reads`
     would after decoding it again)."""
@@ -109,6 +124,11 @@ def parse(text: str, name: str = "notebook") -> nbformat.NotebookNode:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise NotebookError(f"{name}: not a notebook (unreadable JSON: {error})") from None
+    except RecursionError:  # the decoder's own nesting limit: no notebook nests so
+        data = None
+    if data is None or _deeper_than(data, MAX_NESTING):
+        raise NotebookError(f"{name}: not a notebook (its JSON nests more than {MAX_NESTING} levels deep; a "
+                            "notebook nests a few)")
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise NotebookError(f"{name}: not a Jupyter notebook (no list of cells)")
     try:
@@ -215,8 +235,9 @@ def match_source(nb, name: str = "notebook", candidates: list[Source] | None = N
         best = next((s for s in candidates if s.name == stem), None)
     if best is None:
         known = ", ".join(s.name for s in candidates) or "none"
-        raise NotebookError(f"{name}: not a notebook of this course (none of its cells come from a notebook "
-                            f"in solutions/; course notebooks: {known})")
+        raise NotebookError(f"{name}: not a notebook of this course (none of its cells comes from the course's "
+                            f"notebooks: {known}). Open the course's notebook, copy your answers into it, save it "
+                            "and hand in that file")
     return best
 
 

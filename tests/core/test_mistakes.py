@@ -236,7 +236,9 @@ def test_class_report_shows_each_code_with_its_meaning(tmp_path):
     text = class_report.write(reports, tmp_path / "report.html").read_text()
     for code in ("saves-input", "timeout"):
         assert f"<td><code>{code}</code></td><td>{escape(mistakes.MISTAKES[code])}</td>" in text
-    assert "<td><code>some-code-from-elsewhere</code></td><td></td>" in text
+    # a code no check declares is the learner's own text: counted, never shown (nor drawn: mathtext would run it)
+    assert "some-code-from-elsewhere" not in text
+    assert "<td><code>undeclared-code</code></td><td>a code no check of the course declares" in text
 
 
 def test_the_registry_is_a_leaf():

@@ -22,58 +22,13 @@ import nbformat
 import pytest
 
 from autograder.classroom import gradescope
+from autograder.classroom.gradescope_schema import RESULTS_SCHEMA  # the schema the autograder checks at run time
 from autograder.maintain import samples
 
 from helpers import ROOT, run_cli
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("gradescope")]
 
-FORMAT = {"enum": ["text", "html", "simple_format", "md", "ansi"]}
-VISIBILITY = {"enum": ["hidden", "after_due_date", "after_published", "visible"]}
-# Gradescope's results.json: `score` (required unless every test has one), `output`, `visibility`,
-# `stdout_visibility`, `execution_time`, `extra_data`, and `tests`, each with `score`, `max_score`, `name`,
-# `number`, `output`, `visibility`, `status` ("passed" or "failed"), `tags`, `extra_data`.
-RESULTS_SCHEMA = {
-    "type": "object",
-    "required": ["score", "output", "tests", "output_format", "test_output_format", "test_name_format"],
-    "properties": {
-        "score": {"type": "number", "minimum": 0},
-        "execution_time": {"type": "number", "minimum": 0},
-        "output": {"type": "string"},
-        "output_format": FORMAT,
-        "test_output_format": FORMAT,
-        "test_name_format": FORMAT,
-        "visibility": VISIBILITY,
-        "stdout_visibility": VISIBILITY,
-        "extra_data": {"type": "object"},
-        "leaderboard": {"type": "array", "items": {"type": "object", "required": ["name", "value"]}},
-        "tests": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                # a test without score/max_score is an informational check (Gradescope's docs); ours always
-                # name their format
-                "required": ["name", "status", "output", "visibility", "output_format", "name_format"],
-                "dependentRequired": {"score": ["max_score"], "max_score": ["score"]},
-                "properties": {
-                    "score": {"type": "number", "minimum": 0},
-                    "max_score": {"type": "number", "minimum": 0},
-                    "status": {"enum": ["passed", "failed"]},
-                    "name": {"type": "string", "minLength": 1},
-                    "name_format": FORMAT,
-                    "output_format": FORMAT,
-                    "number": {"type": "string"},
-                    "output": {"type": "string"},
-                    "tags": {"type": "array", "items": {"type": "string"}},
-                    "visibility": VISIBILITY,
-                    "extra_data": {"type": "object"},
-                },
-                "additionalProperties": False,
-            },
-        },
-    },
-    "additionalProperties": False,
-}
 SECRETS = ["BEGIN SOLUTION", "BEGIN HIDDEN TESTS", "check.gradcheck(Square)", "Traceback (most recent call"]
 WRONG = {e.name: e.source for e in samples.zoo() if e.exercise == "Square"}["wrong_derivative"]
 

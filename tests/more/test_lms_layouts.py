@@ -265,12 +265,16 @@ def test_a_name_that_is_not_utf8_is_read_as_cp437():
 
 
 def test_a_zip_cannot_write_outside_its_folder(grading_home, tmp_path):
+    """A member whose path leaves the folder is refused with a sentence naming it; the rest is collected."""
     from autograder.classroom import autograde as classroom
-    from autograder.engine.notebooks import NotebookError
+    from autograder.classroom.layouts import CollectLog
 
-    for evil in ("../escape.ipynb", "/etc/escape.ipynb", "a\\..\\..\\escape.ipynb"):
+    good = write_student(tmp_path / "good.ipynb", A).read_bytes()
+    for evil in ("../escape.ipynb", "/etc/escape.ipynb", "a\\..\\..\\escape.ipynb", "C:/escape.ipynb"):
         archive = tmp_path / "evil.zip"
-        archive.write_bytes(raw_zip([(evil.encode(), b"{}", 0, b"")]))
-        with pytest.raises(NotebookError, match="unsafe path"):
-            classroom.collect(archive)
+        archive.write_bytes(raw_zip([(evil.encode(), b"{}", 0, b""), (b"kim_1_2_01_square.ipynb", good, 0, b"")]))
+        log = CollectLog()
+        assert [s.student for s in classroom.collect(archive, log=log)] == ["kim"]
+        assert [line for line in log.refused if "escape.ipynb" in line and "leaves the download's folder" in line], \
+            log.refused
     assert not (tmp_path / "escape.ipynb").exists()

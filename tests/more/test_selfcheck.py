@@ -81,3 +81,26 @@ def test_the_self_check_grades_a_renamed_copy(folder, capsys):
     report = selfcheck.grade_this_notebook("01_square.ipynb", show=False)
     assert "grading my attempt.ipynb" in capsys.readouterr().out
     assert report["notebook"] and report["max_score"] > 0 and report["score"] == 0   # the unfilled release
+
+
+def test_without_fork_the_self_check_grades_a_preview_in_process(tmp_path, monkeypatch, capsys):
+    """Windows without WSL has no os.fork: the self-check grades in a plain process of its own and says, in one
+    sentence, that it is a preview; a wrong answer still loses its points."""
+    import os
+
+    from helpers import write_student
+
+    right = write_student(tmp_path / "right" / "01_square.ipynb", "01_square")
+    wrong = write_student(tmp_path / "wrong" / "01_square.ipynb", "01_square",
+                          {"Square": "class Square(torch.autograd.Function):\n"
+                                     "    @staticmethod\n    def forward(ctx, x):\n        return x * x\n"
+                                     "    @staticmethod\n    def backward(ctx, g):\n        return g\n"})
+    monkeypatch.delattr(os, "fork")
+    monkeypatch.chdir(tmp_path / "right")
+    report = selfcheck.grade_this_notebook(str(right), show=False)
+    assert report["score"] == report["max_score"] == 3
+    assert report["notes"][0] == selfcheck.NO_FORK_NOTE
+    monkeypatch.chdir(tmp_path / "wrong")
+    report = selfcheck.grade_this_notebook(str(wrong), show=False)
+    assert report["score"] < 3 and any(c["status"] == "failed" for c in report["cells"])
+    assert selfcheck.NO_FORK_NOTE in selfcheck._text(report)
