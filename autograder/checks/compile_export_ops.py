@@ -151,7 +151,7 @@ def require_op(op, name: str, qualname: str) -> dict:
     if facts["is_function"]:
         c.fail("not-a-custom-op",
                f"`{name}` is an autograd.Function, but this exercise asks for a custom operator: decorate the "
-               f"NumPy kernel with @torch.library.custom_op(\"{qualname}\", mutates_args=()).")
+               f"kernel function with @torch.library.custom_op(\"{qualname}\", mutates_args=()).")
     if not facts["is_custom_op"]:
         c.fail("not-a-custom-op",
                f"`{name}` should be the object that @torch.library.custom_op(\"{qualname}\", mutates_args=()) "
