@@ -10,6 +10,7 @@ import torch._dynamo  # noqa: F401 - see below
 import torch.export  # noqa: F401
 import torch.testing._internal.optests as _optests
 from torch._library import custom_ops as _custom_ops
+from torch._subclasses.fake_tensor import FakeTensorMode
 
 from autograder.checks import common as c
 from autograder.checks.explain import Rule, causes, explained, literal
@@ -208,3 +209,39 @@ def opcheck_results(op, args: tuple) -> dict:
         return _DICT(_OPCHECK(op, args))
     except Exception as error:  # noqa: BLE001 - re-raised
         _surface(error)
+
+
+# A custom operator on fake tensors, as torch.compile, torch.export and opcheck call it: the fake kernel where it is
+# used (bound at import; FakeTensorMode's code is kept by the audit hook).
+_FAKE_MODE, _EMPTY_STRIDED, _TENSOR, _TUPLE, _INT, _STR = (
+    FakeTensorMode, torch.empty_strided, torch.Tensor, tuple, int, str)
+
+
+@c.probe
+def fake_outputs(op, shape: tuple, stride: tuple, dtype, extra: tuple = ()) -> list:
+    """In the learner's process: op(x, *extra) under a FakeTensorMode, x a fake tensor of that shape, strides and
+    dtype (no data); each output's (shape, strides, dtype name), None for what is not a tensor. The judge
+    compares them with its own expectation."""
+    with _FAKE_MODE():
+        out = op(_EMPTY_STRIDED(shape, stride, dtype=dtype), *extra)
+    out = out if isinstance(out, (tuple, list)) else (out,)
+    return [(_TUPLE(_INT(n) for n in t.shape), _TUPLE(_INT(n) for n in t.stride()), _STR(t.dtype))
+            if isinstance(t, _TENSOR) else None for t in out]
+
+
+def as_metadata(item):
+    """(shape, strides, dtype name) from one item of what fake_outputs sent back, or None where it is not that:
+    hostile data, read as plain ints and strings or not at all."""
+    try:
+        shape, stride, dtype = item
+        return (tuple(int(n) for n in shape), tuple(int(n) for n in stride), str(dtype))
+    except (TypeError, ValueError):
+        return None
+
+
+def contiguous_strides(shape) -> tuple:
+    strides, step = [], 1
+    for size in reversed(tuple(shape)):
+        strides.append(step)
+        step *= max(int(size), 1)
+    return tuple(reversed(strides))

@@ -28,12 +28,12 @@ Errors become plain feedback through the Rule tables `RULES` and `OPCHECK_RULES`
 from __future__ import annotations
 
 import torch
-from torch._subclasses.fake_tensor import FakeTensorMode
 
 from autograder import kernels
 from autograder.checks import common as c
 from autograder.checks.compile_export_ops import (
-    _CUSTOM_OP_DEF, _INSTANCE_DICT, _dispatcher_op, opcheck_results, require_op as _require_custom_op,
+    _CUSTOM_OP_DEF, _INSTANCE_DICT, _dispatcher_op, as_metadata, contiguous_strides, fake_outputs, opcheck_results,
+    require_op as _require_custom_op,
 )
 from autograder.checks.explain import Rule, explained, literal
 
@@ -155,40 +155,6 @@ def values(op, cases=VALUES_DEFAULT) -> None:
                         "the operator returns what torch.ops.course_kernels.rms_norm(x, eps) returns.", *tol)
 
 
-_FAKE_MODE, _EMPTY_STRIDED, _TENSOR, _TUPLE, _INT, _STR = (
-    FakeTensorMode, torch.empty_strided, torch.Tensor, tuple, int, str)
-
-
-@c.probe
-def fake_outputs(op, shape: tuple, stride: tuple, dtype) -> list:
-    """In the learner's process: the operator called as torch.compile, torch.export and opcheck call it, under a
-    FakeTensorMode on a fake x of that shape, strides and dtype (it has no data); each output's (shape, strides,
-    dtype), or None for what is not a tensor. Nothing else is read there: the judge compares."""
-    with _FAKE_MODE():
-        out = op(_EMPTY_STRIDED(shape, stride, dtype=dtype), EPS)
-    out = out if isinstance(out, (tuple, list)) else (out,)
-    return [(_TUPLE(_INT(n) for n in t.shape), _TUPLE(_INT(n) for n in t.stride()), _STR(t.dtype))
-            if isinstance(t, _TENSOR) else None for t in out]
-
-
-def _contiguous_strides(shape) -> tuple:
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(int(size), 1)
-    return tuple(reversed(strides))
-
-
-def _as_metadata(item):
-    """(shape, strides, dtype name) from what fake_outputs sent back, or None where it is not that: hostile data,
-    read as plain ints and strings or not at all."""
-    try:
-        shape, stride, dtype = item
-        return (tuple(int(n) for n in shape), tuple(int(n) for n in stride), str(dtype))
-    except (TypeError, ValueError):
-        return None
-
-
 def fake_kernel(op, cases=FAKE_DEFAULT) -> None:
     """The registered fake kernel where it is used: the operator called under FakeTensorMode on fake inputs (a
     transposed x among them), each output's shape, dtype and strides compared here with the kernel's contract
@@ -199,17 +165,17 @@ def fake_kernel(op, cases=FAKE_DEFAULT) -> None:
     for shape, dtype, transposed, seed in cases:
         x = _input(shape, dtype, seed, transposed)
         what = f"rms_norm on fake tensors (FakeTensorMode), for {_describe(shape, dtype, transposed)}"
-        got = _call(fake_outputs, op, tuple(x.shape), tuple(x.stride()), dtype, what=what, rules=FAKE_RULES)
+        got = _call(fake_outputs, op, tuple(x.shape), tuple(x.stride()), dtype, (EPS,), what=what, rules=FAKE_RULES)
         got = list(got) if isinstance(got, (list, tuple)) else []
-        if len(got) != 2 or any(_as_metadata(item) is None for item in got):
+        if len(got) != 2 or any(as_metadata(item) is None for item in got):
             c.fail("wrong-outputs", f"{what} returned {len(got)} value(s), not two tensors: the fake kernel describes "
                                     "both outputs, (out, rstd). " + FAKE_HINT)
         for name, item, expected_shape in (("out", got[0], tuple(x.shape)), ("rstd", got[1], tuple(x.shape[:-1]))):
-            f_shape, f_stride, f_dtype = _as_metadata(item)
+            f_shape, f_stride, f_dtype = as_metadata(item)
             if (f_shape, f_dtype) != (expected_shape, str(dtype)):
                 c.fail("fake-kernel-mismatch", f"{what} describes {name} as shape {f_shape}, {f_dtype}, but the "
                                                f"kernel returns shape {expected_shape}, {dtype}. " + FAKE_HINT)
-            expected_stride = _contiguous_strides(expected_shape)
+            expected_stride = contiguous_strides(expected_shape)
             if f_stride != expected_stride:
                 c.fail("fake-kernel-strides",
                        f"{what} describes {name} with strides {f_stride}, but the kernel returns strides "
