@@ -64,6 +64,14 @@ OP_RULES = (
          "in-place sort of x's data."),
 )
 OP_ERROR = Rule("op-error", None, "{what} raised {kind}: {line}")
+# A fake kernel run where it is used, on fake tensors: one that reads its input's data (NumPy, .item(), a kernel)
+# cannot run there.
+FAKE_READS_DATA = Rule(
+    "fake-kernel-reads-data",
+    r"\.numpy\(\) is not supported for tensor subclasses|_local_scalar_dense|data-dependent",
+    "{what}: the fake kernel reads x's data ({line}), but fake tensors have none: torch.compile, torch.export and "
+    "opcheck call it with a shape, dtype and strides only. A fake kernel describes the outputs without computing "
+    "them.")
 OPCHECK_RULES = OP_RULES + (
     Rule("autograd-registration", "test_autograd_registration",
          "{what}: the autograd registration is wrong ({line}). " + literal(AUTOGRAD_HINT)),

@@ -13,7 +13,7 @@ import torch
 
 from autograder.checks import common as c
 from autograder.checks.compile_export_ops import (
-    OPCHECK_RULES, OP_ERROR, OP_RULES, _CUSTOM_OP_DEF, _INSTANCE_DICT, _OPDEFS, _op_call, _require_tensor, _runnable,
+    FAKE_READS_DATA, OPCHECK_RULES, OP_ERROR, OP_RULES, _CUSTOM_OP_DEF, _INSTANCE_DICT, _OPDEFS, _op_call, _require_tensor, _runnable,
     as_metadata, fake_outputs, opcheck_results, require_op,
 )
 from autograder.checks.explain import Rule, literal
@@ -127,7 +127,7 @@ def topk_fake_kernel(op, cases=TOPK_FAKE_DEFAULT) -> None:
         x = _topk_input(shape, dtype, seed)
         what = f"the fake kernel of numpy_topk(x, {k}), for a fake {dtype} x of shape {shape} (FakeTensorMode)"
         got = _op_call(fake_outputs, op, tuple(x.shape), tuple(x.stride()), dtype, (k,), what=what,
-                       rules=TOPK_RULES + OP_RULES + (OP_ERROR,))
+                       rules=(FAKE_READS_DATA,) + TOPK_RULES + OP_RULES + (OP_ERROR,))
         got = [as_metadata(item) for item in got] if isinstance(got, (list, tuple)) else []
         if len(got) != 2 or any(item is None for item in got):
             c.fail("fake-kernel-mismatch", f"{what} returned {len(got)} value(s); the fake kernel describes both "

@@ -32,7 +32,7 @@ import torch
 from autograder import kernels
 from autograder.checks import common as c
 from autograder.checks.compile_export_ops import (
-    _CUSTOM_OP_DEF, _INSTANCE_DICT, _dispatcher_op, as_metadata, contiguous_strides, fake_outputs, opcheck_results,
+    FAKE_READS_DATA, _CUSTOM_OP_DEF, _INSTANCE_DICT, _dispatcher_op, as_metadata, contiguous_strides, fake_outputs, opcheck_results,
     require_op as _require_custom_op,
 )
 from autograder.checks.explain import Rule, explained, literal
@@ -71,6 +71,7 @@ FAKE_RULES = (
     Rule("no-fake-kernel", error=("no-fake-impl", "no-meta-kernel"), message=
          "{what}: rms_norm has no fake kernel: torch.compile, torch.export and opcheck run the operator on fake "
          "tensors, where the C++ kernel cannot run. Register one with @rms_norm.register_fake."),
+    FAKE_READS_DATA,
     ERROR,
 )
 OPCHECK_RULES = (
