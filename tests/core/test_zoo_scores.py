@@ -22,7 +22,7 @@ EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for
 ENTRIES = samples.zoo()
 SCORE = re.compile(r"^# score: (\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)$", re.M)
 # Every zoo entry of these notebooks must say its score.
-SCORED_NOTEBOOKS = ("15_debugging", "16_custom_kernels")
+SCORED_NOTEBOOKS = ("11_compile_and_export", "15_debugging", "16_custom_kernels")
 
 
 def score_of(entry) -> tuple[float, float] | None:
