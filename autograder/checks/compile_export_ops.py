@@ -226,10 +226,12 @@ _FAKE_MODE, _EMPTY_STRIDED, _TENSOR, _TUPLE, _INT, _STR = (
 
 
 @c.probe
-def fake_outputs(op, shape: tuple, stride: tuple, dtype, extra: tuple = ()) -> list:
-    """In the learner's process: op(x, *extra) under a FakeTensorMode, x a fake tensor of that shape, strides and
-    dtype (no data); each output's (shape, strides, dtype name), None for what is not a tensor. The judge
-    compares them with its own expectation."""
+def fake_outputs(qualname: str, shape: tuple, stride: tuple, dtype, extra: tuple = ()) -> list:
+    """In the learner's process: the dispatcher's operator `qualname` (made here from the C registry, no object of
+    the answer's) called as op(x, *extra) under a FakeTensorMode, x a fake tensor of that shape, strides and dtype
+    (no data); each output's (shape, strides, dtype name), None for what is not a tensor. The judge compares them
+    with its own expectation (`require_op` has found the operator first)."""
+    op = _dispatcher_op(qualname)
     with _FAKE_MODE():
         out = op(_EMPTY_STRIDED(shape, stride, dtype=dtype), *extra)
     out = out if isinstance(out, (tuple, list)) else (out,)

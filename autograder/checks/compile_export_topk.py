@@ -122,11 +122,11 @@ def topk_fake_kernel(op, cases=TOPK_FAKE_DEFAULT) -> None:
     torch.compile, torch.export and opcheck call it), both outputs' shapes and dtypes compared here with top-k's
     contract ((*x.shape[:-1], k), x's dtype and int64). The real kernel is not run: its values are topk_values'
     rule."""
-    op = require_op(op, TOPK, TOPK_QUALNAME)["operator"]
+    require_op(op, TOPK, TOPK_QUALNAME)
     for shape, k, dtype, seed in cases:
         x = _topk_input(shape, dtype, seed)
         what = f"the fake kernel of numpy_topk(x, {k}), for a fake {dtype} x of shape {shape} (FakeTensorMode)"
-        got = _op_call(fake_outputs, op, tuple(x.shape), tuple(x.stride()), dtype, (k,), what=what,
+        got = _op_call(fake_outputs, TOPK_QUALNAME, tuple(x.shape), tuple(x.stride()), dtype, (k,), what=what,
                        rules=(FAKE_READS_DATA,) + TOPK_RULES + OP_RULES + (OP_ERROR,))
         got = [as_metadata(item) for item in got] if isinstance(got, (list, tuple)) else []
         if len(got) != 2 or any(item is None for item in got):

@@ -162,11 +162,11 @@ def fake_kernel(op, cases=FAKE_DEFAULT) -> None:
     (out of x's shape, rstd of x.shape[:-1], both in x's dtype and contiguous whatever x's layout). A fake kernel
     that computes its outputs with the compiled kernel fails here. The operator's body is never run, so a mistake
     in it costs nothing here."""
-    op = require_op(op)["operator"]
+    require_op(op)
     for shape, dtype, transposed, seed in cases:
         x = _input(shape, dtype, seed, transposed)
         what = f"rms_norm on fake tensors (FakeTensorMode), for {_describe(shape, dtype, transposed)}"
-        got = _call(fake_outputs, op, tuple(x.shape), tuple(x.stride()), dtype, (EPS,), what=what, rules=FAKE_RULES)
+        got = _call(fake_outputs, QUALNAME, tuple(x.shape), tuple(x.stride()), dtype, (EPS,), what=what, rules=FAKE_RULES)
         got = list(got) if isinstance(got, (list, tuple)) else []
         if len(got) != 2 or any(as_metadata(item) is None for item in got):
             c.fail("wrong-outputs", f"{what} returned {len(got)} value(s), not two tensors: the fake kernel describes "
