@@ -8,7 +8,9 @@ from __future__ import annotations
 import torch
 import torch._dynamo  # noqa: F401 - see below
 import torch.export  # noqa: F401
+import torch.testing._internal.optests as _optests
 from torch._library import custom_ops as _custom_ops
+from torch._subclasses.fake_tensor import FakeTensorMode
 
 from autograder.checks import common as c
 from autograder.checks.explain import Rule, causes, explained, literal
@@ -62,6 +64,14 @@ OP_RULES = (
          "in-place sort of x's data."),
 )
 OP_ERROR = Rule("op-error", None, "{what} raised {kind}: {line}")
+# A fake kernel run where it is used, on fake tensors: one that reads its input's data (NumPy, .item(), a kernel)
+# cannot run there.
+FAKE_READS_DATA = Rule(
+    "fake-kernel-reads-data",
+    r"\.numpy\(\) is not supported for tensor subclasses|_local_scalar_dense|data-dependent",
+    "{what}: the fake kernel reads x's data ({line}), but fake tensors have none: torch.compile, torch.export and "
+    "opcheck call it with a shape, dtype and strides only. A fake kernel describes the outputs without computing "
+    "them.")
 OPCHECK_RULES = OP_RULES + (
     Rule("autograd-registration", "test_autograd_registration",
          "{what}: the autograd registration is wrong ({line}). " + literal(AUTOGRAD_HINT)),
@@ -151,7 +161,7 @@ def require_op(op, name: str, qualname: str) -> dict:
     if facts["is_function"]:
         c.fail("not-a-custom-op",
                f"`{name}` is an autograd.Function, but this exercise asks for a custom operator: decorate the "
-               f"NumPy kernel with @torch.library.custom_op(\"{qualname}\", mutates_args=()).")
+               f"kernel function with @torch.library.custom_op(\"{qualname}\", mutates_args=()).")
     if not facts["is_custom_op"]:
         c.fail("not-a-custom-op",
                f"`{name}` should be the object that @torch.library.custom_op(\"{qualname}\", mutates_args=()) "
@@ -168,21 +178,12 @@ def require_op(op, name: str, qualname: str) -> dict:
     return facts
 
 
-def _runnable(op, qualname: str):
-    """What the values and gradient tests call: for a CustomOpDef (by its C-level type) registered as
-    a name, the dispatcher's operator of that name (never the object's own `_opoverload`); for any other
-    callable, the object itself (its values are still its values); a CustomOpDef registered under no name
-    fails here."""
-    if op is None:
-        return op
-    facts = op_facts(op, qualname)
-    if not facts["is_custom_op"]:
-        return op
-    if facts["operator"] is None:
-        c.fail("not-a-custom-op",
-               "the object is a CustomOpDef that torch.library does not know under any name (another definition "
-               "replaced it, or it was not made by @torch.library.custom_op): run its answer cell again.")
-    return facts["operator"]
+def _runnable(op, qualname: str, name: str | None = None):
+    """What the values and gradient tests call: the dispatcher's operator `qualname` (never the object's own
+    `_opoverload`), once `op` is the CustomOpDef torch.library registered under that name (`require_op`). Anything
+    else fails here: an object that only behaves like the operator (a plain function, a `__class__` that says
+    CustomOpDef) earns no point of a custom operator's values."""
+    return require_op(op, name or qualname.partition("::")[2], qualname)["operator"]
 
 
 def _surface(error: Exception):
@@ -202,10 +203,55 @@ def _surfacing(fn, *args):
         _surface(error)
 
 
+# What torch.library.opcheck runs, bound before any answer: it looks `optests.opcheck` up at every call, and the
+# module is imported here (not at the first opcheck), so the integrity record watches its names and keeps the code
+# of its functions (autograder/engine/sandbox/integrity.py).
+_OPCHECK, _DICT = _optests.opcheck, dict
+
+
 @c.compiling_probe
 def opcheck_results(op, args: tuple) -> dict:
-    """In the learner's process: torch.library.opcheck(op, args), its results by test name."""
+    """In the learner's process: torch.library.opcheck(op, args) (optests.opcheck, as bound at import), its
+    results by test name."""
     try:
-        return dict(torch.library.opcheck(op, args))
+        return _DICT(_OPCHECK(op, args))
     except Exception as error:  # noqa: BLE001 - re-raised
         _surface(error)
+
+
+# A custom operator on fake tensors, as torch.compile, torch.export and opcheck call it: the fake kernel where it is
+# used (bound at import; FakeTensorMode's code is kept by the audit hook).
+_FAKE_MODE, _EMPTY_STRIDED, _TENSOR, _TUPLE, _INT, _STR = (
+    FakeTensorMode, torch.empty_strided, torch.Tensor, tuple, int, str)
+
+
+@c.probe
+def fake_outputs(qualname: str, shape: tuple, stride: tuple, dtype, extra: tuple = ()) -> list:
+    """In the learner's process: the dispatcher's operator `qualname` (made here from the C registry, no object of
+    the answer's) called as op(x, *extra) under a FakeTensorMode, x a fake tensor of that shape, strides and dtype
+    (no data); each output's (shape, strides, dtype name), None for what is not a tensor. The judge compares them
+    with its own expectation (`require_op` has found the operator first)."""
+    op = _dispatcher_op(qualname)
+    with _FAKE_MODE():
+        out = op(_EMPTY_STRIDED(shape, stride, dtype=dtype), *extra)
+    out = out if isinstance(out, (tuple, list)) else (out,)
+    return [(_TUPLE(_INT(n) for n in t.shape), _TUPLE(_INT(n) for n in t.stride()), _STR(t.dtype))
+            if isinstance(t, _TENSOR) else None for t in out]
+
+
+def as_metadata(item):
+    """(shape, strides, dtype name) from one item of what fake_outputs sent back, or None where it is not that:
+    hostile data, read as plain ints and strings or not at all."""
+    try:
+        shape, stride, dtype = item
+        return (tuple(int(n) for n in shape), tuple(int(n) for n in stride), str(dtype))
+    except (TypeError, ValueError):
+        return None
+
+
+def contiguous_strides(shape) -> tuple:
+    strides, step = [], 1
+    for size in reversed(tuple(shape)):
+        strides.append(step)
+        step *= max(int(size), 1)
+    return tuple(reversed(strides))

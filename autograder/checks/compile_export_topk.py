@@ -1,8 +1,9 @@
 """Checks for notebook 11's `numpy_topk` (see `compile_export`): `course::numpy_topk`, (x, k) -> (values,
 indices) of the k largest entries along the last dim, largest first, the indices int64 and not differentiable.
 
-Checked for values, the gradient through the values, the fake kernel (called here on real inputs: it must
-describe both outputs) and opcheck. Autograd's words about its backward become this exercise's through
+Checked for values, the gradient through the values, the fake kernel (the operator called under FakeTensorMode:
+it must describe both outputs as top-k's contract says) and opcheck (with the exercise's fake kernel and the None
+for k standing in, `use_stand_ins`). Autograd's words about its backward become this exercise's through
 `TOPK_RULES`.
 """
 
@@ -12,7 +13,8 @@ import torch
 
 from autograder.checks import common as c
 from autograder.checks.compile_export_ops import (
-    OPCHECK_RULES, OP_ERROR, OP_RULES, _op_call, _require_tensor, _runnable, opcheck_results, require_op,
+    FAKE_READS_DATA, OPCHECK_RULES, OP_ERROR, OP_RULES, _CUSTOM_OP_DEF, _INSTANCE_DICT, _OPDEFS, _op_call, _require_tensor, _runnable,
+    as_metadata, fake_outputs, opcheck_results, require_op,
 )
 from autograder.checks.explain import Rule, literal
 
@@ -115,46 +117,77 @@ def topk_gradient(op, cases=TOPK_GRADIENT_DEFAULT) -> None:
                  TOPK_HINT, what=what, rules=TOPK_RULES + OP_RULES + (OP_ERROR,))
 
 
-def _fake_kernel(op):
-    """The fake kernel torch.library registered for numpy_topk (read from the registered CustomOpDef, not from
-    whatever object claims to be one)."""
-    fake = require_op(op, TOPK, TOPK_QUALNAME)["fake"]
-    if fake is None:
-        c.fail("no-fake-kernel", f"{TOPK} has no fake kernel: torch.compile, torch.export and opcheck run it on fake "
-                                 "tensors (shape and dtype, no data), where NumPy cannot run. Register one with "
-                                 "@numpy_topk.register_fake, returning two empty tensors: values and indices.")
-    return fake
-
-
 def topk_fake_kernel(op, cases=TOPK_FAKE_DEFAULT) -> None:
-    """The registered fake kernel, called here on real inputs (it never reads their data), describes both of the
-    real kernel's outputs: the same number, shapes, dtypes (int64 indices) and devices."""
-    named, fake_kernel = op, None
-    op = _runnable(op, TOPK_QUALNAME)
+    """The registered fake kernel where it is used: numpy_topk called under FakeTensorMode on a fake x (no data, as
+    torch.compile, torch.export and opcheck call it), both outputs' shapes and dtypes compared here with top-k's
+    contract ((*x.shape[:-1], k), x's dtype and int64). The real kernel is not run: its values are topk_values'
+    rule."""
+    require_op(op, TOPK, TOPK_QUALNAME)
     for shape, k, dtype, seed in cases:
         x = _topk_input(shape, dtype, seed)
-        what = f"numpy_topk(x, {k}) for a {dtype} x of shape {shape}"
-        real = _topk_outputs(op, x, k, what)
-        if fake_kernel is None:
-            fake_kernel = _fake_kernel(named)
-        fake = _op_call(fake_kernel, x, k, what=f"the fake kernel of {what}")
-        fake = (fake,) if isinstance(fake, torch.Tensor) else tuple(fake) if isinstance(fake, (tuple, list)) else ()
-        if len(fake) != 2 or not all(isinstance(t, torch.Tensor) for t in fake):
-            c.fail("fake-kernel-mismatch", f"the fake kernel of {what} returned {len(fake)} tensor(s); it describes "
-                                           "both outputs: return (an empty values tensor, an empty int64 indices tensor).")
-        for name, r, f in (("values", real[0], fake[0]), ("indices", real[1], fake[1])):
-            if (tuple(f.shape), f.dtype, f.device) != (tuple(r.shape), r.dtype, r.device):
+        what = f"the fake kernel of numpy_topk(x, {k}), for a fake {dtype} x of shape {shape} (FakeTensorMode)"
+        got = _op_call(fake_outputs, TOPK_QUALNAME, tuple(x.shape), tuple(x.stride()), dtype, (k,), what=what,
+                       rules=(FAKE_READS_DATA,) + TOPK_RULES + OP_RULES + (OP_ERROR,))
+        got = [as_metadata(item) for item in got] if isinstance(got, (list, tuple)) else []
+        if len(got) != 2 or any(item is None for item in got):
+            c.fail("fake-kernel-mismatch", f"{what} returned {len(got)} value(s); the fake kernel describes both "
+                                           "outputs, values and indices, as two tensors.")
+        expected = (*x.shape[:-1], k)
+        for name, (f_shape, _, f_dtype), e_dtype in (("values", got[0], dtype), ("indices", got[1], torch.int64)):
+            if (f_shape, f_dtype) != (tuple(expected), str(e_dtype)):
                 c.fail("fake-kernel-mismatch",
-                       f"the fake kernel of {what} describes the {name} as shape {tuple(f.shape)}, {f.dtype}, but the "
-                       f"real kernel returns shape {tuple(r.shape)}, {r.dtype}. Both outputs have shape "
-                       "(*x.shape[:-1], k); the values x's dtype, the indices torch.int64.")
+                       f"{what} describes the {name} as shape {f_shape}, {f_dtype}, but top-k returns shape "
+                       f"{tuple(expected)}, {e_dtype}. Both outputs have shape (*x.shape[:-1], k); the values x's "
+                       "dtype, the indices torch.int64.")
+
+
+def _reference_topk_fake(x, k):
+    shape = (*x.shape[:-1], k)
+    return x.new_empty(shape), x.new_empty(shape, dtype=torch.int64)
+
+
+_OWN: dict = {}
+
+
+def _one_per_input(backward):
+    """The learner's backward with its result read as (the gradient of x, None for k): its arity is
+    topk_gradient's rule."""
+    def backward_one_per_input(ctx, *grads):
+        result = backward(ctx, *grads)
+        return (result[0] if isinstance(result, (tuple, list)) and len(result) > 0 else result), None
+
+    return backward_one_per_input
+
+
+@c.probe
+def use_stand_ins(on: bool) -> None:
+    """In the learner's process: while `on`, numpy_topk (found in torch.library's registry) runs on fake tensors
+    with the exercise's fake kernel, and its backward's result is read as (grad_x, None); then with its own
+    again. opcheck then judges the schema, the registration and tracing: the fake kernel and the arity cost only
+    their own tests' points."""
+    opdef = _OPDEFS.get(TOPK_QUALNAME)
+    if type(opdef) is not _CUSTOM_OP_DEF:
+        return
+    state = _INSTANCE_DICT(opdef, "__dict__")
+    if on:
+        _OWN["fake"], _OWN["backward"] = state.get("_abstract_fn"), state.get("_backward_fn")
+        state["_abstract_fn"] = _reference_topk_fake
+        if _OWN["backward"] is not None:
+            state["_backward_fn"] = _one_per_input(_OWN["backward"])
+    elif _OWN:
+        state["_abstract_fn"], state["_backward_fn"] = _OWN.pop("fake"), _OWN.pop("backward")
 
 
 def topk_opcheck(op, cases=TOPK_OPCHECK_DEFAULT) -> None:
-    """torch.library.opcheck(numpy_topk, (x, k)) passes (schema, fake kernel, autograd registration, AOT
-    dispatch), in the learner's process."""
+    """torch.library.opcheck(numpy_topk, (x, k)) passes (schema, autograd registration, AOT dispatch), in the
+    learner's process, with the exercise's fake kernel and backward's result read as (grad_x, None)
+    (`use_stand_ins`): the fake kernel and the arity are the fake and gradient tests' rules."""
     op = require_op(op, TOPK, TOPK_QUALNAME)["operator"]
-    for shape, k, dtype, requires_grad, seed in cases:
-        x = _topk_input(shape, dtype, seed, requires_grad=requires_grad)
-        what = f"torch.library.opcheck(numpy_topk, (x, {k})) for x of shape {shape}, {dtype}"
-        _op_call(opcheck_results, op, (x, k), what=what, rules=TOPK_RULES + OPCHECK_RULES)
+    use_stand_ins(True)
+    try:
+        for shape, k, dtype, requires_grad, seed in cases:
+            x = _topk_input(shape, dtype, seed, requires_grad=requires_grad)
+            what = f"torch.library.opcheck(numpy_topk, (x, {k})) for x of shape {shape}, {dtype}"
+            _op_call(opcheck_results, op, (x, k), what=what, rules=TOPK_RULES + OPCHECK_RULES)
+    finally:
+        use_stand_ins(False)

@@ -4,18 +4,24 @@ The course's C++ kernel (autograder/kernels/rms_norm.cpp, built outside every le
 `torch.ops.course_kernels.rms_norm(x, eps) -> (out, rstd)` and `rms_norm_backward(grad_out, x, rstd) -> grad_x`,
 with no fake kernel and no autograd formula. The learner writes:
 
-- `rms_norm`, the custom operator `course::rms_norm` that calls the forward kernel, and its fake kernel. Checked
-  for values (calling the operator) and for the fake kernel (called here on real inputs, a transposed one among
-  them: it must describe both outputs, strides included, as the kernel returns them).
+- `rms_norm`, the custom operator `course::rms_norm` that calls the forward kernel, and its fake kernel. What an
+  operator is comes from notebook 11's fixed check (`compile_export_ops.require_op`: the C-level type and the
+  dispatcher, never the object's attributes), and the tests call the dispatcher's operator of that name. Checked
+  for values, and for the fake kernel where it matters: the operator called under FakeTensorMode on fake inputs (a
+  transposed one among them), its outputs' shapes, dtypes and strides compared here with the kernel's contract. A
+  fake kernel that runs the compiled kernel fails there, as it fails under torch.compile and torch.export.
 - `grad_rms_norm`: `rms_norm_setup_context` and `rms_norm_backward`, given to `register_autograd`. Checked on a
-  reference operator of the checks' own (`course_check::rms_norm`, the same kernel and a right fake kernel) with
-  the learner's two functions registered on it, so a mistake in `rms_norm` costs nothing here: the gradient, the
-  saved tensors (an in-place change of x after the forward is caught), rstd (not differentiable, or its true
-  gradient), and opcheck, which traces the backward on fake tensors.
+  reference operator of the checks' own (`course_check::rms_norm`, the same kernel and a right fake kernel, made
+  when this module is imported, before any answer runs) with the learner's two functions registered on it, so a
+  mistake in `rms_norm` costs nothing here: the gradient (the only test that reads backward's arity: the others
+  take the None for eps as given), the saved tensors (an in-place change of x after the forward is caught), rstd
+  (not differentiable, or its true gradient), and opcheck, which traces the backward on fake tensors.
 
 When grading, the learner's names are proxies here (autograder/engine/sandbox/proxy.py); values, gradients and the
-fake kernel's outputs are computed by calling through them and compared here. Only `with_autograd` (the
-reference operator, made and registered in the learner's process) and `opcheck_results` run there.
+fake kernel's outputs are computed by calling through them and compared here. Only `fake_outputs` (the metadata
+of the operator's outputs on fake tensors), `with_autograd` (the learner's functions registered on the reference
+operator, which it hands back as the dispatcher's operator, after checking that nothing re-registered it) and
+`opcheck_results` run there, and what they read was bound when this module was imported.
 Errors become plain feedback through the Rule tables `RULES` and `OPCHECK_RULES`.
 """
 
@@ -25,16 +31,20 @@ import torch
 
 from autograder import kernels
 from autograder.checks import common as c
-from autograder.checks.compile_export import opcheck_results
+from autograder.checks.compile_export_ops import (
+    FAKE_READS_DATA, _CUSTOM_OP_DEF, _INSTANCE_DICT, _dispatcher_op, as_metadata, contiguous_strides, fake_outputs, opcheck_results,
+    require_op as _require_custom_op,
+)
 from autograder.checks.explain import Rule, explained, literal
 
 QUALNAME = "course::rms_norm"
 EPS = 1e-6
-FAKE_HINT = ("the fake kernel returns what the C++ kernel returns, without computing it: out of x's shape and "
-             "rstd of shape x.shape[:-1], both in x's dtype and, as the kernel's contract says, contiguous whatever "
-             "x's strides.")
-GRAD_HINT = ("backward returns (grad_x, None): grad_x from the compiled backward kernel with the saved x and "
-             "rstd, None for eps.")
+# The rule, not the answer: what a fake kernel is for. A message says which output and which property differ (from
+# the inputs of the case), never what to write.
+FAKE_HINT = ("a fake kernel describes what the compiled kernel returns for inputs of that shape, dtype and layout, "
+             "without computing it: each output's shape, dtype and strides, as the kernel's contract gives them.")
+GRAD_HINT = ("backward returns one value per input of the operator, (x, eps): the gradient of x, and None for eps, "
+             "a float.")
 TRACED_HINT = ("torch.compile, torch.export and opcheck run backward on fake tensors too, where the compiled "
                "kernel cannot run: call it through a custom operator of your own that has a fake kernel (or "
                "compute the gradient with torch operations).")
@@ -52,6 +62,18 @@ RULES = (
          "{what}: the compiled kernel refused its inputs ({line}).", types=(RuntimeError,)),
 )
 ERROR = Rule("op-error", None, "{what} raised {kind}: {line}")
+FAKE_RULES = (
+    c.NOT_IMPLEMENTED,
+    Rule("not-implemented", error="names-not-implemented", message="{what}: part of the answer is not implemented yet."),
+    Rule("fake-kernel-runs-kernel", r"course_kernels",
+         "{what}: the fake kernel calls the compiled kernel, which cannot run on fake tensors (shape, dtype and "
+         "strides, no data), as torch.compile, torch.export and opcheck pass them ({line}). " + literal(FAKE_HINT)),
+    Rule("no-fake-kernel", error=("no-fake-impl", "no-meta-kernel"), message=
+         "{what}: rms_norm has no fake kernel: torch.compile, torch.export and opcheck run the operator on fake "
+         "tensors, where the C++ kernel cannot run. Register one with @rms_norm.register_fake."),
+    FAKE_READS_DATA,
+    ERROR,
+)
 OPCHECK_RULES = (
     Rule("backward-not-traceable", r"course_kernels\.rms_norm_backward|course_kernels::rms_norm_backward",
          "{what}: backward calls the compiled kernel course_kernels.rms_norm_backward directly. "
@@ -97,25 +119,11 @@ def _two_tensors(out, what: str):
     return out
 
 
-@c.probe
-def op_facts(op) -> dict:
-    """What kind of object `op` is, and its fake kernel (probe: read where op lives)."""
-    is_op = isinstance(op, torch.library.CustomOpDef)
-    return {"type": type(op).__name__, "is_custom_op": is_op,
-            "qualname": str(getattr(op, "_qualname", "")) if is_op else None,
-            "has_fake": is_op and getattr(op, "_abstract_fn", None) is not None}
-
-
 def require_op(op, name: str = "rms_norm") -> dict:
-    if op is None:
-        c.fail("not-defined", f"`{name}` is not defined: run (or write) its answer cell.")
-    facts = op_facts(op)
-    if not facts["is_custom_op"]:
-        c.fail("not-a-custom-op", f"`{name}` should be the object @torch.library.custom_op(\"{QUALNAME}\", "
-                                  f"mutates_args=()) returns, got {facts['type']}.")
-    if facts["qualname"] != QUALNAME:
-        c.fail("wrong-op-name", f"the custom operator is named {facts['qualname']!r}; name it {QUALNAME!r}.")
-    return facts
+    """Notebook 11's check (`compile_export_ops.require_op`): `op` is the CustomOpDef, by its C-level type, that
+    torch.library registered as course::rms_norm, which the dispatcher knows. facts["operator"] is the
+    dispatcher's operator of that name, made from the C registry: what the tests call, never the object."""
+    return _require_custom_op(op, name, QUALNAME)
 
 
 # ------------------------------------------------------------------------------------------- rms_norm
@@ -132,7 +140,7 @@ FAKE_CASES = (((2, 3, 6), torch.float32, False, 167), ((6,), torch.float64, Fals
 def values(op, cases=VALUES_DEFAULT) -> None:
     """rms_norm(x, eps) returns the kernel's (out, rstd), x unchanged: computed by calling the operator here
     and compared with RMS normalisation in torch operations."""
-    require_op(op)
+    op = require_op(op)["operator"]
     for shape, dtype, transposed, seed in cases:
         x = _input(shape, dtype, seed, transposed)
         original = x.clone()
@@ -149,69 +157,95 @@ def values(op, cases=VALUES_DEFAULT) -> None:
 
 
 def fake_kernel(op, cases=FAKE_DEFAULT) -> None:
-    """The registered fake kernel, called here on real inputs (it never reads their data), describes both outputs
-    as the C++ kernel returns them: shapes, dtypes, devices and strides (a transposed x among the inputs). The
-    real outputs are computed here, so a mistake in the operator's body costs nothing here."""
-    facts = require_op(op)
-    if not facts["has_fake"]:
-        c.fail("no-fake-kernel", "rms_norm has no fake kernel: torch.compile, torch.export and opcheck run the "
-                                 "operator on fake tensors (shape and dtype, no data), where the C++ kernel cannot "
-                                 "run. Register one with @rms_norm.register_fake.")
+    """The registered fake kernel where it is used: the operator called under FakeTensorMode on fake inputs (a
+    transposed x among them), each output's shape, dtype and strides compared here with the kernel's contract
+    (out of x's shape, rstd of x.shape[:-1], both in x's dtype and contiguous whatever x's layout). A fake kernel
+    that computes its outputs with the compiled kernel fails here. The operator's body is never run, so a mistake
+    in it costs nothing here."""
+    require_op(op)
     for shape, dtype, transposed, seed in cases:
         x = _input(shape, dtype, seed, transposed)
-        what = f"the fake kernel of rms_norm, for {_describe(shape, dtype, transposed)}"
-        real = torch_rms_norm(x.contiguous())                 # what the kernel returns: new contiguous tensors
-        fake = _call(op._abstract_fn, x, EPS, what=what)
-        fake = _two_tensors(fake, what)
-        for name, r, f in (("out", real[0], fake[0]), ("rstd", real[1], fake[1])):
-            if (tuple(f.shape), f.dtype, f.device) != (tuple(r.shape), r.dtype, r.device):
-                c.fail("fake-kernel-mismatch",
-                       f"{what} describes {name} as shape {tuple(f.shape)}, {f.dtype}, but the kernel returns shape "
-                       f"{tuple(r.shape)}, {r.dtype}. " + FAKE_HINT)
-            if tuple(f.stride()) != tuple(r.stride()):
+        what = f"rms_norm on fake tensors (FakeTensorMode), for {_describe(shape, dtype, transposed)}"
+        got = _call(fake_outputs, QUALNAME, tuple(x.shape), tuple(x.stride()), dtype, (EPS,), what=what, rules=FAKE_RULES)
+        got = list(got) if isinstance(got, (list, tuple)) else []
+        if len(got) != 2 or any(as_metadata(item) is None for item in got):
+            c.fail("wrong-outputs", f"{what} returned {len(got)} value(s), not two tensors: the fake kernel describes "
+                                    "both outputs, (out, rstd). " + FAKE_HINT)
+        for name, item, expected_shape in (("out", got[0], tuple(x.shape)), ("rstd", got[1], tuple(x.shape[:-1]))):
+            f_shape, f_stride, f_dtype = as_metadata(item)
+            if (f_shape, f_dtype) != (expected_shape, str(dtype)):
+                c.fail("fake-kernel-mismatch", f"{what} describes {name} as shape {f_shape}, {f_dtype}, but the "
+                                               f"kernel returns shape {expected_shape}, {dtype}. " + FAKE_HINT)
+            expected_stride = contiguous_strides(expected_shape)
+            if f_stride != expected_stride:
                 c.fail("fake-kernel-strides",
-                       f"{what} describes {name} with strides {tuple(f.stride())}, but the kernel returns strides "
-                       f"{tuple(r.stride())}: the kernel's contract says its outputs are contiguous whatever x's "
-                       "layout, and a fake kernel that copies x's layout describes another tensor.")
+                       f"{what} describes {name} with strides {f_stride}, but the kernel returns strides "
+                       f"{expected_stride}: the kernel's contract says its outputs are contiguous whatever x's "
+                       "layout. " + FAKE_HINT)
 
 
 # -------------------------------------------------------------------------------------- grad_rms_norm
 
-_REFERENCE = {}
+# `course_check::rms_norm`, the reference operator the learner's autograd formula is registered on: made when this
+# module is imported (the grader imports every checks module before its integrity record, so the name below is
+# watched), never cached where an answer could put another. What the tests call is the dispatcher's operator of
+# that name, made from the C registry; its registrations are read from the dispatcher (`_REFERENCE_DUMP`) before
+# each use, so an operator an answer re-registered (another autograd kernel) is refused.
+REFERENCE_QUALNAME = "course_check::rms_norm"
+_KERNEL = "course_kernels::rms_norm"
+_DISPATCH_DUMP = torch._C._dispatch_dump
 
 
-def _reference_op():
-    """`course_check::rms_norm`: the kernel and a right fake kernel, made once per process."""
-    if "op" not in _REFERENCE:
-        kernels.load(allow_build=False)
+def _reference_fake(x, eps):
+    return x.new_empty(x.shape), x.new_empty(x.shape[:-1])
 
-        @torch.library.custom_op("course_check::rms_norm", mutates_args=())
-        def checked(x: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
-            return torch.ops.course_kernels.rms_norm(x, eps)
 
-        @checked.register_fake
-        def _(x, eps):
-            return x.new_empty(x.shape), x.new_empty(x.shape[:-1])
+@torch.library.custom_op(REFERENCE_QUALNAME, mutates_args=())
+def _reference_op(x: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+    kernel = _dispatcher_op(_KERNEL)
+    if kernel is None:
+        raise RuntimeError("course_kernels is not loaded: run the notebook's first cell")
+    return kernel(x, eps)
 
-        _REFERENCE["op"] = checked
-    return _REFERENCE["op"]
+
+_reference_op.register_fake(_reference_fake)
+_REFERENCE_DUMP = _DISPATCH_DUMP(REFERENCE_QUALNAME)
+_REGISTER_AUTOGRAD = _CUSTOM_OP_DEF.register_autograd
+
+
+def _one_per_input(backward):
+    """The learner's backward with its result read as (the gradient of x, None for eps): the None for eps is the
+    gradient test's rule, and every other test takes it as given."""
+    def backward_one_per_input(ctx, *grads):
+        result = backward(ctx, *grads)
+        grad_x = result[0] if isinstance(result, (tuple, list)) and len(result) > 0 else result
+        return grad_x, None
+
+    return backward_one_per_input
 
 
 @c.probe
-def with_autograd(setup_context, backward):
-    """In the learner's process: the reference operator with the learner's setup_context and backward registered
-    on it (it crosses as a handle)."""
-    op = _reference_op()
-    op.register_autograd(backward, setup_context=setup_context)
-    return op
+def with_autograd(setup_context, backward, one_per_input: bool = False):
+    """In the learner's process: the learner's setup_context and backward registered on the reference operator
+    (through CustomOpDef's own method, bound at import), its fake kernel put back, and the dispatcher's operator of
+    that name returned (it crosses as a handle). An operator whose dispatcher entry changed since import is
+    refused."""
+    kernels.load(allow_build=False)
+    if _DISPATCH_DUMP(REFERENCE_QUALNAME) != _REFERENCE_DUMP:
+        raise RuntimeError(f"{REFERENCE_QUALNAME} was re-registered by the answer: the grader's reference operator "
+                           "is not the answer's to change")
+    _INSTANCE_DICT(_reference_op, "__dict__")["_abstract_fn"] = _reference_fake
+    _REGISTER_AUTOGRAD(_reference_op, _one_per_input(backward) if one_per_input else backward,
+                       setup_context=setup_context)
+    return _dispatcher_op(REFERENCE_QUALNAME)
 
 
-def _registered(setup_context, backward):
+def _registered(setup_context, backward, one_per_input: bool = True):
     for name, fn in (("rms_norm_setup_context", setup_context), ("rms_norm_backward", backward)):
         if fn is None:
             c.fail("not-defined", f"`{name}` is not defined: run (or write) its answer cell.")
-    return _call(with_autograd, setup_context, backward, what="register_autograd(rms_norm_backward, "
-                                                                "setup_context=rms_norm_setup_context)")
+    return _call(with_autograd, setup_context, backward, one_per_input,
+                 what="register_autograd(rms_norm_backward, setup_context=rms_norm_setup_context)")
 
 
 # (shape, dtype, seed)
@@ -228,7 +262,7 @@ TRACED_CASES = (((2, 3, 4), torch.float32, 179),)
 def gradient(setup_context, backward, cases=GRADIENT_DEFAULT) -> None:
     """The gradient of out, weighted by a random grad_out, matches the derivative of RMS normalisation; a float64
     gradcheck of out passes."""
-    op = _registered(setup_context, backward)
+    op = _registered(setup_context, backward, one_per_input=False)
     for shape, dtype, seed in cases:
         x = _input(shape, dtype, seed, requires_grad=True)
         what = f"rms_norm(x, {EPS}) for a {dtype} x of shape {shape}, backward"

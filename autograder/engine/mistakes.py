@@ -242,6 +242,8 @@ CHECKS: dict[str, str] = {
     "gradient-not-scattered": "backward did not put each value's gradient back at the place of x its index names",
     # --- a compiled kernel as a custom operator (notebook 16)
     "fake-kernel-strides": "the fake kernel describes other strides than the compiled kernel returns (it copied x's layout)",
+    "fake-kernel-reads-data": "the fake kernel reads its input's data (NumPy, .item()), which fake tensors do not have",
+    "fake-kernel-runs-kernel": "the fake kernel calls the compiled kernel, which cannot run on fake tensors",
     "gradient-for-eps": "backward returned a gradient for a float input (eps) instead of None",
     "kernel-input": "the compiled kernel refused its inputs (wrong dtype, shape or device)",
     "backward-not-traceable": "backward calls a compiled kernel with no fake kernel, so compile, export and opcheck cannot trace it",

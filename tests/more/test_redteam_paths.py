@@ -1,6 +1,7 @@
 """Red team, other notebooks: answers that behave as asked only on the path the grader uses, or keep what they keep
 where a scan does not look. Each file in tests/redteam/attacks/judge/ with an `# exercise:` header is such an
-answer; it must score, on its exercise's own tests, no more than the same mistake without the disguise (the zoo
+answer (in the folder of the layer that stops it, tests/redteam/LAYERS.md; the judge's ids are bare names, the
+others' `<layer>/<name>`); it must score, on its exercise's own tests, no more than the same mistake without the disguise (the zoo
 entry its `# base:` header names) or than its `# due:`.
 
 - Stand-in detection (`standin-*`): the judge's direct calls of forward/backward use a stand-in ctx an answer can
@@ -25,7 +26,7 @@ from autograder.engine.sandbox import Limits
 
 pytestmark = pytest.mark.xdist_group("redteam")
 
-HERE = Path(__file__).parent.parent / "redteam" / "attacks" / "judge"
+HERE = Path(__file__).parent.parent / "redteam" / "attacks"   # every layer's folder: <layer>/<name>.py
 LIMITS = Limits(seconds_per_test=90)
 SOURCES = {s.assignment: s for s in notebooks.sources()}
 EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for g in s.grade_ids("answer")}
@@ -43,10 +44,10 @@ DETECTORS = {
 header = samples.header  # the zoo's header reader: `# key: value` lines
 
 
-# (every layer's folder: an answer that borrows the grader's references is a Landlock case, for one)
-FILES = sorted(p for p in HERE.parent.glob("*/*.py") if "exercise" in header(p.read_text()))
+FILES = sorted(p for p in HERE.glob("*/*.py") if "exercise" in header(p.read_text()))
 CASES = [(p, d) for p in FILES for d in (DETECTORS if "{JUDGED}" in p.read_text() else [None])]
-IDS = [p.stem + (f"[{d}]" if d else "") for p, d in CASES]  # (names are unique across layers: test_redteam.py)
+IDS = [(p.stem if p.parent.name == "judge" else f"{p.parent.name}/{p.stem}") + (f"[{d}]" if d else "")
+       for p, d in CASES]
 
 
 @pytest.fixture(scope="module")

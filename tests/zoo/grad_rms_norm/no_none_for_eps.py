@@ -1,8 +1,8 @@
 # mistake: backward returns only grad_x, no None for eps
 # feedback: backward returned the wrong number of values
 # code: wrong-arity
-# fails: gradient opcheck
-# score: 2/4
+# fails: gradient
+# score: 3/4
 @torch.library.custom_op("course::rms_norm_grad", mutates_args=())
 def rms_norm_grad(grad_out: torch.Tensor, x: torch.Tensor, rstd: torch.Tensor) -> torch.Tensor:
     return torch.ops.course_kernels.rms_norm_backward(grad_out, x, rstd)

@@ -1,8 +1,8 @@
 # mistake: the fake kernel describes the indices with x's dtype (new_empty twice), not int64
 # feedback: torch.int64
 # code: fake-kernel-mismatch
-# fails: fake opcheck
-# score: 2/4
+# fails: fake
+# score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

@@ -1,8 +1,8 @@
 # mistake: the fake kernel copies the one-output pattern, empty_like(x): the shape of x, not k entries
 # feedback: (*x.shape[:-1], k)
 # code: fake-kernel-mismatch
-# fails: fake opcheck
-# score: 2/4
+# fails: fake
+# score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

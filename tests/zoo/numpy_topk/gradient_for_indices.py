@@ -1,9 +1,8 @@
 # mistake: backward returns one gradient per output (grad_x, grad_indices) instead of one per input
 # feedback: (grad_x, None)
 # code: gradient-for-k
-# fails: gradient opcheck
-# family: opcheck-failed
-# score: 2/4
+# fails: gradient
+# score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

@@ -1,9 +1,9 @@
 # mistake: the kernel converts np.argsort's indices to int32
 # feedback: int64
 # code: wrong-index-dtype
-# fails: values fake opcheck
+# fails: values opcheck
 # family: fake-kernel-mismatch
-# score: 1/4
+# score: 2/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

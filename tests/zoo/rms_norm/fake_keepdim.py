@@ -1,5 +1,5 @@
 # mistake: the fake kernel describes rstd with the reduced dim kept (shape x.shape[:-1] + (1,))
-# feedback: rstd of shape x.shape[:-1]
+# feedback: describes rstd as shape
 # code: fake-kernel-mismatch
 # fails: fake
 # score: 1/2

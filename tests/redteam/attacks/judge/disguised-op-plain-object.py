@@ -1,9 +1,10 @@
 # exercise: numpy_sin
-# due: 2
+# due: 0
 # what: no custom operator at all: a plain object that says it is a CustomOpDef (a `__class__` property, its own
 #   `_qualname`, and an `_opoverload` that is PyTorch's own sin, so opcheck checks aten.sin) and computes sin with
-#   torch. Its values and gradient are right (2 points); opcheck, compile and export are about a custom operator
-#   course::numpy_sin, which it is not.
+#   torch. Every point is a custom operator course::numpy_sin's, which it is not: its values and gradient too (it
+#   once kept those 2 points, where notebook 11's values and gradient tests called any object that was no
+#   CustomOpDef as it was).
 class _Claims:
     __class__ = property(lambda self: torch.library.CustomOpDef)
     _namespace, _name, _qualname = "course", "numpy_sin", "course::numpy_sin"
