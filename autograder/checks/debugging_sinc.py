@@ -20,9 +20,10 @@ The formula's error follows one law, about k * eps64 / x**2 (eps64 = 2.2e-16), a
 3.5 for (x cos x - sin x) / x**2, 2.9 for (cos x - sin x / x) / x, 4.9 for cos x / x - sin x / x**2 and 4.4 for
 torch.sinc's autograd (400 000 random |x| in [1e-8, 1]). The check allows k = 32 (NEAR_ROUNDING = 7.1e-15 / x**2,
 never below NEAR_RTOL = 1e-6, which a first series term -x/3 below |x| = 1e-3 meets at 1e-7): every honest way of
-writing the formula passes with a margin of 6.5, an eps e >= 1e-14 added to x**2 fails at every |x| <= 1e-5 (e = 1e-8:
-1 % off at 1e-3), and a clamp of |x| up to c fails for c >= 1e-6 (at |x| in (7.1e-15 / c, c)). An eps of 1e-15 or
-1e-20, or a clamp at 1e-8, changes the derivative less than the formula's own rounding: no point is lost for it.
+writing the formula passes with a margin of 6.5, an eps e >= 1e-14 added to x**2 fails at every |x| in [1e-6, 1e-5]
+(e = 1e-8: 1 % off at 1e-3), and a clamp of |x| up to c fails for c >= 1e-6 (at |x| in (7.1e-15 / c, c)). An eps of
+1e-15 or 1e-20, or a clamp at 1e-8, changes the derivative less than the formula's own rounding: no point is lost
+for it.
 Down to |x| = 1e-12 (AWAY_CASES) the derivative must at least be finite; the zero rule (sinc_zero) wants exactly 0
 at x = 0, in float32 and float64.
 """
@@ -85,7 +86,8 @@ def _tolerance(dtype):
 
 def sinc_zero(Sinc, cases=(((5,), torch.float64, 200, 2),)) -> None:
     """Inputs with exact zeros: value 1 there, gradient exactly 0 there (never NaN or inf), and about right elsewhere
-    (to 1e-3: exactness away from 0 is `sinc_away`'s rule), with a random grad_output. Visible: float64; ZERO_CASES: float32 too, other shapes, every entry zero."""
+    (to 1e-3: exactness away from 0 is `sinc_away`'s rule), with a random grad_output. Visible: float64;
+    ZERO_CASES: float32 too, other shapes, every entry zero."""
     c.require_function(Sinc, SINC)
     c.require_self_contained(Sinc, SINC)
     for shape, dtype, seed, zeros in cases:
