@@ -265,7 +265,7 @@ CHECKS: dict[str, str] = {
     "broadcast-gradient": "a broadcast input's gradient is wrong (right only when no input broadcasts)",
     "reference-cycle": "the output is not freed when its caller drops it (a cycle through ctx keeps it alive)",
     "symptom-remains": "the Function still shows its bug report's symptom: points that stand for the fix are not won",
-    "inexact-near-zero": "the derivative is inaccurate for tiny nonzero inputs (an eps or clamp, or cancellation)",
+    "inexact-near-zero": "the derivative for tiny nonzero inputs is off by more than rounding (an eps added, a clamp)",
     "unguarded-output": "backward silently reads an output changed in place after forward (kept as .detach()/.data)",
     "keeps-a-copy": "the node keeps a copy (a clone) of the output or another tensor: one more per call",
     "keeps-copies": "forward saved copies of its inputs, not the inputs (no in-place error, twice the memory)",

@@ -1,4 +1,4 @@
-# mistake: backward divides by x ** 2 + 1e-8: no NaN at 0, and close for most inputs, but the gradient is 1 % off at |x| = 1e-3 and 99 % off at 1e-5
+# mistake: backward divides by x ** 2 + 1e-8: no NaN at 0, and close for most inputs, but the gradient is 1 % off at |x| = 1e-3 and 50 % off at 1e-4
 # feedback: Nothing is added to x and nothing is clamped
 # code: inexact-near-zero
 # score: 3/4

@@ -1,8 +1,6 @@
-# mistake: NaN at 0 fixed with a where, the formula kept everywhere else: right at 0, but rounding noise for |x| below 1e-6 (x cos x and sin x cancel)
-# feedback: catastrophic cancellation
-# code: inexact-near-zero
-# score: 3/4
-# fails: away
+# A correct Sinc written the way PyTorch writes torch.sinc's backward (derivatives.yaml: the formula, masked to 0
+# where x == 0): the NaN at 0 replaced by the limit with a where, the formula kept everywhere else. Next to 0 its
+# error is the formula's own rounding (about 3.5 eps64 / x**2 relative), which the check allows.
 CAUSE_Sinc = "zero-over-zero"
 
 
