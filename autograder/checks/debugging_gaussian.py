@@ -1,7 +1,8 @@
 """Checks for notebook 15's `Gaussian` (see `debugging`): `Gaussian.apply(x)` = exp(-x**2), whose output is freed
 as soon as its caller drops it. The broken one keeps the output as a ctx attribute: a reference cycle only the
 garbage collector breaks. Whether the output is freed is a fact only the learner's process can see
-(`dropped_output`, a probe); the values are computed in the judge.
+(`dropped_output`, read from the record the learner's process keeps of every call); the values are computed in the
+judge.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import weakref
 
 import torch
 
-from autograder.checks import behaviour
+from autograder.checks import behaviour_record
 from autograder.checks import common as c
 from autograder.checks.debugging_shared import _fmt
 
@@ -21,37 +22,54 @@ GAUSSIAN_HINT = "the derivative of exp(-x**2) is -2 x exp(-x**2): -2 * x * outpu
 FREED_CASES = (((4,), 600), ((2, 3), 601), ((), 602), ((1000,), 603))
 GAUSSIAN_VALUES_CASES = (((5,), 610), ((3, 4), 611), ((), 612), ((2, 1, 3), 613))
 
-_GC_ENABLED, _GC_DISABLE, _GC_ENABLE, _GC_COLLECT = gc.isenabled, gc.disable, gc.enable, gc.collect
-_WEAKREF = weakref.ref
-
-
-@c.probe
 def dropped_output(Fn, x) -> dict:
-    """In the learner's process, with the garbage collector paused: is out = Fn.apply(x) freed as soon as its
-    last reference is dropped, before any backward ("freed") and after one ("freed_after_backward"); and, if not,
-    once the collector runs ("collected")."""
-    was_on = _GC_ENABLED()
-    _GC_DISABLE()
+    """Is out = Fn.apply(x) freed as soon as its last reference is dropped, before any backward ("freed") and after
+    one ("freed_after_backward"); and, if not, once the collector runs ("collected"). Each call is an ordinary one:
+    the learner's process records every call it serves the same way, under the same collector state, and lets go
+    of the one read here only afterwards (`behaviour_record.recorded(release=True)`)."""
+    if behaviour_record.serving() is None:
+        return _dropped_here(Fn, x)
+    leaf = x.detach().requires_grad_(True)
+    out = behaviour_record.ordinary_call(Fn, leaf)
+    if not isinstance(out, torch.Tensor):
+        return {"output": None}
+    facts = {"output": out.detach().clone()}
+    del out
+    first = behaviour_record.recorded(release=True)
+    facts["freed"] = bool(first.get("freed"))
+    out = behaviour_record.ordinary_call(Fn, leaf)
+    torch.autograd.grad(out.sum(), [leaf])
+    del out
+    second = behaviour_record.recorded(release=True)
+    facts["freed_after_backward"] = bool(second.get("freed"))
+    facts["collected"] = all(r.get("freed") or r.get("collected") for r in (first, second))
+    return facts
+
+
+def _dropped_here(Fn, x) -> dict:
+    """`dropped_output` in one process (a notebook), with the garbage collector paused meanwhile."""
+    was_on = gc.isenabled()
+    gc.disable()
     try:
         leaf = x.detach().requires_grad_(True)
-        out = behaviour.function_apply(Fn, leaf)
+        out = Fn.apply(leaf)
         if not isinstance(out, torch.Tensor):
             return {"output": None}
         facts = {"output": out.detach().clone()}
-        ref = _WEAKREF(out)
+        ref = weakref.ref(out)
         del out
         facts["freed"] = ref() is None
-        out = behaviour.function_apply(Fn, leaf)
+        out = Fn.apply(leaf)
         torch.autograd.grad(out.sum(), [leaf])
-        ref_after = _WEAKREF(out)
+        ref_after = weakref.ref(out)
         del out
         facts["freed_after_backward"] = ref_after() is None
-        _GC_COLLECT()
+        gc.collect()
         facts["collected"] = ref() is None and ref_after() is None
         return facts
     finally:
         if was_on:
-            _GC_ENABLE()
+            gc.enable()
 
 
 def gaussian_freed(Gaussian, cases=FREED_CASES[:1]) -> None:

@@ -10,8 +10,10 @@ runs; a change it finds is reported through primitives bound before any learner 
 from __future__ import annotations
 
 import _socket
+import gc
 import os
 import warnings
+import weakref
 
 import torch
 
@@ -185,22 +187,87 @@ def _leaves(created: dict) -> list:
     return [LEAVES.get(i, created[i]) for i in sorted(created)]
 
 
-def op_call(message: dict, created: dict, ctxs: list) -> tuple:
+# Every call is observed the same way, so that none is a measured one (checks.behaviour_record): the collector in
+# the same state, the same frames above the learner's code (serve -> op_call -> the learner's object), and, once it
+# has returned, a description of what it keeps for backward, by a probe found in the registry's snapshot. Everything
+# alive before the call is frozen out of the collector's lists (it stays frozen: a later full collection walks
+# only what is new), so what the collector lists after the call was made by it. The last few descriptions are
+# kept, with a weak reference to each call's output, for the judge to read (`op_record`).
+_DESCRIBE = "autograder.checks.behaviour_record:describe_call"
+_AFTER = "autograder.checks.behaviour_record:after_call"
+_GC_COLLECT, _GC_FREEZE, _GC_UNFREEZE, _GC_OBJECTS = gc.collect, gc.freeze, gc.unfreeze, gc.get_objects
+_WEAKREF = weakref.ref
+_KEPT_RECORDS = 8
+
+
+def _observed(fn, args, kwargs) -> tuple:
+    """(fn(*args, **kwargs), the tensors the call made that are alive after it)."""
+    _GC_COLLECT()  # what earlier requests left as garbage: frozen, it would never go
+    _GC_FREEZE()
+    try:
+        out = fn(*args, **kwargs)
+        _GC_COLLECT()
+        made = [obj for obj in _GC_OBJECTS() if _issubclass(_type(obj), _TENSOR)]
+    finally:
+        _GC_FREEZE()
+    return out, made
+
+
+def op_call(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES, _records=[]) -> tuple:
     fn = resolve(message["h"], {"attr": message.get("attr")})
     args, kwargs = message["args"], message["kwargs"]
     inputs = [created[i] for i in sorted(created)]
     before = mirror.Before(inputs)
     with torch.set_grad_enabled(bool(message.get("grad"))):
-        out = fn(*args, **kwargs)
+        out, made = _observed(fn, args, kwargs)
     outputs = _tensors(out, [])
     graph = None
     if message.get("record") and any(o.requires_grad for o in outputs):
         graph = len(GRAPHS) + 1
         GRAPHS[graph] = (inputs, outputs, _leaves(created))
+    describe = _probes.get(_DESCRIBE)
+    try:
+        facts = describe(out, made, tuple(inputs)) if describe is not None else None
+    except Exception:  # noqa: BLE001 - a call that cannot be described is read as none
+        facts = None
+    del made
+    _records.append({"facts": facts, "graph": graph,
+                     "ref": _WEAKREF(out) if _issubclass(_type(out), _TENSOR) else None})
+    del _records[:-_KEPT_RECORDS]
     same = mirror.identities(inputs, outputs)
     result = {"out": out, "graph": graph, "changed": mirror.changed(inputs, before), "ctx": _ctx_states(ctxs),
               "bumped": mirror.bumped(inputs, before), "rebased": mirror.rebased(inputs, outputs, before, same)}
     return result, same
+
+
+def op_record(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES,
+              _records=op_call.__defaults__[-1]) -> tuple:
+    """The record of the last call (`op_call`): its description; with "after", its output and what its node saved
+    as they are now; with "release", whether its output died as soon as this process let go of it and of its graph
+    (nothing else runs meanwhile: everything the call made is frozen out of the collector's reach) and, if it did
+    not, whether a full collection frees it."""
+    if not _records:
+        return {"facts": None}, {}
+    record = _records[-1]
+    reply = {"facts": record["facts"]}
+    ref = record["ref"]
+    if message.get("after"):
+        out = ref() if ref is not None else None
+        reply["after"] = _probes[_AFTER](out) if out is not None else None
+        del out
+    if message.get("release"):
+        GRAPHS.pop(record["graph"], None)
+        LEAVES.clear()
+        _records.clear()
+        reply["freed"] = ref is None or ref() is None
+        if not reply["freed"]:
+            _GC_UNFREEZE()
+            try:
+                _GC_COLLECT()
+            finally:
+                _GC_FREEZE()
+            reply["collected"] = ref() is None
+    return reply, {}
 
 
 def op_vjp(message: dict, created: dict, ctxs: list) -> tuple:
@@ -242,7 +309,7 @@ def op_getattr(message: dict, created: dict, ctxs: list) -> tuple:
     return getattr(resolve(message["h"], {"attr": message.get("attr")}), message["name"]), {}
 
 
-OPERATIONS = {"call": op_call, "vjp": op_vjp, "probe": op_probe, "getattr": op_getattr}
+OPERATIONS = {"call": op_call, "vjp": op_vjp, "probe": op_probe, "getattr": op_getattr, "record": op_record}
 
 
 # A tampering report goes out through C-level primitives bound here, before any learner code ran (the codec, the
@@ -304,3 +371,6 @@ def serve(channel: Channel, _changed=integrity.changed, _operations=OPERATIONS, 
         except (TypeError, codec.CodecError) as error:
             header, buffers = codec.encode({"error": error_data(TypeError(f"the result cannot be graded: {error}"))})
             channel.send(header, buffers)
+        # Nothing of this request outlives it here: a call's output lives on only where the learner's code (or a
+        # recorded graph) keeps it.
+        value = same = message = header = buffers = created = ctxs = None
