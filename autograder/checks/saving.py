@@ -95,7 +95,8 @@ def gradcheck(Exp, cases=GRADCHECK_CASES[:2]) -> None:
         what = f"Exp on shape {shape}"
         with c.explained(what, CRASH_RULES):
             c.gradcheck(Exp.apply, (x,), what, names=INPUTS,
-                        hint="backward must return grad_output * y, where y = exp(x) is the saved output.")
+                        hint="backward must return grad_output * y, where y = exp(x) is the saved output.",
+                        reference=torch.exp)
     # A random grad_output must scale the gradient element by element.
     x = c.randn(2, 5, seed=10)
     grad_output = c.randn(2, 5, seed=11, requires_grad=False)

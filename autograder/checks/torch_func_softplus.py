@@ -97,7 +97,7 @@ def _random_values(Softplus, seed, shape, scale) -> None:
 
 def _softplus_gradcheck(Softplus, seed, shape, scale) -> None:
     x = c.randn(*shape, seed=seed, scale=scale)
-    gradchecked(Softplus.apply, (x,), f"Softplus on shape {shape}", DERIVATIVE_HINT)
+    gradchecked(Softplus.apply, (x,), f"Softplus on shape {shape}", DERIVATIVE_HINT, reference=F.softplus)
 
 
 def _softplus_gradgradcheck(Softplus, seed, shape) -> None:

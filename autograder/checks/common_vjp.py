@@ -1,0 +1,54 @@
+"""The judge's own derivative beside gradcheck (`require_vjp`).
+
+gradcheck compares backward with finite differences of the learner's own forward; a forward that recognises the
+finite-difference steps (inputs within a few eps of one it saw before) can answer them with the first-order value of
+its wrong derivative, and the two Jacobians agree. So a test whose gradient evidence is gradcheck also compares the
+learner's backward, on a random grad_output, with the vector-Jacobian product autograd takes through the judge's own
+reference (the exercise's formula written with torch ops, in the judge): the forward's detection of steps gains
+nothing there.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import torch
+
+from autograder.checks import common as c
+
+
+def _as_tuple(value) -> tuple:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+def require_vjp(fn: Callable, inputs: tuple, reference: Callable, what: str, code: str = "wrong-derivative",
+                hint: str = "", names: Sequence[str] = (), seed: int = 9001) -> None:
+    """fn(*inputs)'s gradients for a random grad_output (drawn from the grading's seed) equal those of
+    reference(*inputs), taken by autograd in the judge. Tolerances are gradcheck's (atol 1e-5, rtol 1e-3)."""
+    wanted = [k for k, t in enumerate(inputs) if isinstance(t, torch.Tensor) and t.requires_grad]
+    if not wanted:
+        return
+    with c.explained(what, c.engine_rules(names)):
+        outputs = _as_tuple(fn(*inputs))
+    mine = tuple(t.detach().clone().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t
+                 for t in inputs)
+    with torch.enable_grad():
+        expected = _as_tuple(reference(*mine))
+    pairs = [(o, e) for o, e in zip(outputs, expected) if isinstance(o, torch.Tensor) and isinstance(e, torch.Tensor)
+             and e.requires_grad]
+    if not pairs:
+        return
+    grad_outputs = [c.randn(*e.shape, seed=seed + k, requires_grad=False, dtype=e.dtype)
+                    for k, (_, e) in enumerate(pairs)]
+    theirs = [o for o, _ in pairs if o.requires_grad]
+    if len(theirs) < len(pairs):
+        c.fail("no-graph", f"{what}: the output has no gradient history (backward is never reached).")
+    got = c.backward_grads(theirs, [inputs[k] for k in wanted], grad_outputs, what=what, names=names)
+    want = torch.autograd.grad([e for _, e in pairs], [mine[k] for k in wanted], grad_outputs, allow_unused=True)
+    for k, g, w in zip(wanted, got, want):
+        label = names[k] if k < len(names) else f"input {k + 1}"
+        w = torch.zeros_like(mine[k]) if w is None else w
+        if g is None:
+            g = torch.zeros_like(w)
+        c.require_close(g, w, f"the gradient of {what} with respect to {label}, for a random grad_output", code,
+                        hint, rtol=1e-3, atol=1e-5)
