@@ -77,6 +77,7 @@ def real_node(Fn, inputs: tuple, grad_output=None) -> dict:
     from autograder.checks import behaviour_record as record
 
     inputs = tuple(inputs)
+    record.warm_up_calls(Fn, lambda k: fresh(inputs))
     out = record.ordinary_call(Fn, *inputs)
     facts: dict = {"output": out if isinstance(out, torch.Tensor) else None, "node": False, "saved": [], "kept": [],
                    "unreadable": []}

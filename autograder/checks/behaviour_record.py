@@ -225,9 +225,15 @@ def recorded(after: bool = False, release: bool = False) -> dict:
     return link.record(after=after, release=release)
 
 
-def warm_up_calls(Fn, make_args, seed: int) -> None:
-    """A few ordinary calls (0 to 2, as the judge's seed draws) before the one a test reads, on inputs made like it:
-    the call that is read is not always the first of its kind in the process."""
-    rng = random.Random(c.base_seed() * 7919 + seed)
-    for k in range(rng.randrange(3)):
+_WARM_UPS = random.Random()
+
+
+def warm_up_calls(Fn, make_args) -> None:
+    """A few ordinary calls (0 to 2, drawn by the judge) before the one a test reads, on copies of its inputs: the
+    call that is read is not always the first of its kind in the process. (Every call is recorded alike; only the
+    last one's record is read.)"""
+    if serving() is None:
+        return
+    _WARM_UPS.seed(c.base_seed() * 7919 + shared.learner().requests)
+    for k in range(_WARM_UPS.randrange(3)):
         ordinary_call(Fn, *make_args(k))

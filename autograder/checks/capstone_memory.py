@@ -22,6 +22,7 @@ def kept_for_backward(LSE, x, dim, keepdim) -> dict:
     storage and of x's, and every distinct storage kept for backward (what the node saved, what the graph packed and
     every tensor among the ctx's attributes, in containers too, and every other tensor the call made that is still
     alive): its bytes, whether it is x's or the output's, where on ctx it was found, and the tensor kept."""
+    behaviour_record.warm_up_calls(LSE, lambda k: (x.detach().clone().requires_grad_(x.requires_grad), dim, keepdim))
     out = behaviour_record.ordinary_call(LSE, x, dim, keepdim)
     described = behaviour_record.recorded()["facts"]
     if not isinstance(out, torch.Tensor) or described is None:
