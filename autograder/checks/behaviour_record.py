@@ -211,18 +211,20 @@ def ordinary_call(Fn, *args):
     return Fn.apply(*args)
 
 
-def recorded(after: bool = False, release: bool = False) -> dict:
+def recorded(after: bool = False, release: bool = False, backward: bool = False) -> dict:
     """The record of the last `ordinary_call`: "facts" (`describe_call`'s), with `after` "after" (`after_call`'s,
     read now), with `release` "freed" (whether the output died as soon as the caller's last reference went: the
     learner's serving loop lets go of the call's output and graph, nothing else runs) and, when it did not,
-    "collected" (whether the garbage collector frees it)."""
+    "collected" (whether the garbage collector frees it). With `backward` (when grading), "backward": what the last
+    backward of the Function since that call returned, before the engine checked it ({"returned", "raw"}), or None
+    when none ran, or its node class no longer records."""
     link = serving()
     if link is None:
         note = getattr(shared.learner(), "note", None)  # the probe-share tool counts what the checks read
         if note is not None:
             note("record of an ordinary call")
         return _Local.read(after, release)
-    return link.record(after=after, release=release)
+    return link.record(after=after, release=release, backward=backward)
 
 
 _WARM_UPS = random.Random()

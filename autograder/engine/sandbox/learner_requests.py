@@ -10,14 +10,13 @@ runs; a change it finds is reported through primitives bound before any learner 
 from __future__ import annotations
 
 import _socket
-import gc
 import os
 import warnings
 import weakref
 
 import torch
 
-from autograder.engine.sandbox import cells, codec, integrity, mirror, protocol
+from autograder.engine.sandbox import cells, codec, integrity, learner_record, mirror, protocol
 from autograder.engine.sandbox import channel as _channel
 from autograder.engine.sandbox.channel import Channel, ChannelClosed
 
@@ -187,39 +186,28 @@ def _leaves(created: dict) -> list:
     return [LEAVES.get(i, created[i]) for i in sorted(created)]
 
 
-# Every call is observed the same way, so that none is a measured one (checks.behaviour_record): the collector in
-# the same state, the same frames above the learner's code (serve -> op_call -> the learner's object), and, once it
-# has returned, a description of what it keeps for backward, by a probe found in the registry's snapshot. Everything
-# alive before the call is frozen out of the collector's lists (it stays frozen: a later full collection walks
-# only what is new), so what the collector lists after the call was made by it. The last few descriptions are
-# kept, with a weak reference to each call's output, for the judge to read (`op_record`).
+# Every call is observed the same way, so that none is a measured one (checks.behaviour_record): the same frames
+# above the learner's code (serve -> op_call -> the learner's object), the collector in the same state
+# (learner_record.observed), every backward of a Function the judge calls recorded alike, and, once the call has
+# returned, a description of what it keeps for backward, by a probe found in the registry's snapshot. The last few
+# descriptions are kept, with a weak reference to each call's output, for the judge to read (`op_record`).
 _DESCRIBE = "autograder.checks.behaviour_record:describe_call"
 _AFTER = "autograder.checks.behaviour_record:after_call"
-_GC_COLLECT, _GC_FREEZE, _GC_UNFREEZE, _GC_OBJECTS = gc.collect, gc.freeze, gc.unfreeze, gc.get_objects
 _WEAKREF = weakref.ref
 _KEPT_RECORDS = 8
 
 
-def _observed(fn, args, kwargs) -> tuple:
-    """(fn(*args, **kwargs), the tensors the call made that are alive after it)."""
-    _GC_COLLECT()  # what earlier requests left as garbage: frozen, it would never go
-    _GC_FREEZE()
-    try:
-        out = fn(*args, **kwargs)
-        _GC_COLLECT()
-        made = [obj for obj in _GC_OBJECTS() if _issubclass(_type(obj), _TENSOR)]
-    finally:
-        _GC_FREEZE()
-    return out, made
-
-
-def op_call(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES, _records=[]) -> tuple:
+def op_call(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES, _records=[],
+            _backwards=learner_record.BACKWARDS) -> tuple:
+    if message["h"] in OBJECTS:
+        learner_record.record_backwards_of(OBJECTS[message["h"]])
+    _backwards.clear()  # a backward read after this call is one of this call's
     fn = resolve(message["h"], {"attr": message.get("attr")})
     args, kwargs = message["args"], message["kwargs"]
     inputs = [created[i] for i in sorted(created)]
     before = mirror.Before(inputs)
     with torch.set_grad_enabled(bool(message.get("grad"))):
-        out, made = _observed(fn, args, kwargs)
+        out, made = learner_record.observed(fn, args, kwargs)
     outputs = _tensors(out, [])
     graph = None
     if message.get("record") and any(o.requires_grad for o in outputs):
@@ -241,7 +229,7 @@ def op_call(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES, 
 
 
 def op_record(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES,
-              _records=op_call.__defaults__[-1]) -> tuple:
+              _records=op_call.__defaults__[-2], _backwards=op_call.__defaults__[-1]) -> tuple:
     """The record of the last call (`op_call`): its description; with "after", its output and what its node saved
     as they are now; with "release", whether its output died as soon as this process let go of it and of its graph
     (nothing else runs meanwhile: everything the call made is frozen out of the collector's reach) and, if it did
@@ -250,6 +238,10 @@ def op_record(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES
         return {"facts": None}, {}
     record = _records[-1]
     reply = {"facts": record["facts"]}
+    if message.get("backward"):  # what the last backward since the call returned, if its node class still records
+        last = _backwards[-1] if _backwards else None
+        intact = last is not None and learner_record.records_backwards(last["cls"])
+        reply["backward"] = {"returned": last["returned"], "raw": last["raw"]} if intact else None
     ref = record["ref"]
     if message.get("after"):
         out = ref() if ref is not None else None
@@ -261,11 +253,7 @@ def op_record(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES
         _records.clear()
         reply["freed"] = ref is None or ref() is None
         if not reply["freed"]:
-            _GC_UNFREEZE()
-            try:
-                _GC_COLLECT()
-            finally:
-                _GC_FREEZE()
+            learner_record.collected_now()
             reply["collected"] = ref() is None
     return reply, {}
 

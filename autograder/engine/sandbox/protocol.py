@@ -178,7 +178,7 @@ JUDGE_SENDS = {
     "vjp": ("graph", "grads", "dirty", "dirty_outputs", "create_graph"),
     "probe": ("name", "args", "kwargs"),
     "getattr": ("h", "attr", "name"),
-    "record": ("after", "release"),               # the last call's record (learner_requests.op_record)
+    "record": ("after", "release", "backward"),               # the last call's record (learner_requests.op_record)
     "end": (),
 }
 

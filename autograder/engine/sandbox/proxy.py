@@ -208,10 +208,11 @@ class Link:
         tensors: list = []
         return self.exchange({"op": "probe", "name": name, "args": args, "kwargs": kwargs}, tensors)
 
-    def record(self, after: bool = False, release: bool = False) -> dict:
+    def record(self, after: bool = False, release: bool = False, backward: bool = False) -> dict:
         """What the learner's process recorded of the last call it served, as it records every call
         (learner_requests.op_record)."""
-        reply = self.exchange({"op": "record", "after": bool(after), "release": bool(release)}, [])
+        reply = self.exchange({"op": "record", "after": bool(after), "release": bool(release),
+                               "backward": bool(backward)}, [])
         if type(reply) is not dict:
             raise BrokenProtocol(protocol.LEARNER_BROKE.format(why="a record that is not one"))
         return reply
