@@ -188,12 +188,12 @@ class _Local:
             record["after"] = after_call(ref()) if ref is not None and ref() is not None else None
         if release:
             cls.last = {}
-            record["freed"] = ref is None or ref() is None
-            if not record["freed"]:
+            record["freed"] = [ref is None or ref() is None]
+            if not all(record["freed"]):
                 import gc
 
                 gc.collect()
-                record["collected"] = ref() is None
+                record["collected"] = [ref is None or ref() is None]
         return record
 
 
@@ -213,9 +213,10 @@ def ordinary_call(Fn, *args):
 
 def recorded(after: bool = False, release: bool = False, backward: bool = False) -> dict:
     """The record of the last `ordinary_call`: "facts" (`describe_call`'s), with `after` "after" (`after_call`'s,
-    read now), with `release` "freed" (whether the output died as soon as the caller's last reference went: the
-    learner's serving loop lets go of the call's output and graph, nothing else runs) and, when it did not,
-    "collected" (whether the garbage collector frees it). With `backward` (when grading), "backward": what the last
+    read now), with `release` "freed" (for each call recorded since the last release, oldest first: whether its
+    output died as soon as the caller's last reference went: the learner's serving loop lets go of every recorded
+    call's output and graph at once, nothing else runs) and, when one did not, "collected" (whether the garbage
+    collector frees each). With `backward` (when grading), "backward": what the last
     backward of the Function since that call returned, before the engine checked it ({"returned", "raw"}), or None
     when none ran, or its node class no longer records."""
     link = serving()

@@ -26,7 +26,7 @@ def dropped_output(Fn, x) -> dict:
     """Is out = Fn.apply(x) freed as soon as its last reference is dropped, before any backward ("freed") and after
     one ("freed_after_backward"); and, if not, once the collector runs ("collected"). Each call is an ordinary one:
     the learner's process records every call it serves the same way, under the same collector state, and lets go
-    of the one read here only afterwards (`behaviour_record.recorded(release=True)`)."""
+    of both calls read here only after the last of them (`behaviour_record.recorded(release=True)`)."""
     if behaviour_record.serving() is None:
         return _dropped_here(Fn, x)
     leaf = x.detach().requires_grad_(True)
@@ -35,14 +35,16 @@ def dropped_output(Fn, x) -> dict:
         return {"output": None}
     facts = {"output": out.detach().clone()}
     del out
-    first = behaviour_record.recorded(release=True)
-    facts["freed"] = bool(first.get("freed"))
     out = behaviour_record.ordinary_call(Fn, leaf)
     torch.autograd.grad(out.sum(), [leaf])
     del out
-    second = behaviour_record.recorded(release=True)
-    facts["freed_after_backward"] = bool(second.get("freed"))
-    facts["collected"] = all(r.get("freed") or r.get("collected") for r in (first, second))
+    released = behaviour_record.recorded(release=True)  # both calls at once, after the last of them
+    freed = list(released.get("freed") or [])[-2:]
+    if len(freed) != 2:
+        return {"output": None}
+    facts["freed"], facts["freed_after_backward"] = bool(freed[0]), bool(freed[1])
+    collected = list(released.get("collected") or freed)[-2:]
+    facts["collected"] = all(bool(f) for f in collected)
     return facts
 
 

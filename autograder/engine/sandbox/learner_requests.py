@@ -231,9 +231,9 @@ def op_call(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES, 
 def op_record(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES,
               _records=op_call.__defaults__[-2], _backwards=op_call.__defaults__[-1]) -> tuple:
     """The record of the last call (`op_call`): its description; with "after", its output and what its node saved
-    as they are now; with "release", whether its output died as soon as this process let go of it and of its graph
-    (nothing else runs meanwhile: everything the call made is frozen out of the collector's reach) and, if it did
-    not, whether a full collection frees it."""
+    as they are now; with "release", for each recorded call (oldest first), whether its output died as soon as this
+    process let go of it and of its graph (nothing else runs meanwhile: everything the call made is frozen out of the
+    collector's reach) and, if one did not, whether a full collection frees each."""
     if not _records:
         return {"facts": None}, {}
     record = _records[-1]
@@ -247,14 +247,16 @@ def op_record(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES
         out = ref() if ref is not None else None
         reply["after"] = _probes[_AFTER](out) if out is not None else None
         del out
-    if message.get("release"):
-        GRAPHS.pop(record["graph"], None)
-        LEAVES.clear()
+    if message.get("release"):  # every recorded call at once: no call is made after a release it could notice
+        refs = [r["ref"] for r in _records]
+        for r in _records:
+            GRAPHS.pop(r["graph"], None)
         _records.clear()
-        reply["freed"] = ref is None or ref() is None
-        if not reply["freed"]:
+        del record, ref
+        reply["freed"] = [r is None or r() is None for r in refs]
+        if not all(reply["freed"]):
             learner_record.collected_now()
-            reply["collected"] = ref() is None
+            reply["collected"] = [r is None or r() is None for r in refs]
     return reply, {}
 
 
