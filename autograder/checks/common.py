@@ -326,11 +326,18 @@ def gradcheck(fn: Callable, inputs: tuple, what: str, code: str = "wrong-derivat
 
 
 def gradgradcheck(fn: Callable, inputs: tuple, what: str, code: str = "not-twice-differentiable",
-                  hint: str = "") -> None:
+                  hint: str = "", reference: Callable | None = None) -> None:
+    """float64 finite-difference check of second derivatives; with `reference`, also the judge's own second
+    derivative on random directions (`common_vjp`)."""
     rules = (NOT_IMPLEMENTED, Rule(code, None, "{what}: second derivatives are wrong or unavailable ({line}). "
                                    + literal(hint), types=(RuntimeError,)))
     with explained(what, rules):
         _fast_then_slow(_gradgradcheck, fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True)
+    if reference is not None:
+        from autograder.checks.common_vjp import require_second_vjp
+
+        with explained(what, rules):
+            require_second_vjp(fn, inputs, reference, what, code, hint)
 
 
 def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, what: str = "backward",

@@ -52,3 +52,37 @@ def require_vjp(fn: Callable, inputs: tuple, reference: Callable, what: str, cod
             g = torch.zeros_like(w)
         c.require_close(g, w, f"the gradient of {what} with respect to {label}, for a random grad_output", code,
                         hint, rtol=1e-3, atol=1e-5)
+
+
+def require_second_vjp(fn: Callable, inputs: tuple, reference: Callable, what: str,
+                       code: str = "not-twice-differentiable", hint: str = "", seed: int = 9101) -> None:
+    """What gradgradcheck checks, against the judge's own second derivative: the gradient (random grad_output g,
+    with create_graph) differentiated again with a random v, against the same through reference(*inputs) in the
+    judge. A backward that recognises gradgradcheck's finite-difference steps gains nothing here."""
+    wanted = [k for k, t in enumerate(inputs) if isinstance(t, torch.Tensor) and t.requires_grad]
+    if not wanted:
+        return
+    with c.explained(what, c.engine_rules(())):
+        out = _as_tuple(fn(*inputs))[0]
+    mine = tuple(t.detach().clone().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t
+                 for t in inputs)
+    with torch.enable_grad():
+        expected = _as_tuple(reference(*mine))[0]
+    g = c.randn(*expected.shape, seed=seed, requires_grad=False, dtype=expected.dtype)
+    vs = [c.randn(*mine[k].shape, seed=seed + 1 + k, requires_grad=False, dtype=mine[k].dtype) for k in wanted]
+    if not isinstance(out, torch.Tensor) or not out.requires_grad:
+        c.fail("no-graph", f"{what}: the output has no gradient history (backward is never reached).")
+    with c.explained(what, c.engine_rules(())):
+        first = torch.autograd.grad(out, [inputs[k] for k in wanted], g, create_graph=True, allow_unused=True)
+        pairs = [(f, v) for f, v in zip(first, vs) if f is not None and f.requires_grad]
+        got = torch.autograd.grad([f for f, _ in pairs], [inputs[k] for k in wanted], [v for _, v in pairs],
+                                  allow_unused=True) if pairs else [None] * len(wanted)
+    first_ref = torch.autograd.grad(expected, [mine[k] for k in wanted], g, create_graph=True, allow_unused=True)
+    pairs_ref = [(f, v) for f, v in zip(first_ref, vs) if f is not None and f.requires_grad]
+    want = torch.autograd.grad([f for f, _ in pairs_ref], [mine[k] for k in wanted], [v for _, v in pairs_ref],
+                               allow_unused=True) if pairs_ref else [None] * len(wanted)
+    for k, got_k, want_k in zip(wanted, got, want):
+        want_k = torch.zeros_like(mine[k]) if want_k is None else want_k
+        got_k = torch.zeros_like(want_k) if got_k is None else got_k
+        c.require_close(got_k, want_k, f"the second derivative of {what} (a random grad_output, then a random "
+                        "direction)", code, hint, rtol=1e-3, atol=1e-5)

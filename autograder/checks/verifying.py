@@ -294,7 +294,8 @@ def tanh_gradgradcheck(Tanh, cases=GRADGRAD_CASES) -> None:
             if y.dtype != x.dtype:
                 c.fail("wrong-dtype", f"Tanh.apply returned {y.dtype} for a {x.dtype} input: compute in the "
                                       "input's dtype (no .float()), or the second derivative loses precision.")
-            guarded(c.gradgradcheck, Tanh.apply, (x,), what=f"Tanh on shape {shape}", hint=_SECOND_HINT)
+            guarded(c.gradgradcheck, Tanh.apply, (x,), what=f"Tanh on shape {shape}", hint=_SECOND_HINT,
+                    reference=torch.tanh)
 
 
 def tanh_saves_output(Tanh, cases=SAVES_CASES) -> None:
