@@ -135,6 +135,7 @@ def real_backward(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bool = F
     from autograder.checks import behaviour_record as record
 
     if record.serving() is None:
+        record.noted("record of an ordinary backward")
         return _real_backward_here(Fn, inputs, grad_outputs, create_graph)
     inputs, grad_outputs = tuple(inputs), tuple(grad_outputs)
     record.warm_up_calls(Fn, lambda k: fresh(inputs))

@@ -197,6 +197,14 @@ class _Local:
         return record
 
 
+def noted(fact: str) -> None:
+    """Tell the probe-share tool (`maintain.probe_share`, which stands for the judge's link) that a check read `fact`
+    from the learner's side without a probe."""
+    note = getattr(shared.learner(), "note", None)
+    if note is not None:
+        note(fact)
+
+
 def serving():
     """The judge's link when the learner's process serves (and records) the calls, else None."""
     link = shared.learner()
@@ -221,9 +229,7 @@ def recorded(after: bool = False, release: bool = False, backward: bool = False)
     when none ran, or its node class no longer records."""
     link = serving()
     if link is None:
-        note = getattr(shared.learner(), "note", None)  # the probe-share tool counts what the checks read
-        if note is not None:
-            note("record of an ordinary call")
+        noted("record of an ordinary call")
         return _Local.read(after, release)
     return link.record(after=after, release=release, backward=backward)
 

@@ -28,6 +28,7 @@ def dropped_output(Fn, x) -> dict:
     the learner's process records every call it serves the same way, under the same collector state, and lets go
     of both calls read here only after the last of them (`behaviour_record.recorded(release=True)`)."""
     if behaviour_record.serving() is None:
+        behaviour_record.noted("record of an ordinary call")
         return _dropped_here(Fn, x)
     leaf = x.detach().requires_grad_(True)
     out = behaviour_record.ordinary_call(Fn, leaf)
