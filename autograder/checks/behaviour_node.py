@@ -2,9 +2,10 @@
 
 A stand-in ctx is an object an answer can recognise (its type, module, MRO, the node attributes it lacks), so no
 point rests on it alone: each check that reads a direct call with a stand-in ctx reads the same property of the
-node autograd itself made, here, and needs both to agree. `real_node` reads what the node of `Fn.apply` saved and
-what else the call left alive, from the record the learner's process keeps of every call (`behaviour_record`); `real_backward` calls the learner's backward with that node as its ctx, as the
-engine does, before the engine checks or repairs what it returns (`backward_by_its_node` on the judge's side).
+node autograd itself made, and needs both to agree. Both readings come from ordinary calls, which the learner's
+process records alike (`behaviour_record`, `learner_record`): `real_node`, what the node of `Fn.apply` saved and what
+else the call left alive; `real_backward`, what the learner's backward returned with that node as its ctx, before
+the engine checked or repaired it (`backward_by_its_node` on the judge's side).
 Everything is read with accessors bound when this module was imported, before any answer ran (the integrity
 checkpoint keeps this module's names as they were). `function_apply` is torch.autograd.Function's own `apply`,
 which the probes that run torch.func transforms and forward-mode AD call too.
