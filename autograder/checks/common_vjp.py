@@ -21,10 +21,31 @@ def _as_tuple(value) -> tuple:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
+def fresh_inputs(inputs: tuple, seed: int) -> tuple:
+    """New random inputs like `inputs` (each tensor's shape, dtype and requires_grad; anything else as it is), drawn
+    from the grading's seed: an input the learner's code meets for the first time, as a value test's would be."""
+    return tuple(c.randn(*t.shape, seed=seed + k, dtype=t.dtype, requires_grad=t.requires_grad)
+                 if isinstance(t, torch.Tensor) and t.is_floating_point() else t for k, t in enumerate(inputs))
+
+
+def _agree(outputs: tuple, expected: tuple) -> bool:
+    """The learner's forward gave the reference's values: else a forward mistake, which the values test judges (one
+    mistake costs its own rule's points), and no derivative of the reference is the derivative of that forward."""
+    for o, e in zip(outputs, expected):
+        if isinstance(e, torch.Tensor):
+            if not isinstance(o, torch.Tensor) or o.shape != e.shape or o.dtype != e.dtype \
+                    or not bool(torch.allclose(o.detach(), e.detach(), rtol=1e-6, atol=1e-9)):
+                return False
+    return True
+
+
 def require_vjp(fn: Callable, inputs: tuple, reference: Callable, what: str, code: str = "wrong-derivative",
                 hint: str = "", names: Sequence[str] = (), seed: int = 9001) -> None:
-    """fn(*inputs)'s gradients for a random grad_output (drawn from the grading's seed) equal those of
-    reference(*inputs), taken by autograd in the judge. Tolerances are gradcheck's (atol 1e-5, rtol 1e-3)."""
+    """At new random inputs like `inputs`, fn's gradients for a random grad_output (both drawn from the grading's
+    seed) equal those of `reference`, taken by autograd in the judge (gradcheck's tolerances, atol 1e-5 and rtol
+    1e-3). Where fn's forward itself disagrees with the reference there, nothing more is asked (the values test
+    judges the forward)."""
+    inputs = fresh_inputs(inputs, seed + 100)
     wanted = [k for k, t in enumerate(inputs) if isinstance(t, torch.Tensor) and t.requires_grad]
     if not wanted:
         return
@@ -34,6 +55,8 @@ def require_vjp(fn: Callable, inputs: tuple, reference: Callable, what: str, cod
                  for t in inputs)
     with torch.enable_grad():
         expected = _as_tuple(reference(*mine))
+    if not _agree(outputs, expected):
+        return
     pairs = [(o, e) for o, e in zip(outputs, expected) if isinstance(o, torch.Tensor) and isinstance(e, torch.Tensor)
              and e.requires_grad]
     if not pairs:
@@ -56,9 +79,12 @@ def require_vjp(fn: Callable, inputs: tuple, reference: Callable, what: str, cod
 
 def require_second_vjp(fn: Callable, inputs: tuple, reference: Callable, what: str,
                        code: str = "not-twice-differentiable", hint: str = "", seed: int = 9101) -> None:
-    """What gradgradcheck checks, against the judge's own second derivative: the gradient (random grad_output g,
-    with create_graph) differentiated again with a random v, against the same through reference(*inputs) in the
-    judge. A backward that recognises gradgradcheck's finite-difference steps gains nothing here."""
+    """What gradgradcheck checks, against the judge's own second derivative, at new random inputs: the gradient
+    (random grad_output g, with create_graph) differentiated again with a random v, against the same through
+    `reference` in the judge. A backward that recognises gradgradcheck's finite-difference steps gains nothing here.
+    Where the forward or the first derivative disagrees with the reference, nothing more is asked (their own tests
+    judge them)."""
+    inputs = fresh_inputs(inputs, seed + 100)
     wanted = [k for k, t in enumerate(inputs) if isinstance(t, torch.Tensor) and t.requires_grad]
     if not wanted:
         return
@@ -68,6 +94,8 @@ def require_second_vjp(fn: Callable, inputs: tuple, reference: Callable, what: s
                  for t in inputs)
     with torch.enable_grad():
         expected = _as_tuple(reference(*mine))[0]
+    if not _agree((out,), (expected,)):
+        return
     g = c.randn(*expected.shape, seed=seed, requires_grad=False, dtype=expected.dtype)
     vs = [c.randn(*mine[k].shape, seed=seed + 1 + k, requires_grad=False, dtype=mine[k].dtype) for k in wanted]
     if not isinstance(out, torch.Tensor) or not out.requires_grad:
@@ -81,6 +109,10 @@ def require_second_vjp(fn: Callable, inputs: tuple, reference: Callable, what: s
     pairs_ref = [(f, v) for f, v in zip(first_ref, vs) if f is not None and f.requires_grad]
     want = torch.autograd.grad([f for f, _ in pairs_ref], [mine[k] for k in wanted], [v for _, v in pairs_ref],
                                allow_unused=True) if pairs_ref else [None] * len(wanted)
+    first_mine = [torch.zeros_like(mine[k]) if f is None else f for k, f in zip(wanted, first_ref)]
+    first_theirs = [torch.zeros_like(mine[k]) if f is None else f for k, f in zip(wanted, first)]
+    if not _agree(tuple(first_theirs), tuple(first_mine)):
+        return  # a first-derivative mistake: the gradient tests judge it
     for k, got_k, want_k in zip(wanted, got, want):
         want_k = torch.zeros_like(mine[k]) if want_k is None else want_k
         got_k = torch.zeros_like(want_k) if got_k is None else got_k
