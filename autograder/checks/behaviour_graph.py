@@ -102,6 +102,16 @@ def _names_read(code, depth: int = 0) -> set:
     return names
 
 
+_SAVED_NAMES: dict = {}  # node class -> the names of its saved-tensor accessors (class-level, so fixed per class)
+
+
+def _saved_names(cls) -> tuple:
+    names = _SAVED_NAMES.get(cls)
+    if names is None:
+        names = _SAVED_NAMES[cls] = tuple(n for n in dir(cls) if n.startswith("_raw_saved_"))
+    return names
+
+
 def kept_by_graph(outputs, limit: int = 100_000) -> list:
     """(where, tensor) for every tensor the autograd graph behind `outputs` keeps for backward. `where` is
     "ctx.<name>..." for an attribute of a custom Function's ctx, else "saved by <node>"."""
@@ -115,13 +125,12 @@ def kept_by_graph(outputs, limit: int = 100_000) -> list:
             continue
         visited.add(id(node))
         label = f"saved by {type(node).__name__}"
-        for name in dir(node):
-            if name.startswith("_raw_saved_"):
-                try:
-                    value = getattr(node, name)
-                except RuntimeError:
-                    continue
-                _tensors_in(value, label, found, seen)
+        for name in _saved_names(type(node)):
+            try:
+                value = getattr(node, name)
+            except RuntimeError:
+                continue
+            _tensors_in(value, label, found, seen)
         if isinstance(node, FunctionCtx):
             for name, value in list(vars(node).items()):
                 _tensors_in(value, f"ctx.{name}", found, seen)

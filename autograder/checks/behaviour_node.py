@@ -2,9 +2,10 @@
 
 A stand-in ctx is an object an answer can recognise (its type, module, MRO, the node attributes it lacks), so no
 point rests on it alone: each check that reads a direct call with a stand-in ctx reads the same property of the
-node autograd itself made, here, and needs both to agree. `real_node` reads what the node of `Fn.apply` saved and
-what else the call left alive; `real_backward` calls the learner's backward with that node as its ctx, as the
-engine does, before the engine checks or repairs what it returns (`backward_by_its_node` on the judge's side).
+node autograd itself made, and needs both to agree. Both readings come from ordinary calls, which the learner's
+process records alike (`behaviour_record`, `learner_record`): `real_node`, what the node of `Fn.apply` saved and what
+else the call left alive; `real_backward`, what the learner's backward returned with that node as its ctx, before
+the engine checked or repaired it (`backward_by_its_node` on the judge's side).
 Everything is read with accessors bound when this module was imported, before any answer ran (the integrity
 checkpoint keeps this module's names as they were). `function_apply` is torch.autograd.Function's own `apply`,
 which the probes that run torch.func transforms and forward-mode AD call too.
@@ -17,7 +18,7 @@ import gc
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.behaviour_graph import tensors_in
+from autograder.engine import shared
 
 
 # ----------------------------------------------------------------------------------- the Function's apply
@@ -39,10 +40,8 @@ def function_apply(Fn, *args):
 # ------------------------------------------------------------------------------- the real node, as autograd made it
 
 _GRAD_FN = torch._C.TensorBase.__dict__["grad_fn"].__get__
-_NODE_SAVED = torch._C._FunctionBase.__dict__["saved_tensors"].__get__
-_TYPE, _ISSUBCLASS, _ID, _VARS = type, issubclass, id, vars
+_TYPE, _ISSUBCLASS = type, issubclass
 _GC_FREEZE, _GC_UNFREEZE, _GC_OBJECTS, _GC_COLLECT = gc.freeze, gc.unfreeze, gc.get_objects, gc.collect
-_NO_GRAD = torch.no_grad
 
 
 def _is_tensor(obj) -> bool:
@@ -65,99 +64,29 @@ def alive_after(call):
     return result, made
 
 
-def _storage_key(t):
-    try:
-        return t.untyped_storage().data_ptr()
-    except (RuntimeError, NotImplementedError, TypeError):
-        return None
-
-
-def _same_view(a, b) -> bool:
-    return (_storage_key(a) == _storage_key(b) and tuple(a.shape) == tuple(b.shape)
-            and tuple(a.stride()) == tuple(b.stride()) and a.storage_offset() == b.storage_offset())
-
-
-def _kind(t, node, inputs: tuple, out) -> str:
-    """What a tensor kept for backward is: "output" (the node's own saved output), "input <k>" (the input itself),
-    "alias of the output" / "alias of input <k>" (same storage, another tensor object), "copy of the output" /
-    "copy of input <k>" (equal values, its own storage), or "other"."""
-    if isinstance(out, torch.Tensor):
-        if _GRAD_FN(t) is node and _same_view(t, out):
-            return "output"
-    for k, x in enumerate(inputs):
-        if t is x:
-            return f"input {k}"
-    if isinstance(out, torch.Tensor) and _storage_key(t) == _storage_key(out):
-        return "alias of the output"
-    for k, x in enumerate(inputs):
-        if isinstance(x, torch.Tensor) and _storage_key(t) is not None and _storage_key(t) == _storage_key(x):
-            return f"alias of input {k}"
-    with _NO_GRAD():
-        if isinstance(out, torch.Tensor) and t.shape == out.shape and t.dtype == out.dtype \
-                and bool(torch.equal(t.detach(), out.detach())):
-            return "copy of the output"
-        for k, x in enumerate(inputs):
-            if isinstance(x, torch.Tensor) and t.shape == x.shape and t.dtype == x.dtype \
-                    and bool(torch.equal(t.detach(), x.detach())):
-                return f"copy of input {k}"
-    return "other"
-
-
-def _labels(node) -> dict:
-    """storage key -> "ctx.<name>..." for the tensors among the ctx's attributes (names only, for the feedback)."""
-    labels: dict = {}
-    try:
-        attributes = list(_VARS(node).items())
-    except TypeError:
-        return labels
-    for name, value in attributes:
-        for where, t in tensors_in(value, f"ctx.{name}"):
-            labels.setdefault(_storage_key(t), where)
-    return labels
-
-
-@c.probe
 def real_node(Fn, inputs: tuple, grad_output=None) -> dict:
-    """In the learner's process: out = Fn.apply(*inputs) as autograd runs it (apply as torch.autograd.Function
-    defines it), then what its real node keeps for backward.
+    """out = Fn.apply(*inputs), an ordinary call (`behaviour_record.ordinary_call`: the learner's process records
+    every call it serves the same way, so this one cannot be told from any other), then what its real node keeps for
+    backward, read from that record after the call.
 
     Facts: "output" (the tensor returned; None when it is not one, "node" False when it has no node of a Function);
     "saved": one {"kind", "tensor"} per tensor the node saved (its saved_tensors, read through the C accessor), kind
-    as `_kind` says; "kept": every other tensor made during the call and still alive after it, wherever it is kept
-    (on ctx, in any container, in a global), as {"kind", "where", "nbytes", "tensor"}; "unreadable": where a kept
-    tensor's storage could not be read (the check fails closed on it). With `grad_output`: "after" holds the
-    output and the saved tensors as they are after one real backward of out with that grad_output ("grad" the
-    gradient of the first input), "backward_error" what that backward raised."""
+    as `behaviour_record.kind_of` says; "kept": every other tensor made during the call and still alive after it,
+    wherever it is kept (on ctx, in any container, in a global), as {"kind", "where", "nbytes", "tensor"};
+    "unreadable": where a kept tensor's storage could not be read (the check fails closed on it). With
+    `grad_output`: "after" holds the output and the saved tensors as they are after one backward of out with that
+    grad_output, an ordinary one too ("grad" the gradient of the first input), "backward_error" what it raised."""
+    from autograder.checks import behaviour_record as record
+
     inputs = tuple(inputs)
-    out, made = alive_after(lambda: function_apply(Fn, *inputs))
+    record.warm_up_calls(Fn, lambda k: fresh(inputs))
+    out = record.ordinary_call(Fn, *inputs)
     facts: dict = {"output": out if isinstance(out, torch.Tensor) else None, "node": False, "saved": [], "kept": [],
                    "unreadable": []}
-    if not isinstance(out, torch.Tensor):
+    described = record.recorded()["facts"]  # read before any more of the learner's code runs
+    if not isinstance(out, torch.Tensor) or described is None:
         return facts
-    node = _GRAD_FN(out)
-    if node is None or not isinstance(node, _FUNCTION_BASE):
-        return facts
-    facts["node"], facts["values"] = True, out.detach().clone()  # the output's values before any backward
-    saved = tuple(_NODE_SAVED(node))
-    facts["saved"] = [{"kind": _kind(t, node, inputs, out), "tensor": t.detach().clone()} for t in saved]
-    known = {_storage_key(t) for t in saved} | {_storage_key(out)}
-    labels = _labels(node)
-    for t in made:
-        if t is out or any(t is s for s in saved):
-            continue
-        key = _storage_key(t)
-        where = labels.get(key, "in a container or a global name, off the graph")
-        if key is None:
-            facts["unreadable"].append(where)
-            continue
-        if key in known:
-            continue
-        known.add(key)
-        kind = _kind(t, node, inputs, out)
-        if kind.startswith(("input", "alias of input")):
-            continue  # the inputs are alive anyway: a view of one keeps nothing new
-        facts["kept"].append({"kind": kind, "where": where, "nbytes": int(t.untyped_storage().nbytes()),
-                              "tensor": t.detach().clone()})
+    facts.update({k: described[k] for k in ("values", "saved", "kept", "unreadable")}, node=True)
     if grad_output is not None:
         first = inputs[0]
         try:
@@ -165,11 +94,10 @@ def real_node(Fn, inputs: tuple, grad_output=None) -> dict:
         except (RuntimeError, TypeError, ValueError, NotImplementedError) as error:
             facts["backward_error"] = _first_line(error)
             return facts
-        facts["after"] = {"output": out.detach().clone(), "grad": grad, "saved": None}
-        try:  # a saved tensor changed in place since forward makes its own node refuse to unpack it
-            facts["after"]["saved"] = [t.detach().clone() for t in _NODE_SAVED(node)]
-        except RuntimeError as error:
-            facts["after"]["saved_error"] = _first_line(error)
+        after = record.recorded(after=True).get("after") or {"output": out.detach().clone(), "saved": None}
+        facts["after"] = {"output": after["output"], "grad": grad, "saved": after.get("saved")}
+        if after.get("saved_error"):
+            facts["after"]["saved_error"] = after["saved_error"]
     return facts
 
 
@@ -194,16 +122,51 @@ def _raw(value):
     return {"not_a_tensor": _TYPE(value).__name__}
 
 
-@c.probe
 def real_backward(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bool = False) -> dict:
-    """In the learner's process: out = Fn.apply(*inputs) as autograd runs it, then the learner's backward called
-    with the node autograd made as its ctx, as the engine calls it (BackwardCFunction.apply), before the engine
-    checks or repairs what it returns (a gradient summed to its input's shape, a missing None added). Nothing the
-    answer can inspect tells this ctx from real use: it is autograd's own node.
+    """out = Fn.apply(*inputs), an ordinary call, then one ordinary backward of it with `grad_outputs`: what the
+    learner's backward returned with the node autograd made as its ctx, before the engine checked or repaired it
+    (a gradient summed to its input's shape, a missing None added). When grading, the learner's process records
+    that for every backward of the Function alike (`learner_requests._recording_apply`), and the judge reads the
+    record afterwards: no frame, state or input tells this backward from any other. In a notebook the backward is
+    called here (`_real_backward_here`).
 
     Facts: "node" (False when out has no node of Fn's own: then nothing else), "outputs" (the tensors forward
     returned, a tuple), "raw": one entry per value backward returned (a tensor copy, None, or {"not_a_tensor":
     the name of its type}), "returned": "tuple" or "list" (its entries are "raw"), or "one value"."""
+    from autograder.checks import behaviour_record as record
+
+    if record.serving() is None:
+        record.noted("record of an ordinary backward")
+        return _real_backward_here(Fn, inputs, grad_outputs, create_graph)
+    inputs, grad_outputs = tuple(inputs), tuple(grad_outputs)
+    record.warm_up_calls(Fn, lambda k: fresh(inputs))
+    out = record.ordinary_call(Fn, *inputs)
+    outputs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    facts: dict = {"node": False, "outputs": tuple(o.detach().clone() if _is_tensor(o) else o for o in outputs)}
+    own = shared.handle_id(Fn)
+    if own is None or not any(_is_tensor(o) and (shared.facts_of(o) or {}).get("fwd") == own for o in outputs):
+        return facts
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if _is_tensor(o) and o.requires_grad and g is not None]
+    wanted = [t for t in inputs if _is_tensor(t) and t.requires_grad]
+    failure = None
+    try:
+        torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs], allow_unused=True,
+                            create_graph=bool(create_graph))
+    except (RuntimeError, TypeError, ValueError, NotImplementedError) as error:
+        failure = error
+    returned = record.recorded(backward=True).get("backward")
+    if returned is None:
+        if failure is not None:
+            raise failure
+        c.fail("backward-unobserved", "backward of the node autograd made for your Function's apply did not run "
+                                      "the way autograd runs it (its node class was changed). Leave autograd's "
+                                      "node alone.")
+    facts.update(node=True, returned=returned["returned"], raw=tuple(returned["raw"]))
+    return facts
+
+
+def _real_backward_here(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bool = False) -> dict:
+    """`real_backward` in one process (a notebook): the backward is called with autograd's node, here."""
     inputs = tuple(inputs)
     out = function_apply(Fn, *inputs)
     outputs = tuple(out) if isinstance(out, (tuple, list)) else (out,)

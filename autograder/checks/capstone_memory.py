@@ -1,5 +1,6 @@
 """The capstone's memory check (notebook 14): besides x itself, LogSumExp keeps only reduced-size tensors for
-backward, read in the learner's process by the probe `kept_for_backward` (saved-tensor hooks, and the graph itself)."""
+backward, read from the record the learner's process keeps of every call (`kept_for_backward`: what the node saved,
+the graph itself, what else is alive)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import functools
 
 import torch
 
-from autograder.checks import behaviour
+from autograder.checks import behaviour_record
 from autograder.checks import common as c
 from autograder.checks.capstone_cases import MEMORY_EXAMPLE
 from autograder.checks.capstone_rules import NAME, require_logsumexp, run
@@ -15,42 +16,19 @@ from autograder.checks.capstone_rules import NAME, require_logsumexp, run
 
 # ------------------------------------------------------------------------------------------------ memory
 
-def _storage(t):
-    return t.untyped_storage()
-
-
-@c.probe
 def kept_for_backward(LSE, x, dim, keepdim) -> dict:
-    """In the learner's process (the judge's graph has one opaque node per call): LogSumExp.apply(x, dim, keepdim)
-    with saved-tensor hooks on. The output (with its grad_fn's name), the bytes of its storage and of x's, and
-    every distinct storage kept for backward (seen by the hook, or read off the graph: what its node packed and
-    every tensor among the ctx's attributes, in containers too): its bytes, whether it is x's or the output's,
-    where on ctx it was found, and the tensor kept."""
-    saved = []
-
-    def pack(tensor):
-        saved.append(tensor)
-        return tensor
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
-        out, made = behaviour.alive_after(lambda: LSE.apply(x, dim, keepdim))
-    if not isinstance(out, torch.Tensor):
-        return {"output": out}
-    x_key, out_key = _storage(x).data_ptr(), _storage(out).data_ptr()
-    kept, unreadable = {}, []
-    # What the hooks saw, then the graph itself (what it packed, and the ctx's attributes, containers included),
-    # then every other tensor the call made that is still alive (in a container at any depth, a deque, a global).
-    alive = [("alive", t) for t in made if t is not out]
-    for where, t in [("saved", t) for t in saved] + behaviour.kept_by_graph([out]) + alive:
-        if where == "alive" and behaviour.storage_of(t) == (id(t), 0):
-            unreadable.append(tuple(t.shape))
-            continue
-        key, nbytes = behaviour.storage_of(t)
-        if key not in kept:
-            kept[key] = {"nbytes": nbytes, "is_x": key == x_key, "is_output": key == out_key,
-                         "tensor": t.detach().clone(), "where": where if where.startswith("ctx.") else ""}
-    return {"output": out, "output_nbytes": _storage(out).nbytes(), "x_nbytes": _storage(x).nbytes(),
-            "kept": list(kept.values()), "unreadable": unreadable}
+    """LogSumExp.apply(x, dim, keepdim), an ordinary call (the learner's process records every call it serves the
+    same way: `behaviour_record`), then what it keeps for backward, from that record: the output, the bytes of its
+    storage and of x's, and every distinct storage kept for backward (what the node saved, what the graph packed and
+    every tensor among the ctx's attributes, in containers too, and every other tensor the call made that is still
+    alive): its bytes, whether it is x's or the output's, where on ctx it was found, and the tensor kept."""
+    behaviour_record.warm_up_calls(LSE, lambda k: (x.detach().clone().requires_grad_(x.requires_grad), dim, keepdim))
+    out = behaviour_record.ordinary_call(LSE, x, dim, keepdim)
+    described = behaviour_record.recorded()["facts"]
+    if not isinstance(out, torch.Tensor) or described is None:
+        return {"output": out, "output_nbytes": 0, "x_nbytes": 0, "kept": [], "unreadable": []}
+    return {"output": out, "output_nbytes": described["output_nbytes"], "x_nbytes": described["x_nbytes"],
+            "kept": described["storages"], "unreadable": described["unreadable_shapes"]}
 
 
 def _describe(kept: dict, x, dim: int):

@@ -144,7 +144,8 @@ def gradcheck(LSE, cases=GRADCHECK_EXAMPLE) -> None:
         what = f"LogSumExp (x of shape {shape}, dim={dim}, keepdim={keepdim})"
         with c.explained(what, RULES):
             c.gradcheck(lambda t: LSE.apply(t, dim, keepdim), (x,), what,
-                        hint=EXPAND_HINT if not keepdim else GRAD_HINT)
+                        hint=EXPAND_HINT if not keepdim else GRAD_HINT,
+                        reference=lambda t: torch.logsumexp(t, dim, keepdim))
 
 
 def gradgradcheck(LSE, cases=GRADGRAD_EXAMPLE) -> None:
@@ -154,4 +155,5 @@ def gradgradcheck(LSE, cases=GRADGRAD_EXAMPLE) -> None:
         x = c.randn(*shape, seed=seed)
         what = f"LogSumExp (x of shape {shape}, dim={dim}, keepdim={keepdim})"
         with c.explained(what, RULES):
-            c.gradgradcheck(lambda t: LSE.apply(t, dim, keepdim), (x,), what, hint=TWICE_HINT)
+            c.gradgradcheck(lambda t: LSE.apply(t, dim, keepdim), (x,), what, hint=TWICE_HINT,
+                            reference=lambda t: torch.logsumexp(t, dim, keepdim))

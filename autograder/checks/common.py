@@ -312,19 +312,32 @@ def _same_values(tensor: torch.Tensor, saved: torch.Tensor) -> bool:
 
 
 def gradcheck(fn: Callable, inputs: tuple, what: str, code: str = "wrong-derivative", hint: str = "",
-              names: Sequence[str] = (), **kwargs) -> None:
+              names: Sequence[str] = (), reference: Callable | None = None, **kwargs) -> None:
     """float64 finite-difference check of `fn`'s backward, with plain feedback on failure (`names`: `fn`'s
-    inputs, in order, for the feedback)."""
+    inputs, in order, for the feedback). With `reference` (the same function written with torch ops, in the
+    judge), backward is also compared with the judge's own derivative on a random grad_output (`common_vjp`):
+    finite differences of the learner's forward are not the only evidence."""
     with explained(what, _gradcheck_rules(code, hint, names)):
         _fast_then_slow(_gradcheck, fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **kwargs)
+    if reference is not None:
+        from autograder.checks.common_vjp import require_vjp
+
+        require_vjp(fn, inputs, reference, what, code, hint, names)
 
 
 def gradgradcheck(fn: Callable, inputs: tuple, what: str, code: str = "not-twice-differentiable",
-                  hint: str = "") -> None:
+                  hint: str = "", reference: Callable | None = None) -> None:
+    """float64 finite-difference check of second derivatives; with `reference`, also the judge's own second
+    derivative on random directions (`common_vjp`)."""
     rules = (NOT_IMPLEMENTED, Rule(code, None, "{what}: second derivatives are wrong or unavailable ({line}). "
                                    + literal(hint), types=(RuntimeError,)))
     with explained(what, rules):
         _fast_then_slow(_gradgradcheck, fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True)
+    if reference is not None:
+        from autograder.checks.common_vjp import require_second_vjp
+
+        with explained(what, rules):
+            require_second_vjp(fn, inputs, reference, what, code, hint)
 
 
 def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, what: str = "backward",

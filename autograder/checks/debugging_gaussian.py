@@ -3,7 +3,8 @@ as soon as its caller drops it. The broken one keeps the output as a ctx attribu
 garbage collector breaks; keeping `out.detach()` or `out.data` instead breaks the cycle but lets backward read an
 output changed in place, and a clone is a copy per call. Whether the output is freed, what the node keeps, and
 what backward does after the output changed in place are facts only the learner's process can see
-(`dropped_output`, `output_changed_in_place`: probes); the values are computed in the judge.
+(`dropped_output`, read from the record the learner's process keeps of every call; `output_changed_in_place`, a
+probe); the values are computed in the judge.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import weakref
 
 import torch
 
-from autograder.checks import behaviour, raw_errors
+from autograder.checks import behaviour, behaviour_record, raw_errors
 from autograder.checks import common as c
 from autograder.checks.debugging_shared import _fmt, symptom_remains
 
@@ -22,10 +23,6 @@ GAUSSIAN = "Gaussian"
 GAUSSIAN_HINT = "the derivative of exp(-x**2) is -2 x exp(-x**2), times grad_output."
 FREED_CASES = (((4,), 600), ((2, 3), 601), ((), 602), ((1000,), 603))
 GAUSSIAN_VALUES_CASES = (((5,), 610), ((3, 4), 611), ((), 612), ((2, 1, 3), 613))
-
-_GC_ENABLED, _GC_DISABLE, _GC_ENABLE, _GC_COLLECT = gc.isenabled, gc.disable, gc.enable, gc.collect
-_WEAKREF = weakref.ref
-
 
 def _tensors_in(value, depth=3):
     """The tensors in a ctx attribute: itself, or inside lists, tuples and dicts, a few levels deep."""
@@ -52,33 +49,57 @@ def _copies_kept(node, own) -> list:
             if t.numel() and t.layout == torch.strided and t.untyped_storage().data_ptr() not in mine]
 
 
-@c.probe
 def dropped_output(Fn, x) -> dict:
-    """In the learner's process, with the garbage collector paused: is out = Fn.apply(x) freed as soon as its
-    last reference is dropped, before any backward ("freed") and after one ("freed_after_backward"); and, if not,
-    once the collector runs ("collected")."""
-    was_on = _GC_ENABLED()
-    _GC_DISABLE()
+    """Is out = Fn.apply(x) freed as soon as its last reference is dropped, before any backward ("freed") and after
+    one ("freed_after_backward"); and, if not, once the collector runs ("collected"). Each call is an ordinary one:
+    the learner's process records every call it serves the same way, under the same collector state, and lets go
+    of both calls read here only after the last of them (`behaviour_record.recorded(release=True)`)."""
+    if behaviour_record.serving() is None:
+        behaviour_record.noted("record of an ordinary call")
+        return _dropped_here(Fn, x)
+    leaf = x.detach().requires_grad_(True)
+    out = behaviour_record.ordinary_call(Fn, leaf)
+    if not isinstance(out, torch.Tensor):
+        return {"output": None}
+    facts = {"output": out.detach().clone()}
+    del out
+    out = behaviour_record.ordinary_call(Fn, leaf)
+    torch.autograd.grad(out.sum(), [leaf])
+    del out
+    released = behaviour_record.recorded(release=True)  # both calls at once, after the last of them
+    freed = list(released.get("freed") or [])[-2:]
+    if len(freed) != 2:
+        return {"output": None}
+    facts["freed"], facts["freed_after_backward"] = bool(freed[0]), bool(freed[1])
+    collected = list(released.get("collected") or freed)[-2:]
+    facts["collected"] = all(bool(f) for f in collected)
+    return facts
+
+
+def _dropped_here(Fn, x) -> dict:
+    """`dropped_output` in one process (a notebook), with the garbage collector paused meanwhile."""
+    was_on = gc.isenabled()
+    gc.disable()
     try:
         leaf = x.detach().requires_grad_(True)
-        out = behaviour.function_apply(Fn, leaf)
+        out = Fn.apply(leaf)
         if not isinstance(out, torch.Tensor):
             return {"output": None}
         facts = {"output": out.detach().clone()}
-        ref = _WEAKREF(out)
+        ref = weakref.ref(out)
         del out
         facts["freed"] = ref() is None
-        out = behaviour.function_apply(Fn, leaf)
+        out = Fn.apply(leaf)
         torch.autograd.grad(out.sum(), [leaf])
-        ref_after = _WEAKREF(out)
+        ref_after = weakref.ref(out)
         del out
         facts["freed_after_backward"] = ref_after() is None
-        _GC_COLLECT()
+        gc.collect()
         facts["collected"] = ref() is None and ref_after() is None
         return facts
     finally:
         if was_on:
-            _GC_ENABLE()
+            gc.enable()
 
 
 @c.probe

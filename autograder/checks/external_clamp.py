@@ -119,7 +119,8 @@ def clamp_gradcheck(ClampWithMask, cases=CLAMP_CASES) -> None:
     for seed, shape, lo, hi in cases:
         x = c.randn(*shape, seed=seed, away_from=(lo, hi), scale=1.5)
         _gradcheck(lambda t, a=lo, b=hi: ClampWithMask.apply(t, a, b)[0], (x,),
-                    f"ClampWithMask on shape {shape} with lo={lo}, hi={hi}", hint=CLAMP_HINT)
+                    f"ClampWithMask on shape {shape} with lo={lo}, hi={hi}", hint=CLAMP_HINT,
+                    reference=lambda t, a=lo, b=hi: t.clamp(a, b))
     x = c.randn(2, 3, seed=cases[0][0] + 4)
     ctx = c.FakeCtx((True, False, False))
     with torch.no_grad():

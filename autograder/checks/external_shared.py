@@ -30,9 +30,9 @@ def _call(fn, *args, what):
         return c.call(fn, *args, what=what)
 
 
-def _gradcheck(fn, inputs, what, hint):
+def _gradcheck(fn, inputs, what, hint, reference=None):
     with explained(what, EXTERNAL_RULES):
-        c.gradcheck(fn, inputs, what, hint=hint)
+        c.gradcheck(fn, inputs, what, hint=hint, reference=reference)
 
 
 def _grads(output, inputs, grad_output=None, what="backward"):

@@ -94,7 +94,8 @@ def clamp_values(ClampInplace, cases=CLAMP_VALUE_CASES) -> None:
             leaf = _clamp_input((6,), -0.5, 0.5, 231, torch.float64).requires_grad_(True)
             what = f"{CLAMP} under gradcheck"
             with explained(what, CLAMP_RULES):
-                c.gradcheck(lambda t: ClampInplace.apply(t.clone(), -0.5, 0.5), (leaf,), what, hint=CLAMP_HINT)
+                c.gradcheck(lambda t: ClampInplace.apply(t.clone(), -0.5, 0.5), (leaf,), what, hint=CLAMP_HINT,
+                            reference=lambda t: t.clamp(-0.5, 0.5))
             continue
         shape, low, high, seed, dtype = case
         start = _clamp_input(shape, low, high, seed, dtype)

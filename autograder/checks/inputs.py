@@ -159,7 +159,8 @@ def gradcheck(ScaledAdd, cases=GRADCHECK_CASES[:1]) -> None:
         what = f"{NAME} on shape {shape} with alpha = {alpha}"
         with c.explained(what, RULES):
             c.gradcheck(lambda a, b, alpha=alpha: ScaledAdd.apply(a, b, alpha), (x, y), what, names=INPUTS[:2],
-                        hint="backward must return (grad_output, alpha * grad_output, None).")
+                        hint="backward must return (grad_output, alpha * grad_output, None).",
+                        reference=lambda a, b, alpha=alpha: a + alpha * b)
 
 
 def none_for_alpha(ScaledAdd, cases=NONE_CASES[:1]) -> None:

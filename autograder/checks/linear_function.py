@@ -162,9 +162,10 @@ def linear_gradcheck(LinearFunction, cases=LINEAR_GRADCHECK_CASES) -> None:
         x, weight, bias = _linear_inputs(n, n_in, n_out, seed=70 + seed)
         what = f"{LINEAR_FN} with x ({n}, {n_in}), weight ({n_out}, {n_in})"
         with explained(what, LINEAR_RULES):
-            c.gradcheck(LinearFunction.apply, (x, weight, bias), what + " and a bias", hint=LINEAR_HINT)
+            c.gradcheck(LinearFunction.apply, (x, weight, bias), what + " and a bias", hint=LINEAR_HINT,
+                        reference=torch.nn.functional.linear)
             c.gradcheck(lambda a, w: LinearFunction.apply(a, w, None), (x, weight), what + " and bias None",
-                        hint=LINEAR_HINT)
+                        hint=LINEAR_HINT, reference=torch.nn.functional.linear)
 
 
 def _direct(LinearFunction, needs, x, weight, bias, g, what):

@@ -192,7 +192,8 @@ def gradcheck(SN, cases=(((3, 4), 200),)) -> None:
         x = _away_from_zero(*shape, seed=seed)
         what = f"SafeNorm (x of shape {tuple(x.shape)}, no zero row)"
         with c.explained(what, SHAPE_RULES):
-            c.gradcheck(SN.apply, (x,), what, hint=GRAD_HINT)
+            c.gradcheck(SN.apply, (x,), what, hint=GRAD_HINT,
+                        reference=lambda t: torch.linalg.vector_norm(t, dim=-1))
 
 
 # ---------------------------------------------------------------------------------------- zero rows

@@ -95,7 +95,8 @@ def gradcheck(Exp, cases=GRADCHECK_CASES[:2]) -> None:
         what = f"Exp on shape {shape}"
         with c.explained(what, CRASH_RULES):
             c.gradcheck(Exp.apply, (x,), what, names=INPUTS,
-                        hint="the derivative of exp(x) is exp(x), the saved output, times grad_output.")
+                        hint="the derivative of exp(x) is exp(x), the saved output, times grad_output.",
+                        reference=torch.exp)
     # A random grad_output must scale the gradient element by element.
     x = c.randn(2, 5, seed=10)
     grad_output = c.randn(2, 5, seed=11, requires_grad=False)

@@ -133,7 +133,7 @@ def _broadcastmul_gradcheck(BroadcastMul, cases) -> None:
         a = c.randn(*sa, seed=400 + seed)
         b = c.randn(*sb, seed=500 + seed)
         c.gradcheck(BroadcastMul.apply, (a, b), f"BroadcastMul on shapes {_fmt(sa)} and {_fmt(sb)}",
-                    hint=_MUL_HINT, names=INPUTS_MUL)
+                    hint=_MUL_HINT, names=INPUTS_MUL, reference=torch.mul)
 
 
 def broadcastmul_shapes(BroadcastMul, cases=MUL_ALL[:1]) -> None:

@@ -90,7 +90,8 @@ def sumdim_gradcheck(SumDim, cases=(((3, 4), 0, False, 0), ((2, 3, 4), 0, False,
         out_shape = x.detach().sum(dim, keepdim=keepdim).shape
         _sum_engine(SumDim, x, dim, keepdim, torch.ones(out_shape, dtype=x.dtype))  # clear errors first
         c.gradcheck(lambda t, d=dim, kd=keepdim: SumDim.apply(t, d, kd), (x,),
-                    _sum_what(shape, dim, keepdim), hint=_SUM_HINT, names=INPUTS_SUM[:1])
+                    _sum_what(shape, dim, keepdim), hint=_SUM_HINT, names=INPUTS_SUM[:1],
+                    reference=lambda t, d=dim, kd=keepdim: t.sum(d, keepdim=kd))
 
 
 def sumdim_shape(SumDim, cases=(((4, 4), 0, False), ((2, 3, 4), 0, False))) -> None:

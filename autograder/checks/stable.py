@@ -226,7 +226,8 @@ def gradcheck(SCE, cases=GRADCHECK_CASES[1:2]) -> None:
         logits = c.randn(n, classes, seed=seed)
         target = _targets(n, classes, seed)
         c.gradcheck(lambda z: SCE.apply(z, target), (logits,), f"{NAME} for N={n}, C={classes}", names=INPUTS[:1],
-                    hint="backward must return (softmax(logits, dim=1) - onehot(target)) / N * grad_output.")
+                    hint="backward must return (softmax(logits, dim=1) - onehot(target)) / N * grad_output.",
+                    reference=lambda z: torch.nn.functional.cross_entropy(z, target))
 
 
 def _extreme(kind: str, seed: int):

@@ -87,12 +87,13 @@ def run(fn, *args, what: str):
 
 
 
-def gradchecked(fn, inputs, what, hint, second=False):
+def gradchecked(fn, inputs, what, hint, second=False, reference=None):
+    """gradcheck (or, `second`, gradgradcheck); with `reference`, also the judge's own derivative (common_vjp)."""
     with c.explained(what, FUNC_RULES):
         if second:
-            c.gradgradcheck(fn, inputs, what, hint=hint)
+            c.gradgradcheck(fn, inputs, what, hint=hint, reference=reference)
         else:
-            c.gradcheck(fn, inputs, what, hint=hint)
+            c.gradcheck(fn, inputs, what, hint=hint, reference=reference)
 
 
 # ------------------------------------------------------------------- the static methods, called directly

@@ -45,7 +45,7 @@ def _scaled_values(Fn, seed, shape, alpha) -> None:
 def _scaled_gradcheck(Fn, seed, shape, alpha) -> None:
     x, y = _scaled_inputs(seed, shape)
     gradchecked(lambda a, b: Fn.apply(a, b, alpha), (x, y), f"ScaledProduct(x, y, {alpha}) on shape {shape}",
-                PRODUCT_HINT)
+                PRODUCT_HINT, reference=lambda a, b: alpha * a * b)
 
 
 def _scaled_own_jvp(Fn, x, y, alpha, x_t, y_t):

@@ -234,7 +234,8 @@ def tanh_gradcheck(Tanh, cases=TANH_GRADCHECK_CASES) -> None:
         for shape in SHAPES:
             x = c.randn(*shape, seed=seed, scale=1.5)
             guarded(c.gradcheck, Tanh.apply, (x,), what=f"Tanh on shape {shape}",
-                    hint="the derivative is 1 - y * y, with y the saved output, times grad_output.")
+                    hint="the derivative is 1 - y * y, with y the saved output, times grad_output.",
+                    reference=torch.tanh)
     x = c.randn(3, 4, seed=70)
     grad_output = c.randn(3, 4, seed=71, requires_grad=False)
     y = c.call(Tanh.apply, x, what="Tanh.forward")
@@ -294,7 +295,8 @@ def tanh_gradgradcheck(Tanh, cases=GRADGRAD_CASES) -> None:
             if y.dtype != x.dtype:
                 c.fail("wrong-dtype", f"Tanh.apply returned {y.dtype} for a {x.dtype} input: compute in the "
                                       "input's dtype (no .float()), or the second derivative loses precision.")
-            guarded(c.gradgradcheck, Tanh.apply, (x,), what=f"Tanh on shape {shape}", hint=_SECOND_HINT)
+            guarded(c.gradgradcheck, Tanh.apply, (x,), what=f"Tanh on shape {shape}", hint=_SECOND_HINT,
+                    reference=torch.tanh)
 
 
 def tanh_saves_one_guarded_tensor(Tanh, cases=SAVES_CASES) -> None:

@@ -114,6 +114,7 @@ CHECKS: dict[str, str] = {
     "not-saved-for-backward": "a tensor backward needs was kept some other way than ctx.save_for_backward",
     "ctx-attribute": "forward keeps a tensor as a plain ctx attribute (no version check, no memory saved)",
     "kept-unreadable": "forward keeps a tensor alive for backward whose memory the grader cannot read (no storage)",
+    "backward-unobserved": "the node autograd made for the Function was changed so that its backward cannot be read",
     "saved-a-float": "ctx.save_for_backward was given a Python float (only tensors can be saved)",
     "needs-input": "backward fails after the input changes in place: the Function saved the input",
     "uses-input": "backward uses the input where it should use the saved output",

@@ -40,6 +40,10 @@ class RecordingLink:
     def count_as_compiling(self, result) -> None:
         """The bench counts compile time; this tool counts facts read: nothing to do."""
 
+    def note(self, fact: str) -> None:
+        """A fact read without a probe (the record the learner's process keeps of an ordinary call)."""
+        self.read.add(fact)
+
 
 @contextmanager
 def recording(link: RecordingLink):

@@ -12,10 +12,11 @@ from __future__ import annotations
 import _socket
 import os
 import warnings
+import weakref
 
 import torch
 
-from autograder.engine.sandbox import cells, codec, integrity, mirror, protocol
+from autograder.engine.sandbox import cells, codec, integrity, learner_record, mirror, protocol
 from autograder.engine.sandbox import channel as _channel
 from autograder.engine.sandbox.channel import Channel, ChannelClosed
 
@@ -201,22 +202,78 @@ def _leaves(created: dict) -> list:
     return [LEAVES.get(i, created[i]) for i in sorted(created)]
 
 
-def op_call(message: dict, created: dict, ctxs: list) -> tuple:
+# Every call is observed the same way, so that none is a measured one (checks.behaviour_record): the same frames
+# above the learner's code (serve -> op_call -> the learner's object), the collector in the same state
+# (learner_record.observed), every backward of a Function the judge calls recorded alike, and, once the call has
+# returned, a description of what it keeps for backward, by a probe found in the registry's snapshot. The last few
+# descriptions are kept, with a weak reference to each call's output, for the judge to read (`op_record`).
+_DESCRIBE = "autograder.checks.behaviour_record:describe_call"
+_AFTER = "autograder.checks.behaviour_record:after_call"
+_WEAKREF = weakref.ref
+_KEPT_RECORDS = 8
+
+
+def op_call(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES, _records=[],
+            _backwards=learner_record.BACKWARDS) -> tuple:
+    if message["h"] in OBJECTS:
+        learner_record.record_backwards_of(OBJECTS[message["h"]])
+    _backwards.clear()  # a backward read after this call is one of this call's
     fn = resolve(message["h"], {"attr": message.get("attr")})
     args, kwargs = message["args"], message["kwargs"]
     inputs = [created[i] for i in sorted(created)]
     before = mirror.Before(inputs)
     with torch.set_grad_enabled(bool(message.get("grad"))):
-        out = fn(*args, **kwargs)
+        out, made = learner_record.observed(fn, args, kwargs)
     outputs = _tensors(out, [])
     graph = None
     if message.get("record") and any(o.requires_grad for o in outputs):
         graph = len(GRAPHS) + 1
         GRAPHS[graph] = (inputs, outputs, _leaves(created), _edges(outputs))
+    describe = _probes.get(_DESCRIBE)
+    try:
+        facts = describe(out, made, tuple(inputs)) if describe is not None else None
+    except Exception:  # noqa: BLE001 - a call that cannot be described is read as none
+        facts = None
+    del made
+    _records.append({"facts": facts, "graph": graph,
+                     "ref": _WEAKREF(out) if _issubclass(_type(out), _TENSOR) else None})
+    del _records[:-_KEPT_RECORDS]
     same = mirror.identities(inputs, outputs)
     result = {"out": out, "graph": graph, "changed": mirror.changed(inputs, before), "ctx": _ctx_states(ctxs),
               "bumped": mirror.bumped(inputs, before), "rebased": mirror.rebased(inputs, outputs, before, same)}
     return result, same
+
+
+def op_record(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES,
+              _records=op_call.__defaults__[-2], _backwards=op_call.__defaults__[-1]) -> tuple:
+    """The record of the last call (`op_call`): its description; with "after", its output and what its node saved
+    as they are now; with "release", for each recorded call (oldest first), whether its output died as soon as this
+    process let go of it and of its graph (nothing else runs meanwhile: everything the call made is frozen out of the
+    collector's reach) and, if one did not, whether a full collection frees each."""
+    if not _records:
+        return {"facts": None}, {}
+    record = _records[-1]
+    reply = {"facts": record["facts"]}
+    if message.get("backward"):  # what the last backward since the call returned, if its node class still records
+        last = _backwards[-1] if _backwards else None
+        intact = last is not None and learner_record.records_backwards(last["cls"])
+        reply["backward"] = {"returned": last["returned"], "raw": last["raw"]} if intact else None
+    ref = record["ref"]
+    if message.get("after"):
+        out = ref() if ref is not None else None
+        reply["after"] = _probes[_AFTER](out) if out is not None else None
+        del out
+    if message.get("release"):  # every recorded call at once: no call is made after a release it could notice
+        refs = [r["ref"] for r in _records]
+        for r in _records:
+            GRAPHS.pop(r["graph"], None)
+        _records.clear()
+        del record, ref
+        reply["freed"] = [r is None or r() is None for r in refs]
+        if not all(reply["freed"]):
+            learner_record.collected_now()
+            reply["collected"] = [r is None or r() is None for r in refs]
+    return reply, {}
 
 
 def op_vjp(message: dict, created: dict, ctxs: list) -> tuple:
@@ -259,7 +316,7 @@ def op_getattr(message: dict, created: dict, ctxs: list) -> tuple:
     return getattr(resolve(message["h"], {"attr": message.get("attr")}), message["name"]), {}
 
 
-OPERATIONS = {"call": op_call, "vjp": op_vjp, "probe": op_probe, "getattr": op_getattr}
+OPERATIONS = {"call": op_call, "vjp": op_vjp, "probe": op_probe, "getattr": op_getattr, "record": op_record}
 
 
 # A tampering report goes out through C-level primitives bound here, before any learner code ran (the codec, the
@@ -321,3 +378,6 @@ def serve(channel: Channel, _changed=integrity.changed, _operations=OPERATIONS, 
         except (TypeError, codec.CodecError) as error:
             header, buffers = codec.encode({"error": error_data(TypeError(f"the result cannot be graded: {error}"))})
             channel.send(header, buffers)
+        # Nothing of this request outlives it here: a call's output lives on only where the learner's code (or a
+        # recorded graph) keeps it.
+        value = same = message = header = buffers = created = ctxs = None

@@ -24,7 +24,7 @@ reader reports as such, never with an exception that escapes.
                                                     learner code runs)
                           judge -> learner          fork (with the test's socket)
     control (frames)      learner -> judge          ready, forked, ended
-    test (frames)         judge -> learner          call, vjp, probe, getattr, end   (values: codec.py)
+    test (frames)         judge -> learner          call, vjp, probe, getattr, record, end (values: codec.py)
                           learner -> judge          reply: {"ok": value} or {"error": error}
 
 Frames (channel.py) have no datagram limit; the learner's control channel caps each at `MAX_CONTROL_FRAME`,
@@ -178,6 +178,7 @@ JUDGE_SENDS = {
     "vjp": ("graph", "grads", "dirty", "dirty_outputs", "create_graph"),
     "probe": ("name", "args", "kwargs"),
     "getattr": ("h", "attr", "name"),
+    "record": ("after", "release", "backward"),               # the last call's record (learner_requests.op_record)
     "end": (),
 }
 

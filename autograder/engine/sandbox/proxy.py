@@ -90,6 +90,8 @@ shared.set_handle_ids(lambda obj: object.__getattribute__(obj, "_id") if type(ob
 class Link:
     """The judge's end of one test's channel to the learner's process."""
 
+    serves_calls = True  # the learner's process records every call it serves (`record`)
+
     def __init__(self, channel: Channel):
         self.channel = channel
         self._ctx_keys: dict = {}
@@ -205,6 +207,15 @@ class Link:
     def probe(self, name: str, args: tuple, kwargs: dict):
         tensors: list = []
         return self.exchange({"op": "probe", "name": name, "args": args, "kwargs": kwargs}, tensors)
+
+    def record(self, after: bool = False, release: bool = False, backward: bool = False) -> dict:
+        """What the learner's process recorded of the last call it served, as it records every call
+        (learner_requests.op_record)."""
+        reply = self.exchange({"op": "record", "after": bool(after), "release": bool(release),
+                               "backward": bool(backward)}, [])
+        if type(reply) is not dict:
+            raise BrokenProtocol(protocol.LEARNER_BROKE.format(why="a record that is not one"))
+        return reply
 
     def _apply_changes(self, tensors: list, result: dict) -> None:
         mirror.apply_learner_changes(tensors, result)
