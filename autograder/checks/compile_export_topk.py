@@ -141,11 +141,6 @@ def topk_fake_kernel(op, cases=TOPK_FAKE_DEFAULT) -> None:
                        "dtype, the indices torch.int64.")
 
 
-def _reference_topk_fake(x, k):
-    shape = (*x.shape[:-1], k)
-    return x.new_empty(shape), x.new_empty(shape, dtype=torch.int64)
-
-
 _OWN: dict = {}
 
 
@@ -170,8 +165,12 @@ def use_stand_ins(on: bool) -> None:
         return
     state = _INSTANCE_DICT(opdef, "__dict__")
     if on:
+        def stand_in_fake(x, k):   # made here, in this test's copy only: no module of the checks holds a right fake
+            shape = (*x.shape[:-1], k)
+            return x.new_empty(shape), x.new_empty(shape, dtype=torch.int64)
+
         _OWN["fake"], _OWN["backward"] = state.get("_abstract_fn"), state.get("_backward_fn")
-        state["_abstract_fn"] = _reference_topk_fake
+        state["_abstract_fn"] = stand_in_fake
         if _OWN["backward"] is not None:
             state["_backward_fn"] = _one_per_input(_OWN["backward"])
     elif _OWN:
