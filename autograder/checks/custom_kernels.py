@@ -11,16 +11,16 @@ with no fake kernel and no autograd formula. The learner writes:
   transposed one among them), its outputs' shapes, dtypes and strides compared here with the kernel's contract. A
   fake kernel that runs the compiled kernel fails there, as it fails under torch.compile and torch.export.
 - `grad_rms_norm`: `rms_norm_setup_context` and `rms_norm_backward`, given to `register_autograd`. Checked on a
-  reference operator of the checks' own (`course_check::rms_norm`, the same kernel and a right fake kernel, made
-  when this module is imported, before any answer runs) with the learner's two functions registered on it, so a
+  stand-in operator of the checks' own (`course_check::rms_norm`, the same kernel and a fake kernel, made inside
+  the probe of the one test that needs it, never at import) with the learner's two functions registered on it, so a
   mistake in `rms_norm` costs nothing here: the gradient (the only test that reads backward's arity: the others
   take the None for eps as given), the saved tensors (an in-place change of x after the forward is caught), rstd
   (not differentiable, or its true gradient), and opcheck, which traces the backward on fake tensors.
 
 When grading, the learner's names are proxies here (autograder/engine/sandbox/proxy.py); values, gradients and the
 fake kernel's outputs are computed by calling through them and compared here. Only `fake_outputs` (the metadata
-of the operator's outputs on fake tensors), `with_autograd` (the learner's functions registered on the reference
-operator, which it hands back as the dispatcher's operator, after checking that nothing re-registered it) and
+of the operator's outputs on fake tensors), `with_autograd` (the learner's functions registered on a stand-in
+operator it makes there, under a name the dispatcher did not know, handed back as the dispatcher's operator) and
 `opcheck_results` run there, and what they read was bound when this module was imported.
 Errors become plain feedback through the Rule tables `RULES` and `OPCHECK_RULES`.
 """
@@ -32,7 +32,7 @@ import torch
 from autograder import kernels
 from autograder.checks import common as c
 from autograder.checks.compile_export_ops import (
-    FAKE_READS_DATA, _CUSTOM_OP_DEF, _INSTANCE_DICT, _dispatcher_op, as_metadata, contiguous_strides, fake_outputs, opcheck_results,
+    FAKE_READS_DATA, _CUSTOM_OP_DEF, _dispatcher_op, as_metadata, contiguous_strides, fake_outputs, opcheck_results,
     require_op as _require_custom_op,
 )
 from autograder.checks.explain import Rule, explained, literal
@@ -186,31 +186,49 @@ def fake_kernel(op, cases=FAKE_DEFAULT) -> None:
 
 # -------------------------------------------------------------------------------------- grad_rms_norm
 
-# `course_check::rms_norm`, the reference operator the learner's autograd formula is registered on: made when this
-# module is imported (the grader imports every checks module before its integrity record, so the name below is
-# watched), never cached where an answer could put another. What the tests call is the dispatcher's operator of
-# that name, made from the C registry; its registrations are read from the dispatcher (`_REFERENCE_DUMP`) before
-# each use, so an operator an answer re-registered (another autograd kernel) is refused.
-REFERENCE_QUALNAME = "course_check::rms_norm"
+# `course_check::rms_norm`, the stand-in operator the learner's autograd formula is registered on (the course's
+# kernel, and a fake kernel of its own): made inside `with_autograd`, in the learner's process of the one test that
+# needs it, never at import, so no fake kernel that answers the exercise exists where the fake test runs (each test
+# is a fresh fork of the process the answers ran in). A name the dispatcher already knows is refused (an answer that
+# defined or steered it); what the tests call is the dispatcher's operator of that name, made from the C registry.
+STAND_IN = "course_check::rms_norm"
 _KERNEL = "course_kernels::rms_norm"
+_SCHEMA = "(Tensor x, float eps) -> (Tensor, Tensor)"
 _DISPATCH_DUMP = torch._C._dispatch_dump
-
-
-def _reference_fake(x, eps):
-    return x.new_empty(x.shape), x.new_empty(x.shape[:-1])
-
-
-@torch.library.custom_op(REFERENCE_QUALNAME, mutates_args=())
-def _reference_op(x: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
-    kernel = _dispatcher_op(_KERNEL)
-    if kernel is None:
-        raise RuntimeError("course_kernels is not loaded: run the notebook's first cell")
-    return kernel(x, eps)
-
-
-_reference_op.register_fake(_reference_fake)
-_REFERENCE_DUMP = _DISPATCH_DUMP(REFERENCE_QUALNAME)
+_CUSTOM_OP = torch.library.custom_op
+_REGISTER_FAKE = _CUSTOM_OP_DEF.register_fake
 _REGISTER_AUTOGRAD = _CUSTOM_OP_DEF.register_autograd
+_LIST = list
+# The stand-ins this process's probe made (several when the checks run in one process, the notebook's own tests):
+# each call makes one under a name of its own. Whatever an answer puts here only picks another name, refused in turn
+# if the dispatcher knows it.
+_MADE: list = []
+
+
+def _fresh_name() -> str:
+    made = _MADE
+    if type(made) is not _LIST:
+        raise RuntimeError("the checks' record of their stand-in operators was replaced by the answer")
+    return STAND_IN if not made else f"{STAND_IN}_{len(made)}"
+
+
+def _stand_in_op(qualname: str):
+    """A custom operator of the checks' own under `qualname`, which the dispatcher did not know: the course's
+    forward kernel, and a fake kernel made here (the kernel's contract), put where no other test reaches it."""
+    if _DISPATCH_DUMP(qualname):
+        raise RuntimeError(f"{qualname} was defined or registered by the answer: the grader's operator of that name "
+                           "is not the answer's to make")
+
+    def forward(x, eps):
+        kernel = _dispatcher_op(_KERNEL)
+        if kernel is None:
+            raise RuntimeError("course_kernels is not loaded: run the notebook's first cell")
+        return kernel(x, eps)
+
+    op = _CUSTOM_OP(qualname, forward, mutates_args=(), schema=_SCHEMA)
+    _REGISTER_FAKE(op, lambda x, eps: (x.new_empty(x.shape), x.new_empty(x.shape[:-1])))
+    _MADE.append(qualname)
+    return op
 
 
 def _one_per_input(backward):
@@ -226,18 +244,14 @@ def _one_per_input(backward):
 
 @c.probe
 def with_autograd(setup_context, backward, one_per_input: bool = False):
-    """In the learner's process: the learner's setup_context and backward registered on the reference operator
-    (through CustomOpDef's own method, bound at import), its fake kernel put back, and the dispatcher's operator of
-    that name returned (it crosses as a handle). An operator whose dispatcher entry changed since import is
-    refused."""
+    """In the learner's process: a stand-in operator made here (`_stand_in_op`), the learner's setup_context and
+    backward registered on it (through CustomOpDef's own method, bound at import), and the dispatcher's operator of
+    that name returned (it crosses as a handle)."""
     kernels.load(allow_build=False)
-    if _DISPATCH_DUMP(REFERENCE_QUALNAME) != _REFERENCE_DUMP:
-        raise RuntimeError(f"{REFERENCE_QUALNAME} was re-registered by the answer: the grader's reference operator "
-                           "is not the answer's to change")
-    _INSTANCE_DICT(_reference_op, "__dict__")["_abstract_fn"] = _reference_fake
-    _REGISTER_AUTOGRAD(_reference_op, _one_per_input(backward) if one_per_input else backward,
-                       setup_context=setup_context)
-    return _dispatcher_op(REFERENCE_QUALNAME)
+    qualname = _fresh_name()
+    op = _stand_in_op(qualname)
+    _REGISTER_AUTOGRAD(op, _one_per_input(backward) if one_per_input else backward, setup_context=setup_context)
+    return _dispatcher_op(qualname)
 
 
 def _registered(setup_context, backward, one_per_input: bool = True):
@@ -335,7 +349,7 @@ def rstd_output(setup_context, backward, cases=RSTD_DEFAULT) -> None:
 
 
 def traced(setup_context, backward, cases=TRACED_DEFAULT) -> None:
-    """torch.library.opcheck of the reference operator with the learner's autograd registration, on inputs that
+    """torch.library.opcheck of the stand-in operator with the learner's autograd registration, on inputs that
     require grad: AOT dispatch traces backward on fake tensors."""
     op = _registered(setup_context, backward)
     for shape, dtype, seed in cases:

@@ -31,11 +31,8 @@ JUDGE_ONLY = PACKAGE / "references"
 NAMED = r"(?i)reference"          # reference_unbroadcast, REFERENCE_LINEAR_FUNCTION, _sinc_reference
 SHORT = r"(^|_)(ref|REF)(_|$)"    # linear_ref, linear_grads_ref (case-sensitive: the codec's `Ref` is a handle)
 # Names that are no answer: the instructor's tools that grade or read the solutions (files the learner's process
-# cannot read: the protected trees) ...
-EXEMPT = {"autograder.engine.grading.reference_report", "autograder.maintain.samples.reference_answers",
-          # ... and notebook 16's operator with the exercise's fake kernel, which a probe needs in the learner's
-          # process (issue 36, "steers": the notebook-16 work replaces it; delete these two then).
-          "autograder.checks.custom_kernels._REFERENCE", "autograder.checks.custom_kernels._reference_op"}
+# cannot read: the protected trees).
+EXEMPT = {"autograder.engine.grading.reference_report", "autograder.maintain.samples.reference_answers"}
 
 
 def _top_level_names(tree: ast.Module) -> list[str]:
