@@ -158,8 +158,8 @@ def _one_per_input(backward):
 def use_stand_ins(on: bool) -> None:
     """In the learner's process: while `on`, numpy_topk (found in torch.library's registry) runs on fake tensors
     with a fake kernel made here (none at import: the fake test, in a fork of its own, reaches none), and its
-    backward's result is read as (grad_x, None); then with its own again. opcheck then judges the schema, the registration and tracing: the fake kernel and the arity cost only
-    their own tests' points."""
+    backward's result is read as (grad_x, None); then with its own again. opcheck then judges the schema, the
+    registration and tracing: the fake kernel and the arity cost only their own tests' points."""
     opdef = _OPDEFS.get(TOPK_QUALNAME)
     if type(opdef) is not _CUSTOM_OP_DEF:
         return
