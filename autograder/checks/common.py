@@ -276,32 +276,30 @@ def _gradcheck_rules(code: str, hint: str, names: Sequence[str] = ()) -> tuple:
 #   tests/more/test_gradcheck_modes.py compares every reference, zoo entry and honest answer with the slow mode alone.
 # The options the checks pass (check_forward_ad, check_backward_ad, check_undefined_grad) run the same steps in
 # both modes (torch 2.13: only the Jacobian comparison and its reentrancy check, with nondet_tol, differ).
-SLOW_ONLY = False  # True: the slow mode alone, as before fast mode was tried (tests/more/test_gradcheck_modes.py)
 FAST_TIGHTER = 1e4  # fast mode's atol and rtol are the slow mode's divided by this
 
 
 def _fast_then_slow(check: Callable, fn: Callable, inputs, **options) -> None:
     """`check` (torch's gradcheck or gradgradcheck) in fast mode; the slow mode unless fast mode passed and left
     the inputs as they were."""
-    if not SLOW_ONLY:
-        rng = torch.get_rng_state()
-        snapshots = _snapshot_inputs(inputs if isinstance(inputs, (tuple, list)) else (inputs,))
-        try:
-            check(fn, inputs, **dict(options, atol=options["atol"] / FAST_TIGHTER,
-                                     rtol=options["rtol"] / FAST_TIGHTER, fast_mode=True))
-        except Exception:  # noqa: BLE001 - whatever fast mode met, the slow mode meets again and explains
-            pass
-        else:
-            if all(_same_values(tensor, saved) for tensor, saved in snapshots):
-                return
-        for tensor, saved in snapshots:  # an answer that changed its inputs in place: the slow mode starts afresh
-            if not _same_values(tensor, saved):
-                with torch.no_grad():
-                    if tensor.shape == saved.shape and tensor.dtype == saved.dtype:
-                        tensor.copy_(saved)
-                    else:
-                        tensor.data = saved.clone()
-        torch.set_rng_state(rng)
+    rng = torch.get_rng_state()
+    snapshots = _snapshot_inputs(inputs if isinstance(inputs, (tuple, list)) else (inputs,))
+    try:
+        check(fn, inputs, **dict(options, atol=options["atol"] / FAST_TIGHTER,
+                                 rtol=options["rtol"] / FAST_TIGHTER, fast_mode=True))
+    except Exception:  # noqa: BLE001 - whatever fast mode met, the slow mode meets again and explains
+        pass
+    else:
+        if all(_same_values(tensor, saved) for tensor, saved in snapshots):
+            return
+    for tensor, saved in snapshots:  # an answer that changed its inputs in place: the slow mode starts afresh
+        if not _same_values(tensor, saved):
+            with torch.no_grad():
+                if tensor.shape == saved.shape and tensor.dtype == saved.dtype:
+                    tensor.copy_(saved)
+                else:
+                    tensor.data = saved.clone()
+    torch.set_rng_state(rng)
     check(fn, inputs, **options)
 
 

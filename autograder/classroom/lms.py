@@ -184,11 +184,6 @@ def load_roster(path: Path | None, fmt: str | None = None) -> tuple[list[str], l
                       f"{shown})")
 
 
-def read_roster(path: Path | None, fmt: str | None = None) -> list[dict]:
-    """The rows of an LMS's own grades export (load_roster)."""
-    return load_roster(path, fmt)[1]
-
-
 def parse_columns(specs: list[str] | None) -> dict[str, str]:
     """`--column ASSIGNMENT=HEADER` (repeatable) -> {assignment: header}."""
     out: dict[str, str] = {}

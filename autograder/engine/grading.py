@@ -73,14 +73,6 @@ class Report:
             "isolation": dict(self.isolation),
         }
 
-    @classmethod
-    def from_json(cls, data: dict) -> "Report":
-        known = set(CellResult.__dataclass_fields__)
-        cells = [CellResult(**{k: v for k, v in c.items() if k in known}) for c in data["cells"]]
-        return cls(data["notebook"], data.get("assignment", ""), data["score"], data["max_score"], cells,
-                   data.get("seconds", 0.0), data.get("sha256", ""), list(data.get("notes", [])),
-                   dict(data.get("isolation", {})))
-
 
 # ------------------------------------------------------------------------------------------ the steps
 

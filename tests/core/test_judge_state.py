@@ -1,7 +1,7 @@
 """Every test starts from the same judge, though tests run in the notebook's judge process rather than a fork
 of it each (judge.py `_test_here`, judge_state.py): what one test changes or leaves open, the next does not see;
-what cannot be put back ends the notebook's later tests as the grader's error; our own timer ends a test that
-runs too long; and a fresh fork per test (`Limits.judge_forks`) gives the same verdicts."""
+what cannot be put back ends the notebook's later tests as the grader's error; and our own timer ends a test
+that runs too long."""
 
 from __future__ import annotations
 
@@ -60,7 +60,6 @@ def test_what_a_test_changes_the_next_does_not_see(sandbox, change):
                                ("test_fresh_after", FRESH)])
     assert [o.feedback for o in outcomes][1:] == ["changed", outcomes[0].feedback], [o.feedback for o in outcomes]
     assert outcomes[0].feedback.startswith("fresh: "), outcomes[0].feedback  # (python's and numpy's generators too)
-    assert not any(o.details["judge_forked"] for o in outcomes), "every test ran in the notebook's judge"
 
 
 LEFT_OPEN = {
@@ -97,16 +96,6 @@ def test_a_state_that_cannot_be_put_back_ends_the_notebook_as_the_graders_error(
     for outcome in outcomes[1:]:
         assert (outcome.status, outcome.mistake) == ("error", "grader-error"), outcome.feedback
         assert "test_holds" in outcome.feedback and "inference mode" in outcome.feedback, outcome.feedback
-
-
-def test_forked_judges_give_the_same_verdicts(sandbox):
-    tests = [("test_fresh", FRESH), ("test_change", CHANGES["default dtype"] + "\nassert False, 'changed'"),
-             ("test_clean", CLEAN), ("test_fails", "assert Square.apply(torch.ones(1)).item() == 2.0, 'one'")]
-    here, forked = grade(sandbox, tests), grade(sandbox, tests, judge_forks=True)
-    assert [(o.status, o.mistake) for o in here] == [(o.status, o.mistake) for o in forked] == \
-        [("failed", "assertion"), ("failed", "assertion"), ("passed", ""), ("failed", "assertion")]
-    assert [o.feedback for o in here][1:] == [o.feedback for o in forked][1:]
-    assert [o.details["judge_forked"] for o in here + forked] == [False] * 4 + [True] * 4
 
 
 @pytest.mark.parametrize("loop", ["while True:\n    pass\n",                       # the judge's own Python

@@ -4,7 +4,7 @@
 the slow mode (the whole Jacobian, which names the element and the input that differ) only when fast mode does
 not pass. This file shows that nothing a learner sees changes: every test cell of every reference answer, zoo
 entry and honest answer that reaches a gradcheck is run twice in this process, as graded and with the slow mode
-alone (`common.SLOW_ONLY`), and the two outcomes (status, feedback, mistake code, details) must be the same. The
+alone (`common._fast_then_slow` replaced by `_slow_alone` here), and the two outcomes (status, feedback, mistake code, details) must be the same. The
 unit tests below pin the four ways the two could part: a failure explained by the fast mode's message, an error
 in one element too small for torch's fast mode to see, a pass that only held because the answer changed its
 inputs, and the random grad_outputs gradgradcheck draws.
@@ -28,6 +28,17 @@ SOURCES = {s.assignment: s for s in notebooks.sources()}
 EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for g in s.grade_ids("answer")}
 GradcheckError = sys.modules["torch.autograd.gradcheck"].GradcheckError  # the name `gradcheck` is the function
 HONEST = sorted((Path(__file__).parent.parent / "honest").glob("*/*.py"))
+FAST_THEN_SLOW = common._fast_then_slow  # the live path, as graded
+
+
+def _slow_alone(check, fn, inputs, **options) -> None:
+    """torch's slow mode alone, on the options the checks pass: what fast then slow must give."""
+    check(fn, inputs, **options)
+
+
+def use_modes(monkeypatch, slow_only: bool) -> None:
+    """The checks' gradcheck and gradgradcheck run the slow mode alone, or fast then slow as graded."""
+    monkeypatch.setattr(common, "_fast_then_slow", _slow_alone if slow_only else FAST_THEN_SLOW)
 
 
 def _cases() -> list:
@@ -78,7 +89,7 @@ def test_fast_then_slow_gives_the_slow_modes_verdict_and_feedback(source, exerci
     differ, compared = [], 0
     for test in tests:
         counted.update(calls=0, fast=0, fast_passed=0)
-        monkeypatch.setattr(common, "SLOW_ONLY", False)
+        use_modes(monkeypatch, False)
         [(grade_id, graded)] = run_in_process(before, [test])
         if not counted["calls"]:
             continue  # no gradcheck in this test: nothing could differ
@@ -87,9 +98,9 @@ def test_fast_then_slow_gives_the_slow_modes_verdict_and_feedback(source, exerci
         if answer is None:  # a reference never needs the slow mode: FAST_TIGHTER is not so tight that it would
             assert fast_passed == counted["fast"], f"{grade_id}: the reference failed fast mode {counted}"
         counted.update(calls=0, fast=0, fast_passed=0)
-        monkeypatch.setattr(common, "SLOW_ONLY", True)
+        use_modes(monkeypatch, True)
         [(_, slow)] = run_in_process(before, [test])
-        assert counted["calls"] and not counted["fast"], f"{grade_id}: SLOW_ONLY still tried fast mode"
+        assert counted["calls"] and not counted["fast"], f"{grade_id}: the slow mode alone still tried fast mode"
         compared += 1
         if _seen(graded) != _seen(slow):
             differ.append((grade_id, f"fast passed {fast_passed}", _seen(graded), _seen(slow)))
@@ -146,9 +157,9 @@ class TwoInTwoOut(torch.autograd.Function):
 
 def test_a_failure_is_explained_by_the_slow_mode(monkeypatch):
     x, y = _x(3, seed=1), _x(3, seed=2)
-    monkeypatch.setattr(common, "SLOW_ONLY", True)
+    use_modes(monkeypatch, True)
     slow = _message(common.gradcheck, lambda a, b: TwoInTwoOut.apply(a, b), (x, y), "TwoInTwoOut", names=("x", "y"))
-    monkeypatch.setattr(common, "SLOW_ONLY", False)
+    use_modes(monkeypatch, False)
     graded = _message(common.gradcheck, lambda a, b: TwoInTwoOut.apply(a, b), (x, y), "TwoInTwoOut",
                       names=("x", "y"))
     assert graded == slow and "output 1 with respect to input 2 (y)" in slow, slow
@@ -164,7 +175,7 @@ def test_an_error_in_one_element_that_torchs_fast_mode_misses_still_fails(monkey
     assert not torch.autograd.gradcheck(OffAtOneElement.apply, (x,), **options)
     messages = []
     for slow_only in (True, False):
-        monkeypatch.setattr(common, "SLOW_ONLY", slow_only)
+        use_modes(monkeypatch, slow_only)
         messages.append(_message(common.gradcheck, OffAtOneElement.apply, (x,), "OffAtOneElement"))
     assert messages[0] == messages[1] and "does not match the finite-difference gradient" in messages[0], messages
 
@@ -191,7 +202,7 @@ def test_a_pass_that_changed_the_inputs_goes_to_the_slow_mode(monkeypatch, count
                              rtol=1e-3, fast_mode=True)  # passes alone: the guard below is what stops it
     outcomes = []
     for slow_only in (True, False):
-        monkeypatch.setattr(common, "SLOW_ONLY", slow_only)
+        use_modes(monkeypatch, slow_only)
         x = start.detach().clone().requires_grad_()
         outcomes.append(_message(common.gradcheck, SinInPlace.apply, (x,), "SinInPlace"))
     assert outcomes[0] == outcomes[1] and counted["fast_passed"] == 1, (outcomes, counted)
@@ -215,7 +226,7 @@ def test_gradgradcheck_draws_the_same_grad_outputs_in_the_slow_mode(monkeypatch)
     x = _x(5, seed=5)
     after = []
     for slow_only in (True, False):
-        monkeypatch.setattr(common, "SLOW_ONLY", slow_only)
+        use_modes(monkeypatch, slow_only)
         torch.manual_seed(11)
         message = _message(common.gradgradcheck, TwiceWrong.apply, (x,), "TwiceWrong")
         after.append((message, torch.rand(3).tolist()))  # the global RNG is where the slow mode alone leaves it

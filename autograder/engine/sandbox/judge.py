@@ -6,7 +6,6 @@
     for each test:  the template forks a copy (the one fork its seccomp filter lets through, with our leave)
         ->  this process runs the setup cells again and the test cell, the learner's names bound to proxies
             (`proxy.Remote`), from the state every test starts from (judge_state.py), and computes the verdict
-            (with `Limits.judge_forks`, a fork of this process does, as every test did before: 15-20 ms more)
 
 This file is the notebook's run and each test's; judge_learner.py holds the learner's sandbox (starting it,
 reading its reports, stopping it). Everything the learner's side sends is checked against protocol.py and
@@ -33,7 +32,7 @@ from autograder.engine import shared
 from autograder.engine.sandbox import cells, cgroup, codec, confine, judge_state, protocol, proxy, warm
 from autograder.engine.sandbox.cells import Outcome
 from autograder.engine.sandbox.channel import Channel
-from autograder.engine.sandbox.judge_learner import FORGED_READY, STALLED, LearnerSandbox, died, kill
+from autograder.engine.sandbox.judge_learner import FORGED_READY, STALLED, LearnerSandbox, died
 
 SPOILED = ("the grader could not run this test on a fresh state ({why}): its own failure, not yours; tell your "
            "instructor.")
@@ -80,8 +79,6 @@ class Judge:
         self.job = job
         self.limits = job["limits"]
         self.learner = LearnerSandbox(job, workdir, read_roots)
-        self.setup_namespace: dict = {}
-        self.exiting: list = []  # tests' judges that gave their verdict and are still exiting (`_reap`)
         self.setup_code: list = []  # the setup cells, compiled: each test run here runs them again
         self.baseline: judge_state.Baseline | None = None
         self.spoiled: str | None = None  # why no further test can run in this process (judge_state.py)
@@ -108,7 +105,6 @@ class Judge:
             outcome = answer_cell_cause(outcome, learner.failures)
             outcome.details.setdefault("phases", {})["answers"] = round(learner.answers_seconds / max(len(tests), 1), 4)
             outcomes.append(self._with_isolation(outcome))
-        self._reap()
         notes = [answer_cell_note(f) for f in learner.failures if not f["setup"]]
         if learner.forged_ready:
             notes = [FORGED_READY]
@@ -137,10 +133,11 @@ class Judge:
         return failure
 
     def _run_setup(self) -> None:
-        """The setup cells run here too (they are the course's): the tests see their names."""
+        """The setup cells run here too (they are the course's): the tests see their names. They run once now,
+        before the baseline is recorded, so the state every test starts from is the one they leave."""
         self.setup_code = [cells.compile_cell(source, label) for label, source in self.job["cells"]
                            if not label.startswith("answer")]
-        self.setup_namespace = self._fresh_setup()
+        self._fresh_setup()
 
     # ----------------------------------------------------------------------------------------- a test
     def _test(self, grade_id: str, source: str) -> Outcome:
@@ -156,11 +153,8 @@ class Judge:
             ours.close()
             return failure
         deadline = start + self.limits["seconds_per_test"]
-        if self.limits.get("judge_forks"):
-            outcome, forked_at = self._test_in_a_fork(grade_id, source, ours, deadline)
-        else:
-            forked_at = time.monotonic()
-            outcome = self._test_here(grade_id, source, ours, deadline)
+        forked_at = time.monotonic()
+        outcome = self._test_here(grade_id, source, ours, deadline)
         if outcome.status == "timeout":
             self.learner.stop()  # the copy may still be running: the whole sandbox goes, the next test gets a new one
             status = None
@@ -170,7 +164,6 @@ class Judge:
             outcome = died(status)
         outcome.seconds = round(time.monotonic() - start, 4)
         outcome.details.setdefault("phases", {}).update(fork=round(forked_at - start, 4))
-        outcome.details["judge_forked"] = bool(self.limits.get("judge_forks"))
         judges = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
                      resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024
         outcome.details["child_maxrss_mb"] = round(max(judges, self.learner.peak_mb), 1)
@@ -197,59 +190,15 @@ class Judge:
                 cells.run(code, namespace, "setup")
         return namespace
 
-    def _test_in_a_fork(self, grade_id: str, source: str, sock: socket.socket, deadline: float):
-        """(outcome, when the fork was made): the test cell run in a fresh fork of this process."""
-        results_r, results_w = os.pipe()
-        judge_pid = os.fork()
-        if judge_pid == 0:
-            os.close(results_r)
-            _judge_child(grade_id, source, sock, results_w, self)
-        os.close(results_w)
-        sock.close()
-        forked_at = time.monotonic()
-        outcome = self._verdict(results_r, judge_pid, deadline)
-        os.close(results_r)
-        return outcome, forked_at
-
-    def _verdict(self, fd: int, pid: int, deadline: float) -> Outcome:
-        """The test's judge's verdict, read from its pipe (at most `protocol.MAX_VERDICT` bytes) by the deadline."""
-        data = b""
-        while True:
-            if not self.learner.wait([fd], deadline):
-                kill(pid)
-                return Outcome("timeout", TEST_TIMEOUT, "timeout")
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            data += chunk
-            if len(data) > protocol.MAX_VERDICT:
-                kill(pid)
-                break
-        self._reap(pid)
-        return read_verdict(data)
-
-    def _reap(self, pid: int | None = None) -> None:
-        """Reap the test's judge `pid` if it is gone, else later: it closed its end of the verdict's pipe before
-        exiting, and tearing down a copy of this process takes milliseconds that the next test need not wait for.
-        Without `pid`: wait for every one still exiting (before the notebook's reply)."""
-        if pid is not None:
-            self.exiting.append(pid)
-        for waiting in list(self.exiting):
-            try:
-                done, _ = os.waitpid(waiting, 0 if pid is None else os.WNOHANG)
-            except ChildProcessError:
-                done = waiting
-            if done:
-                self.exiting.remove(waiting)
-
 
 def read_verdict(data: bytes) -> Outcome:
-    """A test's judge's `verdict` as an Outcome; the grader's own failure if it is not one."""
+    """A test's `verdict` (test_verdict's JSON) as an Outcome; the grader's own failure if it is not one. It is
+    bounded as the notebook's reply that carries it is (`MAX_GRADED_FRAME`)."""
     if not data:
-        return Outcome("error", "the grader failed on this test (its judge ended without a verdict); tell your "
+        return Outcome("error", "the grader failed on this test (it ended without a verdict); tell your "
                                 "instructor.", "grader-error")
     try:
-        message = protocol.check_json("verdict", data, protocol.MAX_VERDICT)
+        message = protocol.check_json("verdict", data, protocol.MAX_GRADED_FRAME)
     except protocol.ProtocolError as error:
         return Outcome("error", protocol.GRADER_BROKE.format(why=error), "grader-error")
     return Outcome(message["status"], message["feedback"], message["mistake"], details=message["details"])
@@ -287,18 +236,6 @@ def answer_cell_cause(outcome: Outcome, failures: list) -> Outcome:
         return Outcome(cause.status, _clip(f"your answer cell `{f['cell']}` raised an error: {cause.feedback}"),
                        cause.mistake or "exception", details=outcome.details)
     return outcome
-
-
-def _judge_child(grade_id: str, source: str, sock: socket.socket, results_w: int, judge: Judge):
-    """A fresh judge process for one test: its verdict goes to the notebook's judge through `results_w`."""
-    try:
-        judge.learner.close()  # the sandbox's channels are the notebook judge's
-        data = test_verdict(grade_id, source, sock, judge, judge.setup_namespace)
-        while data:
-            data = data[os.write(results_w, data):]
-        os.close(results_w)  # the verdict is whole now: the notebook's judge reads on while this process exits
-    finally:
-        os._exit(0)
 
 
 class OutOfTime(BaseException):
@@ -347,7 +284,7 @@ def learner_name(link, info: dict):
 
 def test_verdict(grade_id: str, source: str, sock: socket.socket, judge: Judge, setup: dict) -> bytes:
     """The test cell run against proxies of the learner's names (and the setup cells' names), the learner's
-    copy reached through `sock`: its verdict (protocol.py `verdict`), as the notebook's judge reads it."""
+    copy reached through `sock`: its verdict (protocol.py `verdict`), as `read_verdict` reads it."""
     try:
         shared.set_base_seed(judge.job["seed"])
         link = proxy.Link(Channel(sock))

@@ -23,8 +23,6 @@ class Limits:
     end_seconds: float = 2.0         # a test's copy is reported ended within this after its test
     restarts: int = 3                # fresh learner processes a notebook may need (after a timeout or a stall)
     isolation: str = "full"          # one of ISOLATION_LEVELS
-    judge_forks: bool = False        # each test in a fork of the notebook's judge (its state put back instead:
-                                     # judge_state.py), as before: 15-20 ms a test slower, the same verdicts
 
 
 @dataclass

@@ -1,10 +1,10 @@
 """The wire contract between the grading processes: every message kind, declared once.
 
     grader -> root -(fork)-> judge -(fork)-> starter -(clone)-> learner's sandbox -(fork)-> a test's copy
-                               └-(fork)-> a test's judge (with Limits.judge_forks; else the judge runs each test)
 
 Trust falls along the arrows: each process reads what the processes after it send as hostile data, and
-checks what its own grader-side forks send (the starter, a test's judge) too, their failure being the grader's.
+checks what its own grader-side fork sends (the starter) and its own test's verdict too, their failure being the
+grader's.
 A message carries facts, never a status, a pid or a size its reader would act on unchecked: pass, fail, error
 and timeout are decided by the judge from what it computed and observed itself; a pid is the kernel's word (the
 reader's own child) or nothing; every size is capped before anything is allocated for it. Each kind has a JSON
@@ -19,7 +19,7 @@ reader reports as such, never with an exception that escapes.
                           judge -> grader           graded (an outcome per test), or failed (why not)
     starter (seqpacket)   judge -> starter          start (a signal)
                           starter -> judge          started (with the sandbox's two sockets attached)
-    verdict (pipe)        a test's judge -> judge   verdict
+    (within the judge)    a test's run -> judge     verdict (its JSON, checked before it joins the reply)
     fds (seqpacket)       learner -> judge          hello (with the seccomp listener; sent before any
                                                     learner code runs)
                           judge -> learner          fork (with the test's socket)
@@ -28,7 +28,7 @@ reader reports as such, never with an exception that escapes.
                           learner -> judge          reply: {"ok": value} or {"error": error}
 
 Frames (channel.py) have no datagram limit; the learner's control channel caps each at `MAX_CONTROL_FRAME`,
-the grader's read of the judge's reply at `MAX_GRADED_FRAME`, the judge's read of a verdict at `MAX_VERDICT`.
+the grader's read of the judge's reply at `MAX_GRADED_FRAME` (a test's verdict, part of it, at the same).
 """
 
 from __future__ import annotations
@@ -50,7 +50,6 @@ MAX_TEXT = 8000                        # a message, a cell label, a type name
 MAX_OUTPUT = 64_000
 MAX_FEEDBACK = 20_000                  # a test's feedback or a note, as the judge sends it (cut there)
 MAX_TESTS = 1000                       # test cells of one notebook
-MAX_VERDICT = 1024 * 1024              # a test's verdict, read from its judge's pipe
 MAX_GRADED_FRAME = 64 * 1024 * 1024    # a notebook's outcomes, read by the grader
 MAX_PID = 1 << 22                      # the kernel's own bound (pid_max)
 
@@ -103,7 +102,6 @@ _ISOLATION = {"type": "object", "maxProperties": 30, "propertyNames": {"maxLengt
 # What the judge records of a test besides its verdict: every field it ever writes, and no other.
 DETAILS = _object({
     "exception": _NAME, "exit": _NAME, "check_seconds": _SECONDS, "child_maxrss_mb": _SECONDS, "round_trips": _COUNT,
-    "judge_forked": {"type": "boolean"},  # the test ran in a fork of the notebook's judge, not in the judge itself
     "phases": {"type": "object", "maxProperties": 20, "propertyNames": {"maxLength": 200},
                "additionalProperties": _SECONDS},
     "isolation": _ISOLATION}, required=[])
@@ -137,7 +135,7 @@ JUDGE_REPLIES = {
     "failed": _object({"error": _TEXT}),
 }
 
-# Within the judge: its starter's answer, and a test's judge's verdict.
+# Within the judge: its starter's answer, and a test's verdict.
 JUDGE_FORKS_SEND = {
     "started": _object({"pid": {"type": "integer", "minimum": -1, "maximum": MAX_PID}}),
     "verdict": _object({"status": {"enum": list(STATUSES)}, "feedback": {"type": "string", "maxLength": MAX_FEEDBACK},
