@@ -54,7 +54,7 @@ def cause(exercise: str, chosen, cases=(LISTED,)) -> None:
     RIGHT among the cases (the hidden test): it is the cause of that exercise's broken Function."""
     name = f"CAUSE_{exercise}"
     if chosen is None or chosen is Ellipsis:
-        c.fail("no-cause", f"`{name}` is not implemented yet (not named): set it to one of the keys of CAUSES, as a "
+        c.fail("no-cause", f"{name} is not implemented yet (not named): set it to one of the keys of CAUSES, as a "
                            "string.")
     if _normalise(chosen) not in CAUSES:
         c.fail("unknown-cause", f"`{name}` is {chosen!r}, which is not a key of CAUSES. Use one of: "
