@@ -342,8 +342,22 @@ def build(force: bool = False, workers: int = 2, quiet: bool = False) -> Path:
     if result.returncode != 0:
         raise SystemExit(f"the site did not build (jupyter-book exit code {result.returncode}); "
                          "every warning counts as an error")
+    _widget_fonts_beside_pages(HTML)
     say(f"HTML built in {time.monotonic() - sphinx_start:.1f} s: {HTML / 'index.html'}")
     return HTML
+
+
+def _widget_fonts_beside_pages(html: Path) -> None:
+    """The widget manager's stylesheet declares the icon fonts again, at `@jupyter-widgets/<file>` next to the page
+    that loads it; once it has loaded, every icon of the page (the theme's "back to top" arrow, shown only once the
+    reader scrolls down) asks for its font there. Each page that loads the manager gets those fonts beside it."""
+    fonts = sorted((html / "_static" / "vendor" / "html-manager").glob("*.woff*"))
+    for page in html.rglob("*.html"):
+        if fonts and "html-manager/embed-amd.js" in page.read_text(encoding="utf-8", errors="replace"):
+            folder = page.parent / "@jupyter-widgets"
+            folder.mkdir(exist_ok=True)
+            for font in fonts:
+                shutil.copy(font, folder / font.name)
 
 
 def main(argv: list[str] | None = None) -> int:
