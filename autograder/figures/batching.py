@@ -119,7 +119,7 @@ def show_batch_dim(samples: torch.Tensor, *batch_dims: int, show: bool = True) -
 
 
 def batch_dim_explorer(count: int = 3):
-    """A menu for the batch dimension and one for the number of samples; each change redraws."""
+    """A menu for the batch dimension and a slider for the number of samples; each change redraws."""
     import ipywidgets as widgets
 
     def explore(batch_dim, samples):
@@ -130,5 +130,4 @@ def batch_dim_explorer(count: int = 3):
         explore,
         batch_dim=widgets.Dropdown(options=[("0 (first)", 0), ("1 (last)", 1)], value=0,
                                    description="batch on"),
-        # a menu, not a slider: the site's offline widget bundle has no icon fonts for the slider to ask for
-        samples=widgets.Dropdown(options=[2, 3, 4, 5], value=count, description="samples"))
+        samples=widgets.IntSlider(value=count, min=2, max=5, description="samples"))

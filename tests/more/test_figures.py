@@ -262,11 +262,11 @@ def test_batch_dim_explorer_redraws_on_each_control(capsys):
     from autograder.figures.batching import batch_dim_explorer
 
     explorer = batch_dim_explorer(count=3)
-    menu, samples = explorer.children[:2]
-    assert (menu.value, samples.value) == (0, 3)
+    menu, slider = explorer.children[:2]
+    assert (menu.value, slider.value) == (0, 3)
     menu.value = 1
     assert "batch on dimension 1: 0 of 3 samples right" in capsys.readouterr().out
-    samples.value = 5
+    slider.value = 5
     assert "batch on dimension 1: 0 of 5 samples right" in capsys.readouterr().out
 
 
