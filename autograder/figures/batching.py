@@ -17,7 +17,8 @@ import torch
 
 
 class PassThroughRunningSum(torch.autograd.Function):
-    """np.cumsum along the last dimension; its vmap rule hands the batch to the kernel where it is."""
+    """np.cumsum along the last dimension; its vmap rule hands the batch to the kernel where it is. No backward:
+    the picture never differentiates it, and the package holds no part of the exercise's answer."""
 
     @staticmethod
     def forward(x):
@@ -26,10 +27,6 @@ class PassThroughRunningSum(torch.autograd.Function):
     @staticmethod
     def setup_context(ctx, inputs, output):
         pass
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output.flip(-1).cumsum(-1).flip(-1)
 
     @staticmethod
     def vmap(info, in_dims, x):
