@@ -4,7 +4,8 @@ A zoo entry is the full source of one answer cell containing one realistic mista
 what the mistake is (`# mistake: ...`), a phrase the feedback must contain (`# feedback: ...`) and the mistake
 code(s) of the tests whose feedback carries that phrase (`# code: ...`, several separated by `|`; every one is a code
 of autograder/engine/mistakes.py and must be among the codes of the tests the entry fails), the rule of its
-exercise it breaks (`# rule: ...`, declared once per exercise in tests/zoo/rules.toml), the tests of its exercise it
+exercise it breaks (`# rule: ...`, declared once per exercise in tests/zoo/rules.toml; an answer that makes several
+independent mistakes names each, separated by spaces), the tests of its exercise it
 fails (`# fails: ...`, the grade ids' suffixes after `test_<Exercise>_`), its score there (`# score: got/max`) and,
 where a test reaches the same cause by another road, the other codes that cause may carry (`# family: code|code`).
 The header is read here only (`header`), by every test that reads it.
@@ -33,10 +34,15 @@ class ZooEntry:
     mistake: str
     feedback: str
     codes: tuple[str, ...] = ()
-    rule: str = ""                      # the rule of its exercise it breaks (tests/zoo/rules.toml)
+    rule: str = ""                      # the rule(s) of its exercise it breaks (tests/zoo/rules.toml)
     fails: frozenset = frozenset()      # the tests of its exercise it fails (suffixes after test_<Exercise>_)
     score: tuple[float, float] | None = None
     family: frozenset = field(default_factory=frozenset)
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """Each rule the entry breaks: one for one mistake; an answer with several independent mistakes names each."""
+        return tuple(self.rule.split())
 
 
 def header(text: str) -> dict[str, str]:

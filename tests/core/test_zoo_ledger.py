@@ -2,8 +2,9 @@
 process as the fast tier grades (tests/zoo_ledger.py), and every field of its header is checked together: the tests of
 its exercise it fails (`# fails:`) and its score (`# score:`) exactly; its feedback phrase and codes; every failing
 test blames its cause (`# code:` or `# family:`); and, where its exercise declares its rules (tests/zoo/rules.toml), it
-loses only tests of the rule it names (`# rule:`), no more than that rule's points, and no point of another exercise of
-its notebook (a test that checks one rule takes a reference for everything else, the learner's helpers included).
+loses only tests of the rule it names (`# rule:`; an answer with several independent mistakes names each), no more
+than those rules' points, and no point of another exercise of its notebook (a test that checks one rule takes a
+reference for everything else, the learner's helpers included).
 
 No feedback message shows a line or an expression of a reference answer (solutions/, between BEGIN and END SOLUTION;
 tests/zoo_ledger.py's `answer_code_in`): a message names the rule, so that a second attempt is not copying.
@@ -87,7 +88,8 @@ def test_every_entry_declares_its_header():
     missing = {k: v for k, v in missing.items() if v}
     assert not missing, f"add these header lines: {missing}"
     unknown = {f"{e.exercise}/{e.name}": e.rule for e in ENTRIES if e.exercise in RULES
-               and e.rule not in RULES[e.exercise] and e.rule != samples.UNANSWERED}
+               and (e.rule == "" or not set(e.rules) <= set(RULES[e.exercise]) | {samples.UNANSWERED}
+                    or samples.UNANSWERED in e.rules and len(e.rules) > 1)}
     assert not unknown, f"`# rule:` names no rule of tests/zoo/rules.toml: {unknown}"
     assert all("not-implemented" in e.codes or "not-answered" in e.codes
                for e in ENTRIES if e.rule == samples.UNANSWERED), "only an unfilled answer loses every rule"
@@ -98,8 +100,9 @@ def test_every_entry_declares_its_header():
 def test_the_header_is_read():
     text = "# mistake: m\n# code: a|b\n# rule: r\n# fails: x y\n# score: 3/4\n# family: c\nclass X:\n# score: 1/1\n"
     entry = samples.entry_of(samples.Path("zoo/X/x.py"), text)
-    assert (entry.exercise, entry.codes, entry.rule, entry.fails, entry.score, entry.family) == (
-        "X", ("a", "b"), "r", {"x", "y"}, (3.0, 4.0), {"c"})
+    assert (entry.exercise, entry.codes, entry.rules, entry.fails, entry.score, entry.family) == (
+        "X", ("a", "b"), ("r",), {"x", "y"}, (3.0, 4.0), {"c"})
+    assert samples.entry_of(samples.Path("zoo/X/x.py"), "# mistake: m\n# rule: r s\n").rules == ("r", "s")
     assert samples.entry_of(samples.Path("zoo/X/x.py"), "# mistake: m\nclass X:\n    pass\n").score is None
 
 
@@ -130,14 +133,16 @@ def cascade(entry, graded) -> list[str]:
         problems.append(f"it loses other exercises' tests: { {g: r[3] for g, r in others.items()} }")
     if entry.rule == samples.UNANSWERED:
         return problems
-    rule = RULES[entry.exercise][entry.rule]
+    broken = [RULES[entry.exercise][name] for name in entry.rules]
+    tests = frozenset().union(*(rule.tests for rule in broken))
+    points = sum(rule.points for rule in broken)
     lost = graded.lost(entry.exercise)
-    outside = sorted(set(lost) - rule.tests)
+    outside = sorted(set(lost) - tests)
     if outside:
-        problems.append(f"it loses {outside}, tests of other rules than `{rule.name}` ({sorted(rule.tests)})")
+        problems.append(f"it loses {outside}, tests of other rules than `{entry.rule}` ({sorted(tests)})")
     loss = sum(r[1] - r[0] for r in lost.values())
-    if loss > rule.points:
-        problems.append(f"it loses {loss:g} points, its rule `{rule.name}` has {rule.points:g}")
+    if loss > points:
+        problems.append(f"it loses {loss:g} points, its rule(s) `{entry.rule}` have {points:g}")
     return problems
 
 
