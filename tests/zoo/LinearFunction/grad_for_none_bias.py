@@ -1,7 +1,7 @@
-# mistake: always returns a bias gradient, also when bias is None
+# mistake: always returns all three gradients: ignores ctx.needs_input_grad, and returns a bias gradient also when bias is None (two mistakes)
 # feedback: return None for a missing bias
 # code: grad-for-none-bias
-# rule: derivative
+# rule: derivative needs_input_grad
 # fails: values gradcheck needs_input_grad
 # family: ignores-needs-input-grad
 # score: 0/3
