@@ -2,8 +2,8 @@
 # feedback: super().__init__()
 # code: no-super-init
 # rule: parameters
-# fails: parameters forward trains
-# score: 0/3
+# fails: parameters
+# score: 2/3
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         bound = 1 / math.sqrt(in_features)

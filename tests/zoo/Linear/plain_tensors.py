@@ -2,8 +2,8 @@
 # feedback: not an nn.Parameter
 # code: not-a-parameter
 # rule: parameters
-# fails: parameters trains
-# score: 1/3
+# fails: parameters
+# score: 2/3
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()
