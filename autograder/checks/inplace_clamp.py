@@ -8,8 +8,8 @@ import torch
 from autograder.checks import common as c
 from autograder.checks import raw_errors
 from autograder.checks.explain import Rule, explained
-from autograder.checks.inplace_shared import (INPLACE_RULES, dtype_name, grad_through,
-                                              require_changed_in_place, saved_then_changed)
+from autograder.checks.inplace_shared import (INPLACE_RULES, dtype_name, grad_through, require_in_place,
+                                              require_returned, saved_then_changed)
 
 
 CLAMP = "ClampInplace"
@@ -32,29 +32,22 @@ def _clamp_input(shape, low, high, seed, dtype):
 
 
 def _clamp(ClampInplace, x, low, high, what):
-    version, before = x._version, x.detach().clone()
+    """ClampInplace.apply(x, low, high): what it returns must hold x clamped (whether that is x itself is
+    clamp_version_counter's rule)."""
+    before = x.detach().clone()
     with explained(what, CLAMP_RULES):
         y = ClampInplace.apply(x, low, high)
-    require_changed_in_place(y, x, before, before.clamp(low, high), version, what, "an in-place clamp")
+    require_returned(y, before.clamp(low, high), what, "x clamped to [low, high]")
     return y
 
 
 def _clamp_in_place(ClampInplace, x, low, high, what):
-    """ClampInplace.apply(x, low, high) must leave x clamped, its version counter moved; what it returns is
-    clamp_values' rule (so the tests of the other rules follow what it returns, x itself for a right answer)."""
+    """ClampInplace.apply(x, low, high) must keep the in-place contract: x itself changed, marked dirty and
+    returned, its version counter moved (the clamped values and the gradient are clamp_values' rule)."""
     version, before = x._version, x.detach().clone()
     with explained(what, CLAMP_RULES):
         y = ClampInplace.apply(x, low, high)
-    expected = before.clamp(low, high)
-    if bool(torch.equal(x.detach(), before)) and not bool(torch.equal(before, expected)):
-        c.fail("returns-new-tensor", f"{what} left x unchanged: this Function works in place, so clamp x itself "
-                                     "(not a clone of it).")
-    c.require_close(x, expected, f"x after {what}", "wrong-forward", "forward must clamp x itself.",
-                    rtol=1e-12, atol=1e-14)
-    if x._version == version:
-        c.fail("version-counter-missed",
-               f"{what} changed x without moving its version counter (x._version is still {version}): the change "
-               "went through x.data and x was not marked dirty, so autograd cannot know x changed.")
+    require_in_place(y, x, before, version, what, "an in-place clamp")
     return y
 
 
@@ -84,10 +77,11 @@ CLAMP_VALUE_TABLE = [((), -1.0, 1.0, 210, torch.float64), ((3, 4), 0.0, 2.0, 211
 
 
 def clamp_values(ClampInplace, cases=CLAMP_VALUE_CASES) -> None:
-    """x computed from a leaf (a plain copy, and tanh deeper in a graph) is clamped in place: x itself is
-    returned, holds x.clamp(low, high), its version counter moved, and the gradient of a loss computed from x
-    afterwards is grad_output where low < x < high, 0 elsewhere. Visible: one (6,) float64 case;
-    CLAMP_VALUE_TABLE: more shapes, bounds and float32."""
+    """x computed from a leaf (a plain copy, and two operations deeper in a graph) is clamped: what the call
+    returns holds x.clamp(low, high), and the gradient of a loss computed from it afterwards is grad_output where
+    low < x < high, 0 elsewhere (and None for each bound). Whether x itself is changed, marked dirty and
+    returned is clamp_version_counter's rule. Visible: one (6,) float64 case; CLAMP_VALUE_TABLE: more shapes,
+    bounds and float32."""
     c.require_function(ClampInplace, CLAMP)
     for case in cases:
         if case == "gradcheck":  # float64 gradcheck of x -> ClampInplace.apply(x.clone(), -0.5, 0.5)
@@ -104,9 +98,9 @@ def clamp_values(ClampInplace, cases=CLAMP_VALUE_CASES) -> None:
             leaf = start.clone().requires_grad_(True)
             x = make_x(leaf)
             what = f"{CLAMP}.apply(x, {low}, {high}) for {how} of shape {shape} ({dtype_name(dtype)})"
-            _clamp(ClampInplace, x, low, high, what)
+            y = _clamp(ClampInplace, x, low, high, what)
             weight = c.randn(*shape, seed=seed + 100, requires_grad=False, dtype=dtype)
-            grad = grad_through(leaf, x, weight, f"{CLAMP}.backward", CLAMP_RULES)
+            grad = grad_through(leaf, y, weight, f"{CLAMP}.backward", CLAMP_RULES)
             _require_clamp_grad(grad, start, weight, low, high, what)
 
 
@@ -115,36 +109,84 @@ CLAMP_SAVED_TABLE = ("changed-after", "left-alone", "clamped-again")
 
 
 def clamp_refuses_a_changed_output(ClampInplace, cases=CLAMP_SAVED_CASES) -> None:
-    """backward reads the saved output, so the version counter guards it. Visible: the caller changes x in place
-    after the call (x.mul_(2)), and backward must raise autograd's in-place error rather than compute a mask from
-    values that are no longer the output. CLAMP_SAVED_TABLE adds x left alone (backward runs: its values are
-    clamp_values' rule) and x clamped again in place by a second call (which changes the first call's saved
-    output: refused too). The backward goes through what the call returned (x itself for a right answer: that is
-    clamp_values' rule)."""
+    """backward reads the saved output, so the version counter guards it. Visible: the caller changes the tensor
+    the call returned in place (y.mul_(2)), and backward must raise autograd's in-place error rather than compute
+    a mask from values that are no longer the output. CLAMP_SAVED_TABLE adds the output left alone (backward must
+    not refuse it; a backward that fails otherwise is clamp_values' rule) and the output clamped again by a second
+    call (refused too, where that call changed it: whether it does, and whether the output is x itself, is
+    clamp_version_counter's rule)."""
     c.require_function(ClampInplace, CLAMP)
     start = _clamp_input((8,), -0.5, 0.5, 220, torch.float64)
     weight = c.randn(8, seed=221, requires_grad=False)
     for case in cases:
         leaf = start.clone().requires_grad_(True)
-        x = leaf * 1.0
-        what = f"{CLAMP}.apply(x, -0.5, 0.5)"
-        y = _clamp_in_place(ClampInplace, x, -0.5, 0.5, what)
+        what = f"y = {CLAMP}.apply(x, -0.5, 0.5)"
+        with explained(what, CLAMP_RULES):
+            y = ClampInplace.apply(leaf * 1.0, -0.5, 0.5)
+        if not isinstance(y, torch.Tensor):
+            c.fail("not-a-tensor", f"{what} should return a tensor (x itself), got {type(y).__name__}.")
         if case == "left-alone":
-            grad = grad_through(leaf, y, weight, f"{CLAMP}.backward", CLAMP_RULES)
-            c.require_shape(grad, tuple(weight.shape), f"the gradient through {what}")
+            _require_not_refused(y, weight, leaf, what)
             continue
         if case == "changed-after":
-            what += ", then x.mul_(2) by the caller"
-            x.mul_(2.0)
+            what += ", then y.mul_(2) by the caller"
+            if _refused(lambda: y.mul_(2.0)):
+                continue  # autograd refused the change itself (y is a view): the caller got its error
         else:
-            what += f", then {CLAMP}.apply(x, -0.2, 0.3) on the same x"
-            _clamp_in_place(ClampInplace, x, -0.2, 0.3, what)
+            # Backward then runs the second call's backward first: one that fails on an ordinary call is
+            # clamp_values' rule, and leaves nothing to see here.
+            if not _backward_runs(ClampInplace, start, weight):
+                continue
+            what += f", then {CLAMP}.apply(y, -0.2, 0.3) on the same y"
+            before = y.detach().clone()
+            with explained(what, CLAMP_RULES):
+                if _refused(lambda: ClampInplace.apply(y, -0.2, 0.3)):
+                    continue
+            if bool(torch.equal(y.detach(), before)):
+                continue  # the second call did not change y: nothing to refuse (clamp_version_counter's rule)
         _require_refused(y, weight, leaf, what)
+
+
+def _refused(change) -> bool:
+    """Whether autograd refused an in-place change of the output itself (an output that is a view of x, changed
+    in place: whether it should be a view is clamp_version_counter's rule)."""
+    try:
+        change()
+    except RuntimeError as error:
+        if raw_errors.says(error, "view-changed-in-place") or "is a view and is being modified inplace" in str(error):
+            return True
+        raise
+    return False
+
+
+def _backward_runs(ClampInplace, start, weight) -> bool:
+    """Whether backward runs through an ordinary call left alone (without autograd's in-place error)."""
+    leaf = start.clone().requires_grad_(True)
+    try:
+        torch.autograd.grad((ClampInplace.apply(leaf * 1.0, -0.5, 0.5) * weight).sum(), [leaf])
+    except Exception:  # noqa: BLE001 - whatever it raised, the other cases and clamp_values name it
+        return False
+    return True
+
+
+def _require_not_refused(y, weight, leaf, what) -> None:
+    """Nothing changed the output: backward must not raise autograd's in-place error (any other failure of it is
+    clamp_values' to name)."""
+    try:
+        torch.autograd.grad((y * weight).sum(), [leaf])
+    except RuntimeError as error:
+        if raw_errors.says(error, "inplace-error") or raw_errors.says(error, "view-changed-in-place"):
+            c.fail("error-without-change",
+                   f"{what}, left alone: backward raised autograd's in-place error although nothing changed the "
+                   "output. The version counter of a saved tensor raises only when that tensor has changed.")
+    except Exception:  # noqa: BLE001 - a backward that fails on an ordinary call is clamp_values' rule
+        return
 
 
 def _require_refused(x, weight, leaf, what) -> None:
     """The first call's saved output was changed: backward through it must raise autograd's in-place error (or,
-    for an output that is a view of x, which is clamp_values' rule, autograd's refusal of a view changed in place)."""
+    for an output that is a view of x, which is clamp_version_counter's rule, autograd's refusal of a view changed
+    in place)."""
     with explained(f"{CLAMP}.backward", (c.NOT_IMPLEMENTED,)):
         try:
             torch.autograd.grad((x * weight).sum(), [leaf])
@@ -153,7 +195,7 @@ def _require_refused(x, weight, leaf, what) -> None:
                 return
             raise
     c.fail("output-change-unnoticed",
-           f"{what}: x, your output, was changed after the call and backward did not notice. Its mask must come "
+           f"{what}: y, your output, was changed after the call and backward did not notice. Its mask must come "
            "from the saved output: ctx.save_for_backward(x) after x.clamp_ (x is the output then), so that the "
            "version counter refuses a backward on changed values, rather than a mask or a copy kept on ctx.")
 
@@ -163,9 +205,10 @@ CLAMP_VERSION_TABLE = ("saved-by-sin", "no-grad")          # (gradcheck is in CL
 
 
 def clamp_version_counter(ClampInplace, cases=CLAMP_VERSION_CASES) -> None:
-    """Visible: x saved by an earlier op (sin saves its input), then clamped in place: backward through sin must
-    raise autograd's in-place error. CLAMP_VERSION_TABLE adds a tensor without gradient, clamped in place (what
-    the call returns is clamp_values' rule)."""
+    """The in-place contract: x itself is changed, marked dirty and returned, its version counter moved (the
+    clamped values are clamp_values' rule). Visible: x saved by an earlier op (sin saves its input), then clamped
+    in place: backward through sin must raise autograd's in-place error. CLAMP_VERSION_TABLE adds a tensor
+    without gradient, clamped in place."""
     c.require_function(ClampInplace, CLAMP)
     for case in cases:
         if case == "saved-by-sin":

@@ -1,6 +1,7 @@
 """What both in-place exercises of notebook 12 (ScaleInplace, ClampInplace) are checked with: autograd's errors
-about an in-place forward in plain words, and the verdicts on a tensor changed in place (x itself returned, its
-new values, its version counter, autograd's refusal once something saved it)."""
+about an in-place forward in plain words, and the verdicts on a call that changes x in place: what it returned
+(the values tests' rule) apart from the in-place contract (x itself changed, marked dirty and returned, its
+version counter moved, autograd's refusal once something saved it: the version tests' rule)."""
 
 from __future__ import annotations
 
@@ -29,26 +30,32 @@ INPLACE_RULES = (
 )
 
 
-def require_changed_in_place(y, x, before, expected, version, what, fix) -> None:
-    """y must be x itself, x must now hold `expected`, and x's version counter must have moved."""
+def require_returned(y, expected, what, fix) -> None:
+    """What the call returned must hold `expected` (the values test's part: whether it is x itself, changed in
+    place, is the in-place test's, `require_in_place`)."""
     if not isinstance(y, torch.Tensor):
         c.fail("not-a-tensor", f"{what} should return a tensor (x itself), got {type(y).__name__}.")
-    unchanged = tuple(x.shape) == tuple(before.shape) and bool(torch.equal(x.detach(), before))
+    c.require_close(y, expected, f"what {what} returned", "wrong-forward", f"forward must return {fix}.",
+                    rtol=1e-12, atol=1e-14)
+
+
+def require_in_place(y, x, before, version, what, fix) -> None:
+    """The in-place contract, not the values (`require_returned`): x itself changed, returned, marked dirty (so the
+    call's result is x itself), and its version counter moved."""
+    if tuple(x.shape) == tuple(before.shape) and bool(torch.equal(x.detach(), before)):
+        returned = "" if y is x else " and returned a new tensor"
+        c.fail("returns-new-tensor",
+               f"{what} left x unchanged{returned}: this Function works in place. Change x itself with {fix} (not "
+               "on a clone), call ctx.mark_dirty(x), and return x.")
     if y is not x:
-        if unchanged and not torch.equal(before, expected):
-            c.fail("returns-new-tensor",
-                   f"{what} left x unchanged and returned a new tensor: this Function works in place. Change x "
-                   f"itself with {fix} (not on a clone), call ctx.mark_dirty(x), and return x.")
         c.fail("no-mark-dirty",
                f"{what} changed x in place but did not tell autograd: call ctx.mark_dirty(x) in forward and return "
                "x itself. Without it autograd hands back an alias of x and x keeps its old history, so anything "
                "computed from x afterwards gets a gradient that skips your Function, silently.")
-    c.require_close(x, expected, f"x after {what}", "wrong-forward", f"forward must change x in place: {fix}.",
-                    rtol=1e-12, atol=1e-14)
-    if x._version == version and not torch.equal(before, expected):
+    if x._version == version:
         c.fail("version-counter-missed",
-               f"{what} changed x without moving its version counter (x._version is still {version}): change it "
-               f"with {fix}, an in-place op autograd sees, not through x.data.")
+               f"{what} changed x without moving its version counter (x._version is still {version}): the change "
+               "went through x.data and x was not marked dirty, so autograd cannot know x changed.")
 
 
 def inputs_with_history(shape, seed, dtype):

@@ -1,9 +1,9 @@
 # mistake: clamps out of place and returns the new tensor, leaving x unchanged
 # feedback: left x unchanged and returned a new tensor
 # code: returns-new-tensor
-# rule: values
-# fails: values saved version
-# score: 0/3
+# rule: version
+# fails: version
+# score: 2/3
 class ClampInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, low, high):

@@ -2,8 +2,8 @@
 # feedback: return None for each bound
 # code: grad-for-bound
 # rule: values
-# fails: values saved
-# score: 1/3
+# fails: values
+# score: 2/3
 class ClampInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, low, high):

@@ -1,8 +1,8 @@
 # mistake: clamps x in place and saves it, but never calls ctx.mark_dirty
 # feedback: call ctx.mark_dirty(x)
 # code: no-mark-dirty
-# rule: values
-# fails: values
+# rule: version
+# fails: version
 # score: 2/3
 class ClampInplace(torch.autograd.Function):
     @staticmethod

@@ -1,9 +1,9 @@
 # mistake: scales a clone of x "in place" under no_grad and marks the clone dirty; x itself never changes
 # feedback: not on a clone
 # code: returns-new-tensor
-# rule: values
-# fails: values version
-# score: 1/3
+# rule: version
+# fails: version
+# score: 2/3
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

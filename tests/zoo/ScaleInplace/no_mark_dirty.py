@@ -1,8 +1,8 @@
 # mistake: scales x in place and returns it, but never calls ctx.mark_dirty, so x keeps its old history
 # feedback: ctx.mark_dirty(x)
 # code: no-mark-dirty
-# rule: values
-# fails: values
+# rule: version
+# fails: version
 # score: 2/3
 class ScaleInplace(torch.autograd.Function):
     @staticmethod

@@ -1,7 +1,7 @@
 # mistake: marks x dirty but returns a copy of it instead of x itself
 # feedback: return x itself
 # code: dirty-not-returned
-# rule: values
+# rule: version
 # fails: values version chain
 # score: 0/3
 class ScaleInplace(torch.autograd.Function):

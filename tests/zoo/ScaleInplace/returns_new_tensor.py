@@ -1,9 +1,9 @@
 # mistake: returns x * alpha, a new tensor, leaving x unchanged (not in place at all)
 # feedback: left x unchanged and returned a new tensor
 # code: returns-new-tensor
-# rule: values
-# fails: values version
-# score: 1/3
+# rule: version
+# fails: version
+# score: 2/3
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

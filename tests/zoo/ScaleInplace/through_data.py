@@ -1,10 +1,10 @@
 # mistake: scales x.data (hidden from the version counter) and does not mark x dirty
 # feedback: ctx.mark_dirty(x)
 # code: no-mark-dirty
-# rule: values
-# fails: values version
+# rule: version
+# fails: version
 # family: version-counter-missed
-# score: 1/3
+# score: 2/3
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):
