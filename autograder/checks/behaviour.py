@@ -25,7 +25,8 @@ from torch.autograd.function import FunctionCtx
 from autograder.checks import common as c
 from autograder.checks.behaviour_graph import CTX_OWN, kept_by_graph, on_ctx, storage_of, tensors_in  # noqa: F401
 from autograder.checks.behaviour_node import (  # noqa: F401
-    Returned, alive_after, backward_by_its_node, fresh, function_apply, real_backward, real_node, type_name,
+    Returned, alive_after, backward_by_its_node, fresh, function_apply, raw_backward_of, real_backward, real_node,
+    type_name,
 )
 
 

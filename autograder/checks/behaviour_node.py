@@ -184,6 +184,38 @@ def _real_backward_here(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bo
     return facts
 
 
+def raw_backward_of(Fn, out, leaf, grad_output):
+    """What the learner's backward returned for the node of `out` (the output of an earlier ordinary call of Fn, whose
+    input was computed from `leaf`), with that node as its ctx and before the engine checked it, after whatever
+    calls came since: one ordinary backward of out with grad_output (when grading, read from the record the
+    learner's process keeps of every backward, `real_backward`; in a notebook, the node's backward called here).
+    A tuple (a value that is neither a tensor nor None as a `Returned`), or None when out has no node of Fn's own
+    or no backward of it ran."""
+    from autograder.checks import behaviour_record as record
+
+    if record.serving() is None:
+        record.noted("record of an ordinary backward")
+        node = _GRAD_FN(out) if _is_tensor(out) else None
+        if node is None or not isinstance(node, _FUNCTION_BASE) or getattr(_TYPE(node), "_forward_cls", None) is not Fn:
+            return None
+        with torch.no_grad():
+            returned = _BACKWARD_APPLY(node, grad_output)
+        returned = tuple(returned) if isinstance(returned, (tuple, list)) else (returned,)
+        return tuple(Returned(_TYPE(v).__name__) if v is not None and not _is_tensor(v) else _raw(v)
+                     for v in returned)
+    own = shared.handle_id(Fn)
+    if own is None or not _is_tensor(out) or (shared.facts_of(out) or {}).get("fwd") != own:
+        return None
+    try:
+        torch.autograd.grad([out], [leaf], [grad_output], allow_unused=True)
+    except (RuntimeError, TypeError, ValueError, NotImplementedError):
+        pass  # the engine's verdict on what backward returned: the record holds what it was
+    returned = record.recorded(backward=True).get("backward")
+    if returned is None:
+        return None
+    return tuple(Returned(v["not_a_tensor"]) if isinstance(v, dict) else v for v in returned["raw"])
+
+
 class Returned:
     """Judge side: what backward returned where a gradient goes when it was not a tensor (nor None)."""
 

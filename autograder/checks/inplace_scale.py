@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 
+from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.explain import Rule, explained
 from autograder.checks.inplace_shared import (INPLACE_RULES, dtype_name, grad_through, inputs_with_history,
@@ -149,6 +150,12 @@ def _scale_once_grad(ScaleInplace, shape, alpha, grad_output, seed, what):
 def _scale_twice(ScaleInplace, shape, alphas, seed) -> None:
     first, second = alphas
     what = f"{SCALE}.apply(x, {first}) then {SCALE}.apply(x, {second})"
+    try:  # an ordinary call's backward through autograd
+        _scale_once_grad(ScaleInplace, shape, first, c.randn(*shape, seed=seed + 1, requires_grad=False), seed + 2,
+                         f"{SCALE}.apply(x, {first})")
+    except c.Mistake:  # it fails (scale_values' rule): read what backward returns instead
+        _scale_twice_by_nodes(ScaleInplace, shape, alphas, seed)
+        return
     leaf = c.randn(*shape, seed=seed)
     y = leaf * 1.0
     for alpha in alphas:  # through what each call returns (x itself for a right answer)
@@ -174,3 +181,32 @@ def _scale_twice(ScaleInplace, shape, alphas, seed) -> None:
                     "it differs from what the two calls' backwards give one after the other, each on its own: each "
                     "call's backward must use that call's own alpha (kept on ctx), whatever calls came after it.",
                     rtol=1e-10, atol=1e-12)
+
+
+def _scale_twice_by_nodes(ScaleInplace, shape, alphas, seed) -> None:
+    """scale_chain's property where the learner's backward fails through autograd on an ordinary call (scale_values'
+    rule, such as a gradient for alpha): what the first call's backward returns for x, with autograd's own node as
+    its ctx, once another call (on another tensor) came between the call and its backward, against what it returns
+    with no call between."""
+    first, second = alphas
+    weight = c.randn(*shape, seed=seed + 1, requires_grad=False)
+
+    def first_gradient(then_second: bool):
+        leaf = c.randn(*shape, seed=seed)
+        with explained(f"{SCALE}.apply(x, {first})", SCALE_RULES):
+            y = ScaleInplace.apply(leaf * 1.0, first)
+        if then_second:
+            with explained(f"{SCALE}.apply(z, {second})", SCALE_RULES):
+                ScaleInplace.apply(c.randn(*shape, seed=seed + 5) * 1.0, second)
+        raw = behaviour.raw_backward_of(ScaleInplace, y, leaf, weight)
+        return raw[0] if raw else None
+
+    alone, after = first_gradient(False), first_gradient(True)
+    if not (isinstance(alone, torch.Tensor) and isinstance(after, torch.Tensor) and alone.shape == after.shape):
+        return  # nothing backward returned for x to compare: scale_values names it
+    if bool(torch.allclose(after, alone, rtol=1e-10, atol=1e-12)):
+        return
+    c.fail("alpha-shared-state",
+           f"x scaled by {first}, then another tensor scaled by {second} before the first call's backward: that "
+           "backward returned another gradient for x than with no call between. Keep alpha on ctx "
+           "(ctx.alpha = alpha), not on the class or a global: ctx is new for every call.")

@@ -2,8 +2,8 @@
 # feedback: return None for alpha
 # code: grad-for-alpha
 # rule: values
-# fails: values chain
-# score: 1/3
+# fails: values
+# score: 2/3
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):
