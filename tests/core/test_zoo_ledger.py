@@ -24,7 +24,8 @@ from zoo_ledger import (ENTRIES, EXERCISE_TO_SOURCE, HONEST, RULES, answer_code_
 pytestmark = pytest.mark.fast
 
 KNOWN_CASCADES = {
-    "BroadcastMul/ignores_grad_output", "BroadcastMul/swapped_gradients", "ClampWithMask/bool_mask", "ClampWithMask/gradient_everywhere",
+    "BroadcastMul/ignores_grad_output", "BroadcastMul/swapped_gradients", "ClampWithMask/bool_mask",
+    "ClampWithMask/gradient_everywhere",
     "ClampWithMask/gradients_for_bounds", "Cube/ctx_in_forward", "Cube/detour_under_transforms",
     "Cube/forward_without_setup_context", "Cube/numpy_forward", "Cube/numpy_in_backward", "Cube/numpy_unless_wrapped",
     "Exp/ctx_attribute", "Exp/raises_for_nonleaf", "Linear/bias_never_used", "LogSumExp/ctx_in_forward",
@@ -35,7 +36,8 @@ KNOWN_CASCADES = {
     "RoundSTE/clipped", "RoundSTE/float32_gradient", "RoundSTE/float32_output", "RoundSTE/floor",
     "RoundSTE/returns_ones", "RoundSTE/zero_gradient", "SafeNorm/eps_in_backward", "SafeNorm/eps_in_sqrt",
     "SafeNorm/forgets_grad_output", "SafeNorm/modifies_output_split_style", "SafeNorm/modifies_saved_output",
-    "SafeNorm/no_unsqueeze", "SafeNorm/whole_tensor_norm", "ScaleInplace/returns_a_copy", "ScaledAdd/grad_for_alpha_number", "ScaledAdd/grad_for_alpha_tensor",
+    "SafeNorm/no_unsqueeze", "SafeNorm/whole_tensor_norm", "ScaleInplace/returns_a_copy",
+    "ScaledAdd/grad_for_alpha_number", "ScaledAdd/grad_for_alpha_tensor",
     "ScaledAdd/grad_y_not_scaled", "ScaledAdd/grad_y_summed", "ScaledAdd/ignores_grad_output",
     "ScaledAdd/missing_none", "ScaledAdd/returns_list", "ScaledAdd/saves_float", "ScaledAdd/swapped_order",
     "SignSTE/mask_applied_to_x", "SignSTE/masked_fill_inverted", "SignSTE/returns_mask", "SignSTE/true_gradient",
