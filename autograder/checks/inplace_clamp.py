@@ -169,16 +169,22 @@ def _backward_runs(ClampInplace, start, weight) -> bool:
     return True
 
 
+# autograd's in-place error from a backward of an output nothing changed
+UNPROVOKED_RULES = tuple(
+    Rule("error-without-change", error=raw, types=(RuntimeError,), message=
+         "{what}, left alone: backward raised autograd's in-place error although nothing changed the output. The "
+         "version counter of a saved tensor raises only when that tensor has changed.")
+    for raw in ("inplace-error", "view-changed-in-place"))
+
+
 def _require_not_refused(y, weight, leaf, what) -> None:
     """Nothing changed the output: backward must not raise autograd's in-place error (any other failure of it is
     clamp_values' to name)."""
     try:
-        torch.autograd.grad((y * weight).sum(), [leaf])
-    except RuntimeError as error:
-        if raw_errors.says(error, "inplace-error") or raw_errors.says(error, "view-changed-in-place"):
-            c.fail("error-without-change",
-                   f"{what}, left alone: backward raised autograd's in-place error although nothing changed the "
-                   "output. The version counter of a saved tensor raises only when that tensor has changed.")
+        with explained(what, UNPROVOKED_RULES):
+            torch.autograd.grad((y * weight).sum(), [leaf])
+    except c.Mistake:
+        raise
     except Exception:  # noqa: BLE001 - a backward that fails on an ordinary call is clamp_values' rule
         return
 
