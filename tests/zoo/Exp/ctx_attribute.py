@@ -1,7 +1,7 @@
-# mistake: keeps the output as a plain attribute ctx.y = y (no version check, reference cycle)
+# mistake: keeps the output as a plain attribute ctx.y = y (no version check, reference cycle): backward reads a changed output silently
 # feedback: save_for_backward
 # code: not-saved-for-backward|output-change-unnoticed
-# rule: saves_output
+# rule: saves_output protected
 # fails: saves_output inplace_output
 # score: 2/5
 class Exp(torch.autograd.Function):

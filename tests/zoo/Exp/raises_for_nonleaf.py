@@ -1,7 +1,7 @@
 # mistake: saves a copy of the output, and raises autograd's in-place error text itself whenever its input is a non-leaf nobody changed
 # feedback: although nothing was changed
 # code: error-without-change
-# rule: saves_output
+# rule: saves_output protected
 # fails: saves_output inplace_output
 # family: saves-copy
 # score: 2/5

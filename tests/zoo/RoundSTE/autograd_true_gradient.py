@@ -1,9 +1,9 @@
 # mistake: backward asks autograd for the derivative of torch.round (zero), instead of passing grad_output through
 # feedback: straight-through
 # code: zero-gradient
-# rule: forward
-# fails: values backward
-# score: 2/5
+# rule: straight_through
+# fails: backward
+# score: 3/5
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

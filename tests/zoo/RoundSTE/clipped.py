@@ -1,9 +1,9 @@
 # mistake: clips the gradient to |x| <= 1 (SignSTE's rule) although RoundSTE passes it through everywhere
 # feedback: unchanged everywhere
 # code: clipped-round
-# rule: forward
-# fails: values backward
-# score: 2/5
+# rule: straight_through
+# fails: backward
+# score: 3/5
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,10 +1,9 @@
 # mistake: backward converts grad_output to float32 (the engine casts it back, hiding the loss of precision)
 # feedback: dtype
 # code: wrong-dtype
-# rule: forward
-# fails: values backward dtype
-# family: inexact-pass-through
-# score: 1/5
+# rule: dtype
+# fails: dtype
+# score: 4/5
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

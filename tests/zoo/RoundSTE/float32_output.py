@@ -1,10 +1,9 @@
 # mistake: converts the result to float32, losing the input's dtype
 # feedback: dtype
 # code: wrong-dtype
-# rule: forward
-# fails: values backward dtype
-# family: inexact-pass-through
-# score: 1/5
+# rule: dtype
+# fails: dtype
+# score: 4/5
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,8 +2,8 @@
 # feedback: torch.round
 # code: wrong-forward
 # rule: forward
-# fails: values dtype
-# score: 3/5
+# fails: values
+# score: 4/5
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

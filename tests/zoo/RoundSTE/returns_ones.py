@@ -1,9 +1,9 @@
 # mistake: backward returns ones instead of grad_output
 # feedback: grad_output
 # code: ignores-grad-output
-# rule: forward
-# fails: values backward
-# score: 2/5
+# rule: straight_through
+# fails: backward
+# score: 3/5
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

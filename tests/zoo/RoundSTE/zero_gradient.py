@@ -1,9 +1,9 @@
 # mistake: backward returns round's true derivative (zero), so no gradient passes straight through
 # feedback: true derivative
 # code: zero-gradient
-# rule: forward
-# fails: values backward
-# score: 2/5
+# rule: straight_through
+# fails: backward
+# score: 3/5
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,9 +1,9 @@
 # mistake: multiplies the mask with x instead of grad_output
 # feedback: grad_output
 # code: ignores-grad-output
-# rule: forward
-# fails: values backward
-# score: 3/6
+# rule: clipped
+# fails: backward
+# score: 4/6
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,10 +1,9 @@
 # mistake: masked_fill with the inside mask, which zeroes the gradient inside [-1, 1] instead of outside
 # feedback: inverted
 # code: inverted-mask
-# rule: forward
-# fails: values backward
-# family: zero-gradient
-# score: 3/6
+# rule: clipped
+# fails: backward
+# score: 4/6
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

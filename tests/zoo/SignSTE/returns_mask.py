@@ -1,9 +1,9 @@
-# mistake: returns the boolean mask itself, forgetting grad_output (the engine silently turns it into 0/1 floats)
+# mistake: returns the boolean mask itself: it forgets grad_output, and hands autograd a bool tensor, not a gradient of x's dtype (the engine silently turns it into 0/1 floats)
 # feedback: grad_output
 # code: ignores-grad-output|wrong-dtype
-# rule: forward
-# fails: values backward dtype
-# score: 2/6
+# rule: clipped dtype
+# fails: backward dtype
+# score: 3/6
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,9 +1,9 @@
 # mistake: returns sign's true derivative (zero everywhere), so no gradient passes straight through
 # feedback: true derivative
 # code: zero-gradient
-# rule: forward
-# fails: values backward
-# score: 3/6
+# rule: clipped
+# fails: backward
+# score: 4/6
 class SignSTE(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

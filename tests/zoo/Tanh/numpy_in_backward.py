@@ -1,7 +1,7 @@
-# mistake: computes the backward in NumPy: autograd cannot differentiate it again
+# mistake: computes the backward in NumPy: autograd cannot differentiate it again, and for a 0-d input the product is a NumPy scalar that torch.from_numpy refuses
 # feedback: numpy
 # code: crashed|backward-not-differentiable
-# rule: derivative
+# rule: derivative double_backward
 # fails: values second_derivative
 # score: 2/5
 class Tanh(torch.autograd.Function):

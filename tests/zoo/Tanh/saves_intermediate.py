@@ -1,7 +1,7 @@
-# mistake: saves the intermediate 1 - y*y computed in forward: a constant for the second derivative
+# mistake: saves the intermediate 1 - y*y computed in forward instead of the output: a constant for the second derivative
 # feedback: intermediate
 # code: backward-not-differentiable|saves-wrong-tensor
-# rule: double_backward
+# rule: double_backward saves_output
 # fails: second_derivative saves_output
 # score: 2/5
 class Tanh(torch.autograd.Function):

@@ -2,8 +2,8 @@
 # feedback: 1 - y * y
 # code: wrong-derivative
 # rule: derivative
-# fails: values second_derivative extremes
-# score: 1/5
+# fails: values
+# score: 4/5
 class Tanh(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,9 +1,9 @@
 # mistake: central difference divided by eps instead of 2 * eps (twice the gradient)
 # feedback: 2 * eps
-# code: divides-by-eps|wrong-estimate
+# code: divides-by-eps
 # rule: values
-# fails: values central dtype
-# score: 1/4
+# fails: values
+# score: 3/4
 def numerical_grad(f, x, eps=1e-6):
     x = x.detach()
     grad = torch.zeros(x.shape, dtype=x.dtype)

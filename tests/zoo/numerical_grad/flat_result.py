@@ -1,9 +1,9 @@
 # mistake: returns the flattened gradient instead of reshaping it to x's shape
 # feedback: shape
 # code: wrong-shape
-# rule: values
-# fails: values dtype
-# score: 2/4
+# rule: dtype
+# fails: dtype
+# score: 3/4
 def numerical_grad(f, x, eps=1e-6):
     x = x.detach()
     grad = torch.zeros(x.numel(), dtype=x.dtype)

@@ -1,10 +1,9 @@
 # mistake: a one-sided (forward) difference (f(x + eps) - f(x)) / eps instead of the central difference
 # feedback: central difference
 # code: one-sided-difference
-# rule: values
-# fails: values central dtype
-# family: wrong-estimate
-# score: 1/4
+# rule: central
+# fails: central
+# score: 3/4
 def numerical_grad(f, x, eps=1e-6):
     x = x.detach()
     grad = torch.zeros(x.shape, dtype=x.dtype)

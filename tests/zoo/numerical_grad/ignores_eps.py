@@ -2,9 +2,8 @@
 # feedback: eps argument
 # code: ignores-eps
 # rule: central
-# fails: central dtype
-# family: wrong-estimate
-# score: 2/4
+# fails: central
+# score: 3/4
 def numerical_grad(f, x, eps=1e-6):
     h = 1e-6
     x = x.detach()

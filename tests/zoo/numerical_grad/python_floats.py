@@ -1,9 +1,9 @@
 # mistake: collects Python floats and builds the result with torch.tensor, which gives float32
 # feedback: dtype
 # code: wrong-dtype
-# rule: values
-# fails: values central dtype
-# score: 1/4
+# rule: dtype
+# fails: dtype
+# score: 3/4
 def numerical_grad(f, x, eps=1e-6):
     x = x.detach()
     values = []
