@@ -48,7 +48,6 @@ KNOWN_CASCADES = {
     "SoftmaxCrossEntropy/forward_wrong_dim", "SoftmaxCrossEntropy/one_gradient_only",
     "SoftmaxCrossEntropy/softmax_wrong_dim", "SoftmaxCrossEntropy/sum_instead_of_mean",
     "SoftmaxCrossEntropy/wrong_sign", "Softplus/forward_uses_ctx",
-    "SortWithIndices/sorts_first_dim",
     "Square/forward_called_directly", "Square/ignores_grad_output", "Square/wrong_derivative",
     "SumDim/gradient_for_dim", "SumDim/missing_nones", "SumDim/no_expand", "Tanh/float32_compute",
     "Tanh/numpy_in_backward", "Tanh/saves_intermediate", "Tanh/wrong_derivative", "checkpointed_mlp/detached_inputs",
