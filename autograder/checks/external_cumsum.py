@@ -147,12 +147,39 @@ SECOND_ORDER_RULES = (
 
 
 def _cumsum_once_differentiable(NumpyCumsum, seed: int) -> None:
-    x = c.randn(3, 4, seed=seed)
-    y = _call(NumpyCumsum.apply, x, 1, what="NumpyCumsum.forward")
-    _require_output(y, x, "NumpyCumsum.apply(x, 1)")
+    """Through autograd; where a mistake of the derivative rule (a forward that returns no tensor, a backward that
+    autograd refuses: the values and gradcheck tests judge those) stops that road, on backward called directly as
+    autograd calls it under create_graph=True, so one mistake costs its own rule's points."""
+    try:
+        _once_through_autograd(NumpyCumsum, seed)
+    except c.Mistake as mistake:
+        if mistake.code == "not-once-differentiable":
+            raise
+        try:
+            _once_called_directly(NumpyCumsum, seed)
+        except c.Mistake as direct:
+            if direct.code == "not-once-differentiable":
+                raise
+            raise mistake from None
+
+
+def _once_called_directly(NumpyCumsum, seed: int) -> None:
+    x = c.randn(3, 4, seed=seed, requires_grad=False)
+    ctx = c.FakeCtx((True, False))
+    with torch.no_grad():
+        _call(NumpyCumsum.forward, ctx, x, 1, what="NumpyCumsum.forward")
+    g = c.randn(3, 4, seed=seed + 1)   # a grad_output with a history, as create_graph=True gives backward
     what = "NumpyCumsum.backward under create_graph=True"
-    with explained(what, FIRST_ORDER_RULES):
-        (g,) = torch.autograd.grad((y * y).sum(), [x], create_graph=True)
+    with explained(what, FIRST_ORDER_RULES), torch.enable_grad():
+        grads = NumpyCumsum.backward(ctx, g)
+    first = grads[0] if isinstance(grads, (tuple, list)) and grads else grads
+    if not isinstance(first, torch.Tensor):
+        c.fail("not-a-tensor", f"{what} returned {type(first).__name__} for x: return a tensor.")
+    _require_second_raises(first, what)
+
+
+def _require_second_raises(g, what: str) -> None:
+    """Differentiating the gradient `g` again must raise the @once_differentiable error."""
     with explained(what, SECOND_ORDER_RULES):
         try:
             g.sum().backward()
@@ -164,3 +191,13 @@ def _cumsum_once_differentiable(NumpyCumsum, seed: int) -> None:
            "differentiating NumpyCumsum's gradient a second time silently worked: a NumPy backward is invisible to "
            "autograd, so that second derivative cannot be right. Decorate backward with "
            "@torch.autograd.function.once_differentiable (under @staticmethod).")
+
+
+def _once_through_autograd(NumpyCumsum, seed: int) -> None:
+    x = c.randn(3, 4, seed=seed)
+    y = _call(NumpyCumsum.apply, x, 1, what="NumpyCumsum.forward")
+    _require_output(y, x, "NumpyCumsum.apply(x, 1)")
+    what = "NumpyCumsum.backward under create_graph=True"
+    with explained(what, FIRST_ORDER_RULES):
+        (g,) = torch.autograd.grad((y * y).sum(), [x], create_graph=True)
+    _require_second_raises(g, what)

@@ -39,9 +39,19 @@ def _require_values(x, values, what):
         c.fail("wrong-forward", f"the values of {what} are not x sorted ascending along the last dim.")
 
 
+def _sorted_dim(x, values) -> int:
+    """The dimension along which `values` holds x sorted: the last one, or another where the values' rule was broken
+    (sorted along another dim), so that the indices are judged against the values they came with."""
+    xd, got = x.detach(), values.detach()
+    for dim in [-1] + list(range(xd.dim() - 1)):
+        if bool(torch.allclose(got, torch.sort(xd, dim=dim).values)):
+            return dim
+    return -1
+
+
 def _require_indices(x, values, indices, what):
-    """The indices output: int64, a permutation along the last dimension, pointing at the values returned (whatever
-    their order: that is the values' rule)."""
+    """The indices output: int64, a permutation, pointing at the values returned (whatever their order, and along the
+    dimension they were sorted on: those are the values' rule)."""
     xd = x.detach()
     c.require_shape(indices, xd.shape, f"the indices of {what}")
     if indices.dtype != torch.int64:
@@ -49,13 +59,14 @@ def _require_indices(x, values, indices, what):
                                     "(torch.from_numpy(np.argsort(...)) gives int64; do not convert them to a float).")
     if values.shape != xd.shape:
         return  # values of another shape: the values' rule
-    if indices.numel() and (int(indices.min()) < 0 or int(indices.max()) >= xd.shape[-1]):
+    dim = _sorted_dim(xd, values)
+    if indices.numel() and (int(indices.min()) < 0 or int(indices.max()) >= xd.shape[dim]):
         c.fail("wrong-indices", f"the indices of {what} are out of range.")
-    if not bool(torch.equal(xd.gather(-1, indices), values.detach())):
+    if not bool(torch.equal(xd.gather(dim, indices), values.detach())):
         c.fail("wrong-indices", f"the indices of {what} do not point at the values: x.gather(-1, indices) must "
                                 "equal values.")
-    if not bool(torch.equal(indices.sort(dim=-1).values,
-                            torch.arange(xd.shape[-1]).expand_as(indices).contiguous())):
+    positions = torch.arange(xd.shape[dim]).reshape([-1] + [1] * (xd.dim() - 1 - dim % xd.dim()))
+    if not bool(torch.equal(indices.sort(dim=dim).values, positions.expand_as(indices).contiguous())):
         c.fail("wrong-indices", f"the indices of {what} are not a permutation of 0..n-1 along the last dim.")
 
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.explain import Rule, literal
+from autograder.checks.safe_gradients_saved import check_saved_unchanged
 
 
 NAME = "SafeNorm"
@@ -168,8 +168,10 @@ def _values_input(case):
 
 
 def values(SN, cases=(FIXED,)) -> None:
-    """Value and gradient against the reference. Visible: a small float64 batch (no zero row) with a grad_output
-    of 4 weights; VALUES_CASES: leading shapes (none, square, three dims), float32 and float64."""
+    """Value and gradient against the reference, and backward leaves what forward saved (the output among it)
+    unchanged (where a guard for zero rows changes it in place: on batches with one; the hidden test's are
+    ZERO_ROWS_CASES'). Visible: a small float64 batch (no zero row) with a grad_output of 4 weights; VALUES_CASES:
+    leading shapes (none, square, three dims), float32 and float64."""
     c.require_function(SN, NAME)
     for case in cases:
         x, g, label = _values_input(case)
@@ -181,6 +183,9 @@ def values(SN, cases=(FIXED,)) -> None:
         c.require_close(y, expected, what, "wrong-forward", "the result is x.norm(dim=-1).", rtol=rtol, atol=atol)
         grad = _grad(y, x, g, f"SafeNorm.backward ({label})")
         _check_grad(grad, x, g, f"the gradient of SafeNorm.apply(x) for x of shape {tuple(x.shape)} ({label})")
+    for case in (FIXED,) if tuple(cases) == (FIXED,) else (FIXED,) + ZERO_ROWS_CASES:
+        x, g, label = _zero_rows_input(case)
+        check_saved_unchanged(SN, x, g, f"{label}, a batch with a zero row", SHAPE_RULES)
 
 
 # ---------------------------------------------------------------------------------------- gradcheck
@@ -212,15 +217,32 @@ def _zero_rows_input(case):
 
 
 def zero_rows(SN, cases=(FIXED,)) -> None:
-    """Zero rows: value 0 there, gradient exactly 0 there (never nan or inf), right elsewhere, and backward leaves
-    what forward saved (the output among it) unchanged. Visible: a float64 batch with one zero row;
+    """Zero rows: value 0 there, gradient exactly 0 there (never nan or inf), and the other rows' gradient what the
+    learner's own SafeNorm gives them in a batch without zero rows. Visible: a float64 batch with one zero row;
     ZERO_ROWS_CASES: several zero rows, leading shapes, float32 and float64, every row zero, a single zero vector,
-    large and negative grad_output."""
+    large and negative grad_output. The derivative on rows away from 0 is the values test's (one mistake costs its
+    own rule's points)."""
     c.require_function(SN, NAME)
     for case in cases:
         x, g, label = _zero_rows_input(case)
-        _check_zero_rows(SN, x, g, label)
-        _check_saved_unchanged(SN, x, g, label)
+        _batch_or_rows(_check_zero_rows, SN, x, g, label)
+
+
+# Mistakes of the derivative rule that only a batch shows (the values test names them): an output without one norm
+# per row, a grad_output broadcast without unsqueeze(-1). The rules of zero and short rows are then looked at on
+# each row alone (x of shape (D,), grad_output of shape ()), where neither has any effect.
+_BATCH_ONLY = frozenset({"wrong-dim", "no-unsqueeze"})
+
+
+def _batch_or_rows(check, SN, x, g, label):
+    try:
+        check(SN, x, g, label)
+    except c.Mistake as mistake:
+        if mistake.code not in _BATCH_ONLY or x.dim() < 2:
+            raise
+        rows, weights = x.detach().reshape(-1, x.shape[-1]), g.detach().reshape(-1)
+        for k in range(rows.shape[0]):
+            check(SN, rows[k].clone().requires_grad_(True), weights[k].clone(), f"{label}, row {k + 1} alone")
 
 
 def _check_zero_rows(SN, x, g, label):
@@ -234,9 +256,6 @@ def _check_zero_rows(SN, x, g, label):
                f"{what}: the norm of a zero row must be exactly 0, got {at_zero.tolist()[:4]}. An eps inside the "
                "square root (sqrt(sum(x**2) + eps)) or a clamp_min on the norm moves the value of every short row: "
                "compute the norm itself in forward (x.norm(dim=-1)) and deal with 0 in backward only.")
-    expected, _ = _torch_norm(x)
-    rtol, atol, _ = _tolerances(x, g)
-    c.require_close(y, expected, what, "wrong-forward", "the result is x.norm(dim=-1).", rtol=rtol, atol=atol)
     grad = _grad(y, x, g, f"SafeNorm.backward for {tuple(x.shape)} with zero rows ({label})")
     c.require_shape(grad, x.shape, f"the gradient of {what}", "wrong-grad-shape")
     if not bool(torch.isfinite(grad[zero]).all()):
@@ -251,73 +270,28 @@ def _check_zero_rows(SN, x, g, label):
                f"the gradient of {what} is {grad[zero][0].tolist()} on a zero row, but the contract asks for exactly "
                "0 there (the smallest of the norm's subgradients at 0, and what torch.linalg.vector_norm returns), "
                "whatever grad_output is. " + ZERO_HINT)
-    _check_grad(grad, x, g, f"the gradient of {what} (on the rows whose norm is positive)")
+    if bool(zero.all()):
+        return
+    _require_rows_untouched(SN, x, g, grad, zero, what)
 
 
-def _check_saved_unchanged(SN, x, g, label):
-    """forward and backward called directly with a stand-in ctx, in this process's view: the tensors forward saved
-    (the output among them) hold the same values after backward as before it."""
-    what = f"SafeNorm.forward and SafeNorm.backward, called directly ({label})"
-    ctx = behaviour.stand_in_ctx(NAME, (True,))
-    leaf = x.detach()
-    with torch.no_grad(), c.explained(what, SHAPE_RULES):
-        if c.uses_setup_context(SN):
-            y = c.call(SN.forward, leaf, what=f"SafeNorm.forward ({label})")
-            c.call(SN.setup_context, ctx, (leaf,), y, what=f"SafeNorm.setup_context ({label})")
-        else:
-            y = c.call(SN.forward, ctx, leaf, what=f"SafeNorm.forward ({label})")
-        saved = [t for t in ctx.saved_tensors if isinstance(t, torch.Tensor)]
-        before = [t.clone() for t in saved]
-        output_before = y.clone() if isinstance(y, torch.Tensor) else None
-        c.call(SN.backward, ctx, g, what=f"SafeNorm.backward ({label})")
-    output_changed = output_before is not None and not _same(y, output_before)
-    changed = [k for k, (t, b) in enumerate(zip(saved, before)) if not _same(t, b)]
-    if output_changed or any(_same(before[k], output_before) for k in changed if output_before is not None):
-        now = y if output_changed else saved[changed[0]]
-        c.fail("modifies-output",
-               f"after backward, the output of SafeNorm.forward ({label}) has changed from "
-               f"{output_before.tolist()[:4]} to {now.tolist()[:4]}: your backward changed the saved norm in place "
-               "(as norm[norm == 0] = 1 does), and that tensor is the output your caller holds. Build a new tensor "
-               "instead: torch.where(norm > 0, norm, 1.0), or norm.clamp_min(...) without the trailing underscore.")
-    if changed:
-        c.fail("modifies-output",
-               f"SafeNorm.backward ({label}) changed saved tensor {changed[0] + 1} in place: what forward saved "
-               "belongs to the caller (x is the caller's input). Build new tensors in backward instead of changing "
-               "the saved ones.")
-    _check_saved_unchanged_for_real(SN, x, g, label)
-
-
-def _check_saved_unchanged_for_real(SN, x, g, label):
-    """The same property through the node autograd made (`behaviour.real_node`, in the learner's process): after one
-    real backward, the output and every tensor the node saved hold the values they had after forward. A stand-in
-    ctx can be recognised; the real node cannot be told from real use."""
-    what = f"SafeNorm.apply(x) and one backward through it ({label})"
-    with c.explained(what, SHAPE_RULES):
-        facts = c.call(behaviour.real_node, SN, (x.detach().clone().requires_grad_(True),), g, what=what)
-    if not facts["node"] or "after" not in facts:
-        return  # no node of its own, or backward raised: the other tests of SafeNorm say so
-    y, after = facts["values"], facts["after"]
-    lead = f"Called directly, your backward left what forward saved alone; but under autograd ({what}), "
-    if not _same(after["output"], y.detach()):
-        c.fail("modifies-output",
-               f"{lead}the output changed from {y.detach().tolist()[:4]} to {after['output'].tolist()[:4]}: your "
-               "backward changed the saved norm in place (as norm[norm == 0] = 1 does), and that tensor is the "
-               "output your caller holds. Build a new tensor instead: torch.where(norm > 0, norm, 1.0).")
-    if after.get("saved_error"):
-        c.fail("modifies-output",
-               f"{lead}its node could no longer read what forward saved ({after['saved_error']}): your backward "
-               "changed a saved tensor in place, and what forward saved belongs to the caller. Build new tensors in "
-               "backward instead of changing the saved ones.")
-    for k, (before, now) in enumerate(zip(facts["saved"], after["saved"] or ())):
-        if not _same(before["tensor"], now):
-            c.fail("modifies-output",
-                   f"{lead}saved tensor {k + 1} changed in place: what forward saved belongs to the caller. Build "
-                   "new tensors in backward instead of changing the saved ones.")
-
-
-def _same(a, b) -> bool:
-    """Same shape and values, a nan where the other has a nan (a saved x / norm may hold one)."""
-    return a.shape == b.shape and bool(((a == b) | (a.isnan() & b.isnan())).all())
+def _require_rows_untouched(SN, x, g, grad, zero, what):
+    """The rows whose norm is positive get what the learner's own SafeNorm gives them in a batch where the zero rows
+    are rows of ones: a guard for zero rows leaves the other rows alone, and a backward that gives them nothing has
+    no zero row to guard."""
+    filled = torch.where(zero.unsqueeze(-1), torch.ones_like(x.detach()), x.detach()).requires_grad_(True)
+    label = f"SafeNorm.backward for {tuple(x.shape)} without zero rows"
+    mine = _grad(_apply(SN, filled, label), filled, g, label)
+    c.require_shape(mine, x.shape, f"the gradient of {label}", "wrong-grad-shape")
+    rtol, _, atol = _tolerances(x, g)
+    positive = ~zero
+    if not bool((grad[positive] != 0).any()):
+        c.fail("wrong-derivative", f"the gradient of {what} is 0 on every row, the rows whose norm is positive "
+                                   "too: they get x / norm times grad_output. " + GRAD_HINT)
+    c.require_close(grad[positive], mine[positive], f"the gradient of {what} on the rows whose norm is positive",
+                    "zero-rows-spill",
+                    "a batch with zero rows must give the other rows the gradient they get without zero rows: guard "
+                    "only the rows whose norm is exactly 0.", rtol=rtol, atol=atol)
 
 
 # -------------------------------------------------------------------------------------- small norms
@@ -340,13 +314,20 @@ def _small_norms_input(case):
 
 
 def small_norms(SN, cases=(FIXED,)) -> None:
-    """Short rows get the exact unit vector as their gradient, and their exact length as their value. Visible:
-    rows of norm 1, 1e-2, 1e-4 and 1e-6 (float64); SMALL_NORMS_CASES: float32 and float64, other widths, mixed with
-    long rows."""
+    """Short rows get their exact length as their value, and as their gradient what the same rows scaled to length
+    1 get from the learner's own SafeNorm (the norm's gradient, the unit vector, does not depend on the row's length;
+    the derivative itself is the values test's). Visible: rows of norm 1, 1e-2, 1e-4 and 1e-6 (float64);
+    SMALL_NORMS_CASES: float32 and float64, other widths, mixed with long rows."""
     c.require_function(SN, NAME)
     for case in cases:
         x, g, label = _small_norms_input(case)
-        _check_small(SN, x, g, label)
+        _batch_or_rows(_check_small, SN, x, g, label)
+
+
+SCALE_HINT = ("The gradient of the norm is the unit vector x / norm however short the row is: an eps added to the "
+              "norm in backward (x / (norm + eps)) or a clamp_min(eps) above the row's norm shrinks it, and that "
+              "changes the gradient of every short row, not only of the zero rows. Guard only the rows whose norm is "
+              "exactly 0.")
 
 
 def _check_small(SN, x, g, label):
@@ -354,25 +335,29 @@ def _check_small(SN, x, g, label):
     y = _apply(SN, x, what)
     _require_output(y, x, what)
     expected, _ = _torch_norm(x)
-    rtol, _, _ = _tolerances(x, g)
+    rtol, _, atol = _tolerances(x, g)
     c.require_close(y, expected, what, "value-biased",
                     "The norm of a short row is its exact length: an eps inside the square root (sqrt(sum(x**2) + "
                     "eps)) or a clamp_min on the norm makes it longer. Compute x.norm(dim=-1) in forward.",
                     rtol=rtol, atol=0.0)
     grad = _grad(y, x, g, f"SafeNorm.backward for rows of norm {label}")
     c.require_shape(grad, x.shape, f"the gradient of {what}", "wrong-grad-shape")
-    _diagnose(grad, x, g, f"the gradient of {what}")
-    x64, grad64, g64 = x.detach().to(torch.float64), grad.detach().to(torch.float64), g.detach().to(torch.float64)
+    x64 = x.detach().to(torch.float64)
     norms = torch.linalg.vector_norm(x64, dim=-1)
-    lengths = torch.linalg.vector_norm(grad64, dim=-1) / g64.abs()
-    along = (grad64 * x64).sum(-1) / (g64 * norms)              # the component along x / norm, per unit of g
-    shrunk = (lengths < 1 - 10 * rtol) & ((along - lengths).abs() <= 10 * rtol * lengths.clamp_min(1e-30))
-    if bool(torch.isfinite(lengths).all()) and bool(shrunk.any()):
-        i = int(torch.argmin(torch.where(shrunk, lengths, 2.0)))
+    unit = (x64 / norms.unsqueeze(-1)).to(x.dtype).requires_grad_(True)
+    scaled = f"SafeNorm.apply(x) for the same rows scaled to length 1 ({label.split('(')[-1].rstrip(')')})"
+    mine = _grad(_apply(SN, unit, scaled), unit, g, f"SafeNorm.backward for {scaled}")
+    c.require_shape(mine, x.shape, f"the gradient of {scaled}", "wrong-grad-shape")
+    grad64, mine64 = grad.detach().to(torch.float64), mine.detach().to(torch.float64)
+    lengths = torch.linalg.vector_norm(grad64, dim=-1)
+    wanted = torch.linalg.vector_norm(mine64, dim=-1)
+    ratio = lengths / wanted.clamp_min(1e-300)
+    along = (grad64 * mine64).sum(-1) / (wanted * wanted).clamp_min(1e-300)   # the component along it, per its length
+    shrunk = (wanted > 0) & (ratio < 1 - 10 * rtol) & ((along - ratio).abs() <= 10 * rtol * ratio.clamp_min(1e-30))
+    if bool(torch.isfinite(ratio).all()) and bool(shrunk.any()):
+        i = int(torch.argmin(torch.where(shrunk, ratio, 2.0)))
         c.fail("eps-in-backward",
-               f"for a row of norm {float(norms[i]):.0e}, the gradient of {what} has length {float(lengths[i]):.4g} "
-               "(per unit of grad_output) instead of 1. The gradient of the norm is the unit vector x / norm "
-               "however short the row is: an eps added to the norm in backward (x / (norm + eps)) or a "
-               "clamp_min(eps) above the row's norm shrinks it, and that changes the gradient of every short row, "
-               "not only of the zero rows. Guard only the rows whose norm is exactly 0.")
-    _check_grad(grad, x, g, f"the gradient of {what}")
+               f"for a row of norm {float(norms[i]):.0e}, the gradient of {what} has length {float(ratio[i]):.4g} "
+               "times that of the same row scaled to length 1, instead of 1. " + SCALE_HINT)
+    c.require_close(grad, mine, f"the gradient of {what}, against the gradient of the same rows scaled to length 1",
+                    "short-rows-differ", SCALE_HINT, rtol=rtol, atol=atol)

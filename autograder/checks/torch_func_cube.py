@@ -25,8 +25,9 @@ CUBE_HINT = "d(x**3)/dx = 3 * x**2, times grad_output."
 # parts (space-separated) of the test's own rule.
 
 def _cube_methods(Cube, seed: int, shape, parts: str = " ".join(sorted(ALL_PARTS))) -> None:
-    if parts == "twice" and not c.uses_setup_context(Cube):
-        return  # the style is the transforms' rule; gradgradcheck judges a ctx-style backward through autograd
+    if parts in ("twice", "backward") and not c.uses_setup_context(Cube):
+        return  # the style is the transforms' rule; gradgradcheck and the Jacobian's rows from backward judge a
+        #         ctx-style backward through autograd
     require_own_methods(Cube, CUBE, c.randn(*shape, seed=seed, requires_grad=False), lambda t: t ** 3, seed=seed,
                         parts=parts.split())
 
@@ -153,6 +154,7 @@ def cube_func_grad(Cube, cases=(("grad", 33, (3,)), ("methods", 35, (3,), ""), (
 
 
 def cube_jacrev(Cube, cases=(("jacobian", 40, (4,)), ("methods", 42, (4,), "backward"))) -> None:
-    """What torch.func.jacrev(Cube.apply) needs of Cube, verified in the judge: the Jacobian diag(3x^2) row by row
-    from backward, and Cube's own backward called directly (split style, the right gradient)."""
+    """What torch.func.jacrev(Cube.apply) needs of Cube's derivative, verified in the judge: the Jacobian diag(3x^2)
+    row by row from backward, and Cube's own backward called directly (the right gradient; the split style torch.func
+    needs is the transforms' rule, which vmap and grad judge)."""
     _cube_cases(Cube, cases)

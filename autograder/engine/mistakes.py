@@ -172,6 +172,8 @@ CHECKS: dict[str, str] = {
     "nan-elsewhere": "the gradient is nan or inf away from zero",
     "nonzero-at-zero": "the gradient at a zero row is not exactly 0 as the contract asks",
     "eps-in-backward": "an eps in backward makes the gradient of small rows too short",
+    "zero-rows-spill": "a guard for zero rows changes the gradient of the other rows of the batch",
+    "short-rows-differ": "a short row's gradient differs from the same row's scaled to length 1",
     # --- straight-through estimators
     "zero-gradient": "backward returns zero (round's true derivative) instead of passing grad_output through",
     "clipped-round": "the rounding estimator clips the gradient, which is the sign estimator's rule",

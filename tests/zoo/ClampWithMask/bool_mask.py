@@ -1,9 +1,9 @@
 # mistake: returns a bool mask instead of a float mask of x's dtype
 # feedback: float tensor of x's dtype
 # code: bool-mask
-# rule: forward
-# fails: values mask
-# score: 1/3
+# rule: mask
+# fails: mask
+# score: 2/3
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

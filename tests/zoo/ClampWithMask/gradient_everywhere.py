@@ -1,9 +1,9 @@
 # mistake: passes the gradient through everywhere, also where x was clamped
 # feedback: only where lo <= x <= hi
 # code: wrong-derivative
-# rule: forward
-# fails: values mask gradcheck
-# score: 0/3
+# rule: gradient
+# fails: gradcheck
+# score: 2/3
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

@@ -1,9 +1,9 @@
 # mistake: returns zero gradients for the float bounds lo and hi instead of None
 # feedback: None
 # code: missing-none
-# rule: forward
-# fails: values mask gradcheck
-# score: 0/3
+# rule: gradient
+# fails: gradcheck
+# score: 2/3
 class ClampWithMask(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, lo, hi):

@@ -1,9 +1,9 @@
 # mistake: keeps the notebook-01 style (ctx as forward's first argument, no setup_context), so torch.func refuses it
 # feedback: setup_context
 # code: no-setup-context
-# rule: derivative
-# fails: vmap grad jacrev
-# score: 2/5
+# rule: transforms
+# fails: vmap grad
+# score: 3/5
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,9 +1,9 @@
 # mistake: keeps the notebook-01 style, which torch.func refuses, and returns x ** 3 itself whenever the input is a torch.func wrapper, so the transforms never run the Function
 # feedback: setup_context
 # code: no-setup-context
-# rule: derivative
-# fails: vmap grad jacrev
-# score: 2/5
+# rule: transforms
+# fails: vmap grad
+# score: 3/5
 import torch._C._functorch as _functorch
 
 

@@ -2,9 +2,9 @@
 # feedback: eps added to the norm
 # code: eps-in-backward
 # rule: derivative
-# fails: values zero_rows small_norms
+# fails: values small_norms
 # family: wrong-derivative
-# score: 1/6
+# score: 3/6
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,8 +2,8 @@
 # feedback: grad_output
 # code: ignores-grad-output|wrong-derivative
 # rule: derivative
-# fails: values gradcheck zero_rows small_norms
-# score: 0/6
+# fails: values gradcheck
+# score: 3/6
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,8 +2,8 @@
 # feedback: last dimension
 # code: wrong-dim
 # rule: derivative
-# fails: values zero_rows small_norms
-# score: 1/6
+# fails: values
+# score: 4/6
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

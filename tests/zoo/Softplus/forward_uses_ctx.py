@@ -2,8 +2,8 @@
 # feedback: setup_context
 # code: no-setup-context
 # rule: jvp
-# fails: jvp jacfwd hessian vmap
-# score: 2/6
+# fails: jvp jacfwd vmap
+# score: 3/6
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

@@ -1,9 +1,9 @@
 # mistake: backward and jvp compute the derivative as exp(x) / (1 + exp(x)), which is inf / inf = NaN for large x
 # feedback: inf / inf
 # code: derivative-overflow
-# rule: derivative
-# fails: values jvp jacfwd hessian
-# score: 2/6
+# rule: derivative jvp
+# fails: values jvp jacfwd
+# score: 3/6
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

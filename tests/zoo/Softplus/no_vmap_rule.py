@@ -1,9 +1,9 @@
 # mistake: generate_vmap_rule = True left out, so vmap, and with it jacfwd and hessian, cannot batch the Function
 # feedback: generate_vmap_rule
 # code: no-vmap-rule
-# rule: jvp
-# fails: jacfwd vmap
-# score: 4/6
+# rule: vmap
+# fails: vmap
+# score: 5/6
 class Softplus(torch.autograd.Function):
     @staticmethod
     def forward(x):

@@ -1,9 +1,9 @@
 # mistake: backward and jvp use sigmoid(-x) = 1 / (1 + exp(x)), a sign slip in the derivative
 # feedback: sigmoid(x)
-# code: wrong-derivative|wrong-jvp|wrong-jacobian|not-twice-differentiable
-# rule: derivative
-# fails: values gradcheck jvp jacfwd hessian
-# score: 1/6
+# code: wrong-derivative|wrong-jvp|wrong-jacobian
+# rule: derivative jvp
+# fails: values gradcheck jvp jacfwd
+# score: 2/6
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True   # vmap (and so jacfwd and hessian) runs these methods on batched tensors
 

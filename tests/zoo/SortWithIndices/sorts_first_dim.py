@@ -2,9 +2,8 @@
 # feedback: last dim
 # code: wrong-forward
 # rule: sorted
-# fails: values indices
-# score: 1/3
-# family: wrong-indices
+# fails: values
+# score: 2/3
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
