@@ -56,8 +56,6 @@ KNOWN_CASCADES = {
     "checkpointed_mlp/reentrant", "checkpointed_mlp/use_reentrant_omitted",
     "numerical_grad/divides_by_eps", "numerical_grad/flat_result", "numerical_grad/forward_difference",
     "numerical_grad/ignores_eps", "numerical_grad/perturbs_all", "numerical_grad/python_floats",
-    "unbroadcast/keeps_leading_dims", "unbroadcast/left_aligned", "unbroadcast/mean_instead_of_sum",
-    "unbroadcast/one_leading_dim", "unbroadcast/size1_before_leading",
 }
 
 
