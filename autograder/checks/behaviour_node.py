@@ -122,7 +122,7 @@ def _raw(value):
     return {"not_a_tensor": _TYPE(value).__name__}
 
 
-def real_backward(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bool = False) -> dict:
+def real_backward(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bool = False, then: tuple = ()) -> dict:
     """out = Fn.apply(*inputs), an ordinary call, then one ordinary backward of it with `grad_outputs`: what the
     learner's backward returned with the node autograd made as its ctx, before the engine checked or repaired it
     (a gradient summed to its input's shape, a missing None added). When grading, the learner's process records
@@ -132,15 +132,17 @@ def real_backward(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bool = F
 
     Facts: "node" (False when out has no node of Fn's own: then nothing else), "outputs" (the tensors forward
     returned, a tuple), "raw": one entry per value backward returned (a tensor copy, None, or {"not_a_tensor":
-    the name of its type}), "returned": "tuple" or "list" (its entries are "raw"), or "one value"."""
+    the name of its type}), "returned": "tuple" or "list" (its entries are "raw"), or "one value". `then`: the
+    inputs of further ordinary calls made after this one and before its backward."""
     from autograder.checks import behaviour_record as record
 
     if record.serving() is None:
         record.noted("record of an ordinary backward")
-        return _real_backward_here(Fn, inputs, grad_outputs, create_graph)
+        return _real_backward_here(Fn, inputs, grad_outputs, create_graph, then)
     inputs, grad_outputs = tuple(inputs), tuple(grad_outputs)
     record.warm_up_calls(Fn, lambda k: fresh(inputs))
     out = record.ordinary_call(Fn, *inputs)
+    later = [record.ordinary_call(Fn, *args) for args in then]  # noqa: F841 - alive until the backward
     outputs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
     facts: dict = {"node": False, "outputs": tuple(o.detach().clone() if _is_tensor(o) else o for o in outputs)}
     own = shared.handle_id(Fn)
@@ -165,10 +167,11 @@ def real_backward(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bool = F
     return facts
 
 
-def _real_backward_here(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bool = False) -> dict:
+def _real_backward_here(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bool = False, then: tuple = ()) -> dict:
     """`real_backward` in one process (a notebook): the backward is called with autograd's node, here."""
     inputs = tuple(inputs)
     out = function_apply(Fn, *inputs)
+    later = [function_apply(Fn, *args) for args in then]  # noqa: F841 - alive until the backward
     outputs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
     facts: dict = {"node": False, "outputs": tuple(o.detach().clone() if _is_tensor(o) else o for o in outputs)}
     nodes = [_GRAD_FN(o) for o in outputs if _is_tensor(o) and _GRAD_FN(o) is not None]
@@ -228,14 +231,17 @@ def type_name(value) -> str:
     return value.type_name if isinstance(value, Returned) else type(value).__name__
 
 
-def backward_by_its_node(Fn, inputs: tuple, grad_outputs, what: str, rules=None, names=(), as_returned=False):
+def backward_by_its_node(Fn, inputs: tuple, grad_outputs, what: str, rules=None, names=(), as_returned=False,
+                         then: tuple = ()):
     """What the learner's backward returns when autograd's own node is its ctx (`real_backward`, in the learner's
     process), as a tuple (a value that is neither a tensor nor None as a `Returned`), or None when Fn.apply made no
     node of Fn's own (the tests that run autograd say so). With `as_returned`, a single value backward returned is
-    given as it is, not as a tuple of one. Errors become feedback through `rules`, by default the engine's."""
+    given as it is, not as a tuple of one. Errors become feedback through `rules`, by default the engine's. `then`:
+    the inputs of further calls of Fn made after this one and before its backward (a call's state kept where the
+    next call overwrites it shows there)."""
     grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else (grad_outputs,)
     with c.explained(what, c.engine_rules(names) if rules is None else rules):
-        facts = real_backward(Fn, tuple(inputs), grad_outputs)
+        facts = real_backward(Fn, tuple(inputs), grad_outputs, then=then)
     if not facts["node"]:
         return None
     raw = tuple(Returned(v["not_a_tensor"]) if isinstance(v, dict) else v for v in facts["raw"])

@@ -138,7 +138,9 @@ def _require_dict(decisions) -> None:
 def _require_answers(decisions, keys) -> None:
     missing = [k for k in keys if k not in decisions]
     if missing:
-        c.fail("missing-key", f"`{NAME}` is missing the scenario key(s) {', '.join(map(repr, missing))}: "
+        extra = [k for k in decisions if k not in SCENARIOS]
+        misspelt = f" ({', '.join(map(repr, extra))} is not a scenario key: a misspelling?)" if extra else ""
+        c.fail("missing-key", f"`{NAME}` is missing the scenario key(s) {', '.join(map(repr, missing))}{misspelt}: "
                               "keep every key of the template and give each one a label.")
     unanswered = [k for k in keys if decisions[k] is None]
     if unanswered:
@@ -153,7 +155,8 @@ def _require_answers(decisions, keys) -> None:
 
 def well_formed(decisions, group: int | None = None) -> None:
     """Visible: every scenario (of group `group`, if given) has one of the labels (says nothing about whether
-    the labels are right: the verdict is the self-check's)."""
+    the labels are right: the verdict is the self-check's). Each graded test asks about its own group only, so a
+    scenario left out of one group costs that group's point alone."""
     _require_dict(decisions)
     c.require_self_contained(decisions, NAME)
     if group is not None:

@@ -29,6 +29,10 @@ MUL_GRADCHECK_CASES = tuple((sa, sb, 10 * seed + k) for seed in (0, 1) for k, (s
 INPUTS_MUL = ("a", "b")
 _MUL_HINT = ("the gradient of a is grad_output * b and the gradient of b is grad_output * a, each then "
              "summed down to its input's shape.")
+# The shapes test's words where the derivative is right without broadcasting: the sum down is what went wrong.
+_SUM_HINT = ("your gradients are right where nothing broadcasts, so the sum back to each input's shape is wrong: "
+             "add up every entry that was broadcast from one entry of the input (over the extra leading "
+             "dimensions and the widened size-1 ones).")
 
 
 def _mul_engine(BroadcastMul, a, b, grad_output):
@@ -144,7 +148,23 @@ def broadcastmul_shapes(BroadcastMul, cases=MUL_ALL[:1]) -> None:
         _broadcastmul_shapes(BroadcastMul, cases)
 
 
+def _derivative_right_unbroadcast(BroadcastMul) -> bool:
+    """Whether BroadcastMul's gradients are right through autograd where nothing broadcasts (no sum to do): then a
+    wrong value where something broadcasts is the sum's (this test's rule); else it is the derivative's, which the
+    values and gradcheck tests judge, and this test looks at the shapes alone."""
+    a, b = c.randn(2, 3, seed=900), c.randn(2, 3, seed=901)
+    g = c.randn(2, 3, seed=902, requires_grad=False)
+    try:
+        grads = _mul_engine(BroadcastMul, a, b, g)
+    except Exception:  # noqa: BLE001 - a forward or backward that fails here is the values test's to judge
+        return False
+    return all(isinstance(got, torch.Tensor) and tuple(got.shape) == (2, 3)
+               and bool(torch.allclose(got.detach(), want, rtol=1e-7, atol=1e-7))
+               for got, want in zip(grads, (g * b.detach(), g * a.detach())))
+
+
 def _broadcastmul_shapes(BroadcastMul, cases) -> None:
+    values_judged = _derivative_right_unbroadcast(BroadcastMul)
     for k, (sa, sb) in enumerate(cases):
         a = c.randn(*sa, seed=600 + k)
         b = c.randn(*sb, seed=700 + k)
@@ -165,13 +185,14 @@ def _broadcastmul_shapes(BroadcastMul, cases) -> None:
                        f"{_fmt(x.shape)}: sum over the broadcast dimensions (unbroadcast(grad, {name}.shape)). "
                        f"(a * b had shape {_fmt(out_shape)}; autograd's engine quietly does this sum for you, "
                        "but anyone calling backward directly gets the wrong shape.)")
-            c.require_close(got, full.sum_to_size(x.shape),
-                            f"the gradient of {name} returned by backward (shapes {_fmt(sa)} and {_fmt(sb)})",
-                            "wrong-derivative", _MUL_HINT)
-        _mul_shapes_by_its_node(BroadcastMul, a, b, g)
+            if values_judged:
+                c.require_close(got, full.sum_to_size(x.shape),
+                                f"the gradient of {name} returned by backward (shapes {_fmt(sa)} and {_fmt(sb)})",
+                                "wrong-unbroadcast-values", _SUM_HINT)
+        _mul_shapes_by_its_node(BroadcastMul, a, b, g, values_judged)
 
 
-def _mul_shapes_by_its_node(BroadcastMul, a, b, g) -> None:
+def _mul_shapes_by_its_node(BroadcastMul, a, b, g, values_judged: bool) -> None:
     """broadcastmul_shapes' rule once more, with the node autograd made for BroadcastMul.apply(a, b) as backward's
     ctx (`behaviour.backward_by_its_node`): a stand-in ctx can be recognised, autograd's own node cannot."""
     grads = behaviour.backward_by_its_node(BroadcastMul, behaviour.fresh((a, b)), g, names=INPUTS_MUL,
@@ -193,5 +214,6 @@ def _mul_shapes_by_its_node(BroadcastMul, a, b, g) -> None:
                    f"{_fmt(x.shape)}: sum over the broadcast dimensions (unbroadcast(grad, {name}.shape)) whatever "
                    "the ctx. (autograd's engine quietly does this sum for you, but anyone calling backward "
                    "directly gets the wrong shape.)")
-        c.require_close(got, full.sum_to_size(x.shape),
-                        f"{lead}the gradient of {name} returned by backward", "wrong-derivative", _MUL_HINT)
+        if values_judged:
+            c.require_close(got, full.sum_to_size(x.shape), f"{lead}the gradient of {name} returned by backward",
+                            "wrong-unbroadcast-values", _SUM_HINT)

@@ -53,15 +53,45 @@ def _sum_what(shape, dim, keepdim) -> str:
     return f"SumDim.apply(x, {dim}, {keepdim}) with x of shape {_fmt(shape)}"
 
 
+# What autograd refuses in backward's return that another test than the derivative's judges: the values for dim and
+# keepdim (sumdim_none) and a gradient of x not expanded to x's shape (sumdim_shape).
+_NONES_REFUSED = ("wrong-arity", "missing-none")
+_SHAPE_REFUSED = ("missing-expand",)
+
+
 def _sum_engine(SumDim, x, dim, keepdim, g):
+    return _sum_grad(SumDim, x, dim, keepdim, g)[0]
+
+
+def _sum_grad(SumDim, x, dim, keepdim, g):
+    """(the gradient of x for grad_output g, whether autograd gave it). Where autograd refuses backward's return for
+    its values for dim and keepdim (their count, or a gradient where None belongs: sumdim_none's rule) or for a
+    gradient of x with grad_output's shape (not expanded: sumdim_shape's rule), the gradient of x is what backward
+    returned first, with the node autograd made as its ctx (and, not expanded, expanded as sumdim_shape asks): the
+    derivative's tests judge its numbers alone."""
     what = _sum_what(x.shape, dim, keepdim)
     out = c.call(SumDim.apply, x, dim, keepdim, what="SumDim.forward", names=INPUTS_SUM)
     c.require_close(out, x.detach().sum(dim, keepdim=keepdim), what, "wrong-forward",
                     "forward returns x.sum(dim, keepdim=keepdim).")
     c.require_own_node(out, SumDim, "SumDim")
-    with c.explained(what, SUM_RULES):
-        (grad,) = torch.autograd.grad(out, [x], g)
-    return grad
+    try:
+        with c.explained(what, SUM_RULES):
+            (grad,) = torch.autograd.grad(out, [x], g)
+        return grad, True
+    except c.Mistake as refused:
+        if refused.code not in _NONES_REFUSED + _SHAPE_REFUSED:
+            raise
+        mistake = refused
+    grads = behaviour.backward_by_its_node(SumDim, behaviour.fresh((x, dim, keepdim)), g, what=what, rules=SUM_RULES)
+    grad = grads[0] if grads else None
+    if not isinstance(grad, torch.Tensor):
+        c.fail("missing-gradient", f"{what}: backward returned {behaviour.type_name(grad)} as the gradient of x: "
+                                   "return a tensor of x's shape first.")
+    if tuple(grad.shape) != tuple(x.shape):
+        if mistake.code not in _SHAPE_REFUSED or grad.numel() != g.numel():
+            raise mistake
+        grad = grad.reshape(x.detach().sum(dim, keepdim=True).shape).expand(x.shape)
+    return grad, False
 
 
 def _expected_sum_grad(shape, dim, keepdim, g):
@@ -88,7 +118,12 @@ def sumdim_gradcheck(SumDim, cases=(((3, 4), 0, False, 0), ((2, 3, 4), 0, False,
     for shape, dim, keepdim, seed in cases:
         x = c.randn(*shape, seed=1100 + seed)
         out_shape = x.detach().sum(dim, keepdim=keepdim).shape
-        _sum_engine(SumDim, x, dim, keepdim, torch.ones(out_shape, dtype=x.dtype))  # clear errors first
+        g = c.randn(*out_shape, seed=1200 + seed, requires_grad=False)
+        grad, through_autograd = _sum_grad(SumDim, x, dim, keepdim, g)  # clear errors first
+        if not through_autograd:  # autograd refuses the Nones (sumdim_none's rule): x's gradient alone, by its node
+            c.require_close(grad, _expected_sum_grad(shape, dim, keepdim, g),
+                            f"the gradient of x for {_sum_what(shape, dim, keepdim)}", "wrong-derivative", _SUM_HINT)
+            continue
         c.gradcheck(lambda t, d=dim, kd=keepdim: SumDim.apply(t, d, kd), (x,),
                     _sum_what(shape, dim, keepdim), hint=_SUM_HINT, names=INPUTS_SUM[:1],
                     reference=lambda t, d=dim, kd=keepdim: t.sum(d, keepdim=kd))
@@ -138,7 +173,8 @@ def _sum_shape_by_its_node(SumDim, x, dim, keepdim, g, what: str) -> None:
 
 
 def sumdim_none(SumDim, cases=SUM_NONE_CASES[:1]) -> None:
-    """backward returns exactly three values, None for dim and keepdim (directly and via autograd)."""
+    """backward returns exactly three values, None for dim and keepdim (directly, and with autograd's node as its
+    ctx); what the gradient of x is, is the other tests' rule."""
     c.require_function(SumDim, "SumDim")
     for k, (shape, dim, keepdim) in enumerate(cases):
         x = c.randn(*shape, seed=1500 + k)
@@ -155,4 +191,21 @@ def sumdim_none(SumDim, cases=SUM_NONE_CASES[:1]) -> None:
                 c.fail("missing-none",
                        f"{what}: backward returned a {type(grads[index]).__name__} for input {index + 1} ({name}), "
                        f"but {name} is a plain Python value with no gradient: return None there.")
-        _sum_engine(SumDim, x, dim, keepdim, g)
+        _sum_none_by_its_node(SumDim, x, dim, keepdim, g, what)
+
+
+def _sum_none_by_its_node(SumDim, x, dim, keepdim, g, what: str) -> None:
+    """sumdim_none's rule once more, with the node autograd made for SumDim.apply as backward's ctx: the count of
+    values and the Nones only (the gradient of x is the other tests')."""
+    grads = behaviour.backward_by_its_node(SumDim, behaviour.fresh((x, dim, keepdim)), g, what=what, rules=SUM_RULES)
+    if grads is None:
+        return  # no node of its own: sumdim_values says so
+    lead = f"{what}: called directly, backward returned None, None; but with the node autograd made as its ctx,"
+    if len(grads) != 3:
+        c.fail("wrong-arity", f"{lead} it returned {len(grads)} value(s) but forward takes 3 inputs (x, dim, keepdim): "
+                              "return the gradient of x, then None, None.")
+    for index in (1, 2):
+        if grads[index] is not None:
+            name = INPUTS_SUM[index]
+            c.fail("missing-none", f"{lead} it returned a {behaviour.type_name(grads[index])} for input {index + 1} "
+                                   f"({name}), but {name} is a plain Python value with no gradient: return None there.")

@@ -15,30 +15,34 @@ from autograder.checks.common import Rule
 from autograder.checks.shapes_direct import _fmt
 
 
-# Hand-picked pairs (shape of grad, target shape). The values and size-1 pairs all have extra leading dimensions,
-# and the pairs with none to remove (where grad.sum(dim=()) would sum everything) are the edge cases': one rule,
-# one test.
+# Hand-picked pairs (shape of grad, target shape). The values and size-1 pairs all have extra leading dimensions
+# (of size 1 too), and the pairs with none to remove (where grad.sum(dim=()) would sum everything) are the edge
+# cases': one rule, one test.
 LEADING_PAIRS = [((2, 3), (3,)), ((4, 2, 3), (2, 3)), ((4, 2, 3), (3,)), ((5,), ()), ((2, 3), ()),
-                 ((3, 3), (3,)), ((2, 2, 3), (2, 3))]
+                 ((3, 3), (3,)), ((2, 2, 3), (2, 3)), ((1,), ()), ((1, 1), (1,)), ((1, 1), ()), ((1, 4), (4,))]
 SIZE1_PAIRS = [((4, 2, 3), (1, 3)), ((4, 2, 3), (2, 1)), ((5, 4, 2, 3), (4, 1, 3)), ((2, 4, 2, 3), (1, 2, 1)),
                ((4, 2, 3), (1, 1)), ((5, 4, 2, 3), (4, 1, 1)), ((3, 4), (1,)), ((2, 5, 1, 3), (5, 1, 1)),
                ((4, 2, 1, 3), (1, 1, 3)), ((2, 3, 1), (1, 1)), ((2, 6), (1,))]
-# ... and the edge cases widen no size-1 dimension (that is the size-1 pairs' rule).
-EDGE_PAIRS = [((), ()), ((1,), ()), ((1, 1), (1,)), ((1, 1), ()), ((1, 1, 3), (1, 1, 3)), ((3, 1), (3, 1)),
-              ((2, 3, 4), (2, 3, 4)), ((1, 4), (4,)), ((1,), (1,)), ((2, 3), (2, 3)), ((3,), (3,))]
+# ... and the edge cases have nothing to sum: no leading dimension to remove (the values test's rule), no size-1
+# dimension widened (the size-1 test's).
+EDGE_PAIRS = [((), ()), ((1, 1, 3), (1, 1, 3)), ((3, 1), (3, 1)), ((2, 3, 4), (2, 3, 4)), ((1,), (1,)),
+              ((2, 3), (2, 3)), ((3,), (3,)), ((1, 1), (1, 1)), ((2, 1, 1), (2, 1, 1))]
 
 
-def random_pairs(count: int = 40, seed: int = 0, widen: bool = True):
-    """Deterministic (for one base seed) broadcast pairs: target of 0-4 dims, grad with extra leading
-    dims and (if `widen`) size-1 target dims widened. Varies with the grader's base seed."""
+def random_pairs(count: int = 40, seed: int = 0, widen: bool = True, leading: bool | None = None,
+                 ones: bool = True):
+    """Deterministic (for one base seed) broadcast pairs: target of 0-4 dims (with size-1 dims unless `ones` is
+    False), grad with extra leading dims (0-2; with `leading` True 1-2, False none) and (if `widen`) size-1 target dims
+    widened. Varies with the grader's base seed."""
     rng = random.Random(9173 + seed + c.base_seed())
     pairs = []
+    low, high = {None: (0, 2), True: (1, 2), False: (0, 0)}[leading]
     for _ in range(count):
-        target = tuple(rng.choice((1, 1, 2, 3)) for _ in range(rng.randint(0, 4)))
-        leading = tuple(rng.randint(1, 3) for _ in range(rng.randint(0, 2)))
+        target = tuple(rng.choice((1, 1, 2, 3) if ones else (2, 3, 4)) for _ in range(rng.randint(0, 4)))
+        leading_dims = tuple(rng.randint(1, 3) for _ in range(rng.randint(low, high)))
         widened = tuple(rng.choice((1, 2, 3, 4)) if n == 1 else n for n in target)
         widened = widened if widen else target
-        pairs.append((leading + widened, target))
+        pairs.append((leading_dims + widened, target))
     return pairs
 
 
@@ -48,19 +52,25 @@ class Drawn:
     vary with the grader's base seed."""
 
     count: int
-    widen: bool = True      # False: no size-1 dimension widened (the edge cases' draws)
+    widen: bool = True      # False: no size-1 dimension widened
+    leading: bool | None = None  # True: 1-2 extra leading dimensions (the values test's draws); False: none (the
+    #                              edge cases')
+    ones: bool = True            # False: no size-1 dimension in the target (where the size-1 rule plays no part)
 
 
 def _pairs(cases):
     for case in cases:
-        yield from (random_pairs(case.count, widen=case.widen) if isinstance(case, Drawn) else [case])
+        drawn = isinstance(case, Drawn)
+        yield from (random_pairs(case.count, widen=case.widen, leading=case.leading, ones=case.ones) if drawn
+                    else [case])
 
 
 # (grad shape, target shape, seed): seed None is grad = arange, whose values the feedback can show.
 VALUES_CASES = (((2, 3), (3,), None), ((2, 3), (), None))          # the statement's two with leading dimensions
-LEADING_CASES = tuple((gs, ts, 10 + k) for k, (gs, ts) in enumerate(LEADING_PAIRS))
+LEADING_CASES = tuple((gs, ts, 10 + k) for k, (gs, ts) in enumerate(LEADING_PAIRS)) + (
+    Drawn(20, widen=False, leading=True, ones=False),)
 SIZE1_CASES = tuple((gs, ts, 30 + k) for k, (gs, ts) in enumerate(SIZE1_PAIRS))
-MANY_CASES = tuple(EDGE_PAIRS) + (Drawn(40, widen=False),)   # (grad shape, target shape), then 40 drawn pairs
+MANY_CASES = tuple(EDGE_PAIRS) + (Drawn(40, widen=False, leading=False),)   # (grad shape, target shape), then 40 drawn
 
 UNBROADCAST_RULES = (
     Rule("not-implemented", types=(NotImplementedError,),
@@ -167,21 +177,41 @@ def unbroadcast_values(unbroadcast, cases=VALUES_CASES) -> None:
     leading dimensions."""
     _require_callable(unbroadcast)
     c.require_self_contained(unbroadcast, "unbroadcast")
-    for k, (gs, ts, seed) in enumerate(cases):
+    rows = [row for case in cases for row in ([(gs, ts, 70 + j) for j, (gs, ts) in enumerate(_pairs([case]))]
+                                              if isinstance(case, Drawn) else [case])]
+    for k, (gs, ts, seed) in enumerate(rows):
         _check_one_unbroadcast(unbroadcast, gs, ts, seed, as_size=seed is None or k % 2 == 0)
 
 
 def unbroadcast_size1(unbroadcast, cases=(SIZE1_CASES[0], SIZE1_CASES[3])) -> None:
-    """Targets with size-1 dims (first, middle, last, together with leading dims)."""
+    """Targets with size-1 dims (first, middle, last, together with leading dims). Where the learner's unbroadcast
+    removes the same leading dimensions wrongly with no size-1 dimension to sum (the values test's rule), the
+    leading dimensions are summed away first (torch's own sum) and the size-1 dimensions judged alone."""
     _require_callable(unbroadcast)
     for k, (gs, ts, seed) in enumerate(cases):
+        extra = len(gs) - len(ts)
+        if extra > 0 and not _leading_right(unbroadcast, gs, extra, seed):
+            gs = gs[extra:]
         _check_one_unbroadcast(unbroadcast, gs, ts, seed, as_size=k % 2 == 1)
 
 
-def unbroadcast_many(unbroadcast, cases=(((), ()), ((1, 1), ()), ((1, 1, 3), (1, 1, 3)), ((2, 3), (2, 3)),
-                                         Drawn(5, widen=False))) -> None:
-    """Edge cases (scalars, nothing to do, no leading dimension to remove) and generated pairs (`Drawn` rows),
-    none with a widened size-1 dimension (unbroadcast_size1's rule)."""
+def _leading_right(unbroadcast, grad_shape, extra: int, seed: int) -> bool:
+    """Whether unbroadcast removes `extra` leading dimensions of a grad of `grad_shape` right when nothing else is to
+    be summed (the target is the rest of grad's shape)."""
+    grad = c.randn(*grad_shape, seed=seed + 500, requires_grad=False)
+    target = tuple(grad_shape[extra:])
+    try:
+        got = unbroadcast(grad, torch.Size(target))
+    except Exception:  # noqa: BLE001 - a call that raises removes nothing right: the values test says why
+        return False
+    return isinstance(got, torch.Tensor) and tuple(got.shape) == target and got.dtype == grad.dtype \
+        and bool(torch.allclose(got, grad.sum_to_size(target), rtol=1e-7, atol=1e-7))
+
+
+def unbroadcast_many(unbroadcast, cases=(((), ()), ((1, 1, 3), (1, 1, 3)), ((2, 3), (2, 3)),
+                                         Drawn(5, widen=False, leading=False))) -> None:
+    """Edge cases (scalars, nothing to do: no leading dimension to remove, the values test's rule) and generated
+    pairs (`Drawn` rows), none with a widened size-1 dimension (unbroadcast_size1's rule)."""
     _require_callable(unbroadcast)
     for k, (gs, ts) in enumerate(_pairs(cases)):
         _check_one_unbroadcast(unbroadcast, gs, ts, seed=50 + k, as_size=k % 3 != 0)

@@ -4,6 +4,8 @@ Each check takes `cases=`: its default is what the visible test cell runs, the h
 module's larger table (`GRADCHECK_CASES`, `GRAPH_CASES`, `SAVED_CASES`). A case is (shape, seed).
 """
 
+import inspect
+
 import torch
 
 from autograder.checks import common as c
@@ -28,7 +30,7 @@ UNPROVOKED_RULES = (
 
 
 def values(Square, cases=VALUES_CASES) -> None:
-    """Forward values, the gradient on small examples."""
+    """Forward values, the gradient on small examples, and the gradient scaled by grad_output."""
     c.require_function(Square, NAME)
     c.require_self_contained(Square, NAME)
     for numbers in cases:
@@ -39,6 +41,11 @@ def values(Square, cases=VALUES_CASES) -> None:
         (grad,) = c.backward_grads(y, [x], what="Square.backward", names=INPUTS)
         c.require_close(grad, 2 * x.detach(), "the gradient of Square.apply(x).sum()", "wrong-derivative",
                         "d(x*x)/dx = 2x, times grad_output.")
+        # Scaling grad_output must scale the gradient: a backward that ignores grad_output fails here.
+        y = c.call(Square.apply, x, what="Square.forward", names=INPUTS)
+        (grad,) = c.backward_grads(y, [x], torch.full_like(y, 3.0), what="Square.backward", names=INPUTS)
+        c.require_close(grad, 6 * x.detach(), "the gradient with grad_output = 3", "ignores-grad-output",
+                        "multiply by grad_output: backward receives dLoss/dy and must return dLoss/dx.")
 
 
 def gradcheck(Square, cases=GRADCHECK_CASES[:2]) -> None:
@@ -51,23 +58,54 @@ def gradcheck(Square, cases=GRADCHECK_CASES[:2]) -> None:
 
 
 def graph_node(Square, cases=GRAPH_CASES[:1]) -> None:
-    """The output's grad_fn is Square's own backward node (so .apply was used), and grad_output scales it."""
+    """The output's grad_fn is Square's own backward node (so .apply was used). What backward computes is the values
+    test's rule: this one looks at the node only."""
     c.require_function(Square, NAME)
     for shape, seed in cases:
         x = c.randn(*shape, seed=seed)
         y = c.call(Square.apply, x, what="Square.forward", names=INPUTS)
         c.require_own_node(y, Square, NAME)
-        # Scaling grad_output must scale the gradient: a backward that ignores grad_output fails here.
-        (grad,) = c.backward_grads(y, [x], torch.full_like(y, 3.0), what="Square.backward", names=INPUTS)
-        c.require_close(grad, 6 * x.detach(), "the gradient with grad_output = 3", "ignores-grad-output",
-                        "multiply by grad_output: backward receives dLoss/dy and must return dLoss/dx.")
+
+
+_OWN_APPLY: dict = {}  # {id of the class: its own `apply`}, while the saved test runs on Function's
+
+
+@c.probe
+def _apply_set_aside(Square) -> bool:
+    """Probe: if the class has an `apply` of its own (the graph test's rule), give it torch.autograd.Function's until
+    `_put_back`, so that the saved test judges forward's saving alone; whether it did. It lives in this test's fork
+    only."""
+    base = vars(torch.autograd.Function)["apply"]
+    try:
+        if inspect.getattr_static(Square, "apply") is base:
+            return False
+        _OWN_APPLY[id(Square)] = vars(Square).get("apply")
+        type.__setattr__(Square, "apply", base)
+    except Exception:  # noqa: BLE001 - not a class we can change: the test runs on what it has
+        return False
+    return True
+
+
+@c.probe
+def _put_back(Square) -> None:
+    if id(Square) in _OWN_APPLY:
+        own = _OWN_APPLY.pop(id(Square))
+        if own is None:
+            type.__delattr__(Square, "apply")
+        else:
+            type.__setattr__(Square, "apply", own)
 
 
 def saves_input(Square, cases=SAVED_CASES[:1]) -> None:
     """x is saved with save_for_backward, so changing it in place before backward raises."""
     c.require_function(Square, NAME)
-    for shape, seed in cases:
-        _saves_input(Square, shape, seed)
+    set_aside = _apply_set_aside(Square)
+    try:
+        for shape, seed in cases:
+            _saves_input(Square, shape, seed)
+    finally:
+        if set_aside:
+            _put_back(Square)
 
 
 def _saves_input(Square, shape, seed: int) -> None:
@@ -75,6 +113,8 @@ def _saves_input(Square, shape, seed: int) -> None:
     leaf = x.detach().clone().requires_grad_(True)
     base = leaf * 1.0  # a non-leaf we are allowed to modify in place
     y = c.call(Square.apply, base, what="Square.forward", names=INPUTS)
+    # Square's own node (its apply set aside where it has its own): else autograd's node for x * x could be the one
+    # whose version check raises below.
     c.require_own_node(y, Square, NAME)
     with torch.no_grad():
         base.add_(1.0)

@@ -2,8 +2,8 @@
 # feedback: grad_output * b
 # code: wrong-derivative
 # rule: derivative
-# fails: values gradcheck shapes
-# score: 0/4
+# fails: values gradcheck
+# score: 2/4
 class BroadcastMul(torch.autograd.Function):
     @staticmethod
     def forward(ctx, a, b):

@@ -1,9 +1,9 @@
-# mistake: backward returns a gradient (a tensor) for the float alpha
+# mistake: backward returns a gradient (a tensor) for the float alpha (and both gradients whatever ctx.needs_input_grad says)
 # feedback: None for the float alpha
-# code: grad-for-float
-# rule: derivative
-# fails: values none_for_alpha needs_input_grad alpha
-# score: 0/5
+# code: grad-for-float|ignores-needs-input-grad
+# rule: none_for_alpha needs_input_grad
+# fails: none_for_alpha needs_input_grad
+# score: 3/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

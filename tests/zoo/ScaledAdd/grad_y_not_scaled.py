@@ -2,9 +2,8 @@
 # feedback: scaled by alpha
 # code: grad-y-not-scaled
 # rule: derivative
-# fails: values needs_input_grad alpha
-# family: wrong-grad-y
-# score: 1/5
+# fails: values
+# score: 3/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

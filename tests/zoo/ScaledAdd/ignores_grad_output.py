@@ -2,9 +2,8 @@
 # feedback: ignores grad_output
 # code: ignores-grad-output
 # rule: derivative
-# fails: values needs_input_grad alpha
-# family: wrong-grad-x
-# score: 1/5
+# fails: values
+# score: 3/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

@@ -1,9 +1,9 @@
-# mistake: backward returns only two values, forgetting the None for the float alpha
+# mistake: backward returns only two values, forgetting the None for the float alpha (and both gradients whatever ctx.needs_input_grad says)
 # feedback: return None for the float alpha
-# code: wrong-arity
-# rule: derivative
-# fails: values none_for_alpha needs_input_grad alpha
-# score: 0/5
+# code: wrong-arity|ignores-needs-input-grad
+# rule: none_for_alpha needs_input_grad
+# fails: none_for_alpha needs_input_grad
+# score: 3/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

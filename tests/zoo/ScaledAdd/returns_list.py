@@ -1,9 +1,9 @@
 # mistake: returns a list instead of a tuple (autograd counts a list as one gradient)
 # feedback: tuple
-# code: wrong-arity|returns-a-list
-# rule: derivative
-# fails: values none_for_alpha needs_input_grad alpha
-# score: 0/5
+# code: returns-a-list
+# rule: none_for_alpha
+# fails: none_for_alpha
+# score: 4/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

@@ -1,7 +1,7 @@
 # mistake: passes the float alpha to ctx.save_for_backward, which takes tensors only
 # feedback: save_for_backward only takes tensors
 # code: saved-a-float
-# rule: derivative
+# rule: alpha
 # fails: values none_for_alpha needs_input_grad alpha
 # score: 0/5
 class ScaledAdd(torch.autograd.Function):

@@ -2,8 +2,8 @@
 # feedback: swapped
 # code: swapped-order
 # rule: derivative
-# fails: values needs_input_grad alpha
-# score: 1/5
+# fails: values
+# score: 3/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):

@@ -2,8 +2,8 @@
 # feedback: grad_output
 # code: ignores-grad-output
 # rule: derivative
-# fails: values graph
-# score: 1/3
+# fails: values
+# score: 2/3
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

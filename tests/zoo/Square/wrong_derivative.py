@@ -2,9 +2,8 @@
 # feedback: 2x
 # code: wrong-derivative
 # rule: derivative
-# fails: values graph
-# family: ignores-grad-output
-# score: 1/3
+# fails: values
+# score: 2/3
 class Square(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

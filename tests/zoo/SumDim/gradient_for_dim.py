@@ -1,9 +1,9 @@
 # mistake: returns a (zero) gradient for the int dim instead of None
 # feedback: None
 # code: missing-none
-# rule: derivative
-# fails: values gradcheck none
-# score: 1/4
+# rule: nones
+# fails: none
+# score: 3/4
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

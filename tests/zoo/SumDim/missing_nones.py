@@ -1,9 +1,9 @@
 # mistake: returns only the gradient of x, with no None for dim and keepdim
 # feedback: 3 inputs
 # code: wrong-arity
-# rule: derivative
-# fails: values gradcheck none
-# score: 1/4
+# rule: nones
+# fails: none
+# score: 3/4
 class SumDim(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim):

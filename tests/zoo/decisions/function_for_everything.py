@@ -1,7 +1,7 @@
 # mistake: writes a custom Function for everything, even where autograd already works
 # feedback: autograd already handles this
 # code: function-not-needed
-# rule: group1
+# rule: group1 group2 group3
 # fails: group1 group2 group3
 # score: 0/3
 DECISIONS = {

@@ -1,9 +1,9 @@
 # mistake: deletes the scenarios it is unsure about
 # feedback: missing
 # code: missing-key
-# rule: group1
-# fails: group1 group3
-# score: 1/3
+# rule: group3
+# fails: group3
+# score: 2/3
 DECISIONS = {
     "masked_loss": "none",
     "quantized_weights": "surrogate",

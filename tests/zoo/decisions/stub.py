@@ -1,7 +1,7 @@
 # mistake: the unfilled template (None everywhere, still raises NotImplementedError)
 # feedback: not answered
 # code: not-answered
-# rule: group1
+# rule: unanswered
 # fails: group1 group2 group3
 # score: 0/3
 DECISIONS = {

@@ -1,7 +1,7 @@
 # mistake: answers yes/no (write a Function or not) instead of using the labels
 # feedback: not a label
 # code: unknown-label
-# rule: group1
+# rule: group1 group2 group3
 # fails: group1 group2 group3
 # score: 0/3
 DECISIONS = {

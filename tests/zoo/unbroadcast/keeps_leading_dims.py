@@ -2,8 +2,8 @@
 # feedback: extra leading dimension
 # code: leading-dims-kept
 # rule: leading
-# fails: values size1 many
-# score: 0/3
+# fails: values
+# score: 2/3
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     extra = grad.dim() - len(shape)

@@ -2,9 +2,8 @@
 # feedback: size 1 in the target
 # code: size1-not-summed
 # rule: size1
-# fails: size1 many
-# family: wrong-unbroadcast-shape
-# score: 1/3
+# fails: size1
+# score: 2/3
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     for i, size in enumerate(shape):

@@ -1,9 +1,9 @@
-# mistake: averages the broadcast copies (mean) instead of adding them up (sum)
+# mistake: averages the broadcast copies (mean) instead of adding them up (sum), both over the leading dimensions and over the size-1 ones
 # feedback: mean
 # code: mean-not-sum
-# rule: leading
-# fails: values size1 many
-# score: 0/3
+# rule: leading size1
+# fails: values size1
+# score: 1/3
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     extra = grad.dim() - len(shape)

@@ -2,8 +2,8 @@
 # feedback: extra leading dimension
 # code: leading-dims-kept
 # rule: leading
-# fails: values many
-# score: 1/3
+# fails: values
+# score: 2/3
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     if grad.dim() > len(shape):

@@ -1,9 +1,9 @@
 # mistake: sums the size-1 dimensions first, indexing grad's dimensions from the left while the leading ones are still there
 # feedback: size 1 in the target
-# code: size1-not-summed|wrong-unbroadcast-shape
+# code: size1-not-summed
 # rule: size1
-# fails: size1 many
-# score: 1/3
+# fails: size1
+# score: 2/3
 def unbroadcast(grad, shape):
     shape = tuple(shape)
     for i, size in enumerate(shape):
