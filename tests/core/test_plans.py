@@ -93,7 +93,8 @@ def test_a_planned_gradcheck_gives_what_single_requests_give(sandbox, name):
 
 
 def test_a_gradcheck_that_passes_takes_two_round_trips_instead_of_eight(sandbox):
-    assert gradcheck(sandbox, ANSWERS["honest"], True) == (2, "result True; x after [[-1.0, -0.5, 0.0], [0.5, 1.0, 1.5]]")
+    assert gradcheck(sandbox, ANSWERS["honest"], True) == (2, "result True; x after [[-1.0, -0.5, 0.0], "
+                                                              "[0.5, 1.0, 1.5]]")
     assert gradcheck(sandbox, ANSWERS["honest"], False)[0] == 8
     # a function of the judge's around the learner's: its requests are planned the same way
     assert gradcheck(sandbox, ANSWERS["honest"], True, "lambda t: Fn.apply(t.clone())")[0] == 2
