@@ -101,6 +101,32 @@ def test_a_gradcheck_that_passes_takes_two_round_trips_instead_of_eight(sandbox)
     assert gradcheck(sandbox, ANSWERS["an-integer-output-beside"], True, "lambda t: Fn.apply(t)[0]")[0] == 2
 
 
+MANY = """
+import torch
+class Fn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, *xs):
+        return sum(xs)
+    @staticmethod
+    def backward(ctx, g):
+        return (g,) * 40
+"""
+MANY_TEST = """
+from autograder.engine import shared
+xs = tuple(torch.randn(2, dtype=torch.float64, requires_grad=True) for _ in range(40))
+options = dict(eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True)
+with shared.learner().gradcheck_plan(Fn.apply, xs, options):  # 81 calls: more than a plan holds
+    assert torch.autograd.gradcheck(Fn.apply, xs, fast_mode=True, **options)
+assert shared.learner().plans_sent == 0
+"""
+
+
+def test_a_gradcheck_of_more_evaluations_than_a_plan_holds_asks_one_request_at_a_time(sandbox):
+    outcome = sandbox.run(Job([("setup:setup_1", "import torch\n"), ("answer_Fn", MANY)], "test_plan", MANY_TEST,
+                              limits=LIMITS))
+    assert outcome.status == "passed", outcome.feedback
+
+
 TAMPERING = """
 import torch
 CALLS = [0]

@@ -25,6 +25,8 @@ import json
 
 import torch
 
+from autograder.engine.sandbox import protocol
+
 LEGACY = torch.legacy_contiguous_format
 
 
@@ -174,14 +176,14 @@ def gradcheck_plan(link, fn, inputs, options: dict):
     if drawn is not None:
         points = [inputs] + drawn[1] + ([inputs] if undefined else [])
         calls = [capture(link, fn, point) for point in points]
-    if calls is None or not calls or any(c is None for c in calls):
-        yield
+    if calls is None or not calls or any(c is None for c in calls) or len(calls) > protocol.MAX_PLAN_STEPS:
+        yield  # (a plan longer than the protocol takes: one request at a time, as before)
         return
     answered = link.send_plan(calls)
     planned = answered
     if len(answered) == len(calls):
         vjps, split = _dry_vjps(link, fn, inputs, drawn[0], answered[0], answered[-1] if undefined else None)
-        vjps = link.send_plan(vjps) if vjps else []
+        vjps = link.send_plan(vjps[:protocol.MAX_PLAN_STEPS]) if vjps else []  # (any further: live)
         # in fast mode's order: the calls, the vjps at x, then (undefined) the call again and its vjp
         cut = len(answered) - (1 if undefined else 0)
         planned = answered[:cut] + vjps[:split] + answered[cut:] + vjps[split:]

@@ -23,7 +23,7 @@ import weakref
 import torch
 
 from autograder.engine import shared
-from autograder.engine.sandbox import codec, mirror, protocol
+from autograder.engine.sandbox import codec, mirror, plans, protocol
 from autograder.engine.shared import FakeCtx, Mistake
 from autograder.engine.sandbox.channel import Channel, ChannelClosed
 
@@ -216,8 +216,6 @@ class Link:
 
     def gradcheck_plan(self, fn, inputs, options: dict):
         """A context in which torch's fast-mode gradcheck of fn takes its replies from plans (plans.py)."""
-        from autograder.engine.sandbox import plans
-
         return plans.gradcheck_plan(self, fn, inputs, options)
 
     def count_as_compiling(self, result) -> None:
