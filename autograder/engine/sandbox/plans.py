@@ -173,11 +173,11 @@ def gradcheck_plan(link, fn, inputs, options: dict):
     drawn = gradcheck_points(inputs, options.get("eps", 1e-6))
     undefined = options.get("check_undefined_grad", True)
     calls = None
-    if drawn is not None:
-        points = [inputs] + drawn[1] + ([inputs] if undefined else [])
+    points = [inputs] + drawn[1] + ([inputs] if undefined else []) if drawn is not None else []
+    if 0 < len(points) <= protocol.MAX_PLAN_STEPS:
         calls = [capture(link, fn, point) for point in points]
-    if calls is None or not calls or any(c is None for c in calls) or len(calls) > protocol.MAX_PLAN_STEPS:
-        yield  # (a plan longer than the protocol takes: one request at a time, as before)
+    if calls is None or any(c is None for c in calls):
+        yield  # (no plan, or one longer than the protocol takes: one request at a time, as before)
         return
     answered = link.send_plan(calls)
     planned = answered
