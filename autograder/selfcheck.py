@@ -3,7 +3,11 @@
     from autograder.selfcheck import grade_this_notebook
     grade_this_notebook("01_square.ipynb")
 
-It grades the SAVED file (save first: Ctrl+S) in a separate process and prints a table of results.
+It grades the SAVED file (save first: Ctrl+S) in the grader's sandbox and prints a table of results. The sandbox's
+root process (PyTorch and the checks, imported once: most of a first self-check's time) is this kernel's: started at
+its first self-check, kept for the kernel's session, ended with it (at exit, and by the root itself when the kernel
+is gone), so every self-check after the first costs only the notebook's grading. Each grading is as `python -m
+autograder grade` does it: a judge of its own and a fresh learner's sandbox, a fresh copy of it per test.
 
 The name is a hint, not the last word: in a renamed copy or a JupyterLab "Duplicate" ("01_square-Copy1.ipynb")
 the cell still says "01_square.ipynb", so the notebook to grade is found as `grade` finds its course notebook,
@@ -14,6 +18,7 @@ course notebook, the named file if it is the only one, else the one saved last.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import subprocess
@@ -30,21 +35,82 @@ def grade_this_notebook(path: str, show: bool = True, timeout: float = 900) -> d
     path = find_notebook(named)
     if path.name != named.name:
         print(f"(grading {path.name}, this notebook's saved file: its cells come from {named.stem})")
-    command = [sys.executable, "-m", "autograder", "grade", str(path), "--json"]
-    if not hasattr(os, "fork"):  # the grader's sandbox forks its processes (Linux, macOS, WSL)
-        command = [sys.executable, "-c", PREVIEW, str(path)]
-    try:
-        run = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"grading took longer than {timeout} s; try `python -m autograder grade {path.name}` "
-                           "in a terminal to see its progress") from None
-    if run.returncode != 0:
-        raise RuntimeError(run.stderr.strip() or "grading failed")
-    report = json.loads(run.stdout)
+    report = _grade_warm(path, timeout) if hasattr(os, "fork") else _preview(path, timeout)
     if show:
         _display(report)
         return None  # the table says it all; a returned dict would be echoed below it
     return report
+
+
+_TOO_LONG = ("grading took longer than {timeout} s; try `python -m autograder grade {name}` in a terminal to see its "
+             "progress")
+_WARM: dict = {}  # this kernel's grading sandbox, once its first self-check started it
+
+
+def _grade_warm(path: Path, timeout: float) -> dict:
+    """The report `python -m autograder grade PATH --json` gives, graded by this kernel's own grading root (started
+    here the first time, in this thread; the grading itself in a thread of its own, so that `timeout` bounds the
+    wait)."""
+    import threading
+
+    from autograder.engine import grading, notebooks
+    from autograder.engine.sandbox import Limits
+
+    try:
+        submission = notebooks.submission_from_path(path)  # bad input fails fast, before the sandbox
+    except notebooks.NotebookError as error:
+        raise RuntimeError(f"error: {error}") from None
+    sandbox = _WARM.get("sandbox")
+    if sandbox is None:
+        sandbox = _WARM["sandbox"] = grading.new_sandbox().start()
+        atexit.register(stop_grading_root)
+    done: dict = {}
+    limits = Limits(isolation=os.environ.get("AUTOGRADER_ISOLATION", "full"))  # the command's, unless told
+
+    def grade() -> None:
+        try:
+            report, _ = grading.grade_submission(submission, sandbox, seed=grading.base_seed(), limits=limits,
+                                                 autograded=False)
+            done["report"] = json.loads(json.dumps(report.to_json()))  # as the command's JSON reads back
+        except BaseException as error:  # noqa: BLE001 - raised in the caller's thread below
+            done["error"] = error
+
+    worker = threading.Thread(target=grade, name="self-check", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        raise RuntimeError(_TOO_LONG.format(timeout=timeout, name=path.name))
+    if "error" in done:
+        raise RuntimeError(f"grading failed: {done['error']}") from done["error"]
+    return done["report"]
+
+
+def grading_root() -> int | None:
+    """The pid of this kernel's grading root, while it runs (None before the first self-check)."""
+    from autograder.engine.sandbox import handle
+
+    return handle.running_root()
+
+
+def stop_grading_root() -> None:
+    """End this kernel's grading root (at the kernel's exit; the root also leaves by itself once the kernel is
+    gone). The next self-check starts another."""
+    from autograder.engine.sandbox import handle
+
+    _WARM.pop("sandbox", None)
+    handle.stop_root()
+
+
+def _preview(path: Path, timeout: float) -> dict:
+    """Where there is no fork: the preview's grading, in a Python process of its own."""
+    try:
+        run = subprocess.run([sys.executable, "-c", PREVIEW, str(path)], capture_output=True, text=True,
+                             timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(_TOO_LONG.format(timeout=timeout, name=path.name)) from None
+    if run.returncode != 0:
+        raise RuntimeError(run.stderr.strip() or "grading failed")
+    return json.loads(run.stdout)
 
 
 NO_FORK_NOTE = ("A preview: this computer cannot start the grader's sandbox (it needs fork, which Windows has only "

@@ -32,6 +32,9 @@ VALID = [
     ("ended", {"op": "ended", "status": None}),
     ("reply", {"ok": [1, 2]}),
     ("reply", {"error": dict(ERROR, cause=dict(ERROR, type="KeyError"))}),
+    ("plan_reply", {"plan": 1, "results": [{"v": {"D": {"ok": 1}}, "sizes": []},
+                                           {"v": {"D": {"ok": {"t": 0}}}, "sizes": [8]}], "sizes": [8]}),
+    ("plan_reply", {"plan": 7, "results": [], "sizes": []}),
 ]
 
 # What a hostile answer cell could write on a channel it found, and why each is refused.
@@ -56,6 +59,12 @@ FORGED = [
     ("reply", {"ok": 1, "error": ERROR}, "both a value and an error"),
     ("reply", {"status": "passed"}, "a status instead of a value"),
     ("reply", {"error": {"type": "X"}}, "an error without its message"),
+    ("plan_reply", {"plan": 1, "results": [{"v": 1, "sizes": [], "status": "passed"}], "sizes": []},
+     "a reply that carries a status"),
+    ("plan_reply", {"plan": 1, "results": [{"v": 1, "sizes": []}] * (protocol.MAX_PLAN_STEPS + 1), "sizes": []},
+     "more replies than any plan has"),
+    ("plan_reply", {"plan": 1.0, "results": [], "sizes": []}, "a plan number written as a float"),
+    ("plan_reply", {"plan": 1, "results": [{"v": 1, "sizes": [-8]}], "sizes": [-8]}, "a negative size"),
 ]
 
 
@@ -82,7 +91,7 @@ def test_a_message_taken_at_a_glance_is_one_the_validator_takes(kind, message):
 
 
 def test_every_kind_the_learner_sends_has_a_validator():
-    assert set(protocol.LEARNER_SENDS) == {"hello", "ready", "forked", "ended", "reply"}
+    assert set(protocol.LEARNER_SENDS) == {"hello", "ready", "forked", "ended", "reply", "plan_reply"}
     for kind, schema in protocol.LEARNER_SENDS.items():
         assert schema.get("additionalProperties") is False, f"{kind} would carry fields nobody declared"
 
@@ -143,6 +152,8 @@ MESSAGES = {
     "forked": {"op": "forked", "ok": True},
     "ended": {"op": "ended", "status": 0, "peak_mb": 271.5},
     "reply": {"error": dict(ERROR)},
+    "plan_reply": {"plan": 1, "results": [{"v": {"D": {"ok": {"t": 0, "dtype": "float64", "shape": [1]}}},
+                                           "sizes": [8]}], "sizes": [8]},
 }
 OVERSIZE = {  # each kind's caps, one past
     "job": lambda m: dict(m, cells=[["a" * 201, "pass"]]),
@@ -156,10 +167,11 @@ OVERSIZE = {  # each kind's caps, one past
     "forked": None,   # no size of its own: a frame that claims more than the cap (CONTROL_FRAME_TOO_LARGE)
     "ended": lambda m: dict(m, peak_mb=1e8),
     "reply": lambda m: {"error": dict(ERROR, message="m" * (protocol.MAX_TEXT + 1))},
+    "plan_reply": lambda m: dict(m, results=m["results"] * (protocol.MAX_PLAN_STEPS + 1)),
 }
 IN_ITS_PLACE = {"job": "tests", "tests": "job", "graded": "verdict", "failed": "started", "started": "verdict",
                 "verdict": "graded", "hello": "ready", "ready": "hello", "forked": "hello", "ended": "hello",
-                "reply": "verdict"}
+                "reply": "verdict", "plan_reply": "reply"}
 
 
 def _wrong_type(value):
@@ -270,6 +282,36 @@ def _read_reply(message):
     return "taken"
 
 
+class _Answering:
+    """A test's channel whose other end answers every frame with `message` (its buffers, of the sizes it says)."""
+
+    def __init__(self, message):
+        self.message, self.sent = message, []
+
+    def send(self, header, buffers):
+        self.sent.append(header)
+
+    def recv(self, deadline=None):
+        sizes = self.message.get("sizes", []) if type(self.message) is dict else []
+        ok = type(sizes) is list and all(type(n) is int and 0 <= n < 1 << 20 for n in sizes)
+        return self.message, [bytes(n) for n in sizes] if ok else []
+
+
+def _read_plan_reply(message, plan_steps: int = 2):
+    """The judge's read of a plan's answer (proxy.Link.send_plan), to a plan of two requests."""
+    link = proxy.Link(_Answering(message))
+    request = codec.encode({"op": "getattr", "h": 1, "attr": None, "name": "x"})
+    try:
+        answered = link.send_plan([request] * plan_steps)
+    except proxy.BrokenProtocol as error:
+        assert "never sends" in str(error)
+        return "refused"
+    except proxy.LearnerGone:  # not a frame the channel takes (a header that is not an object)
+        return "refused"
+    assert link.requests == 1 and len(answered) <= plan_steps
+    return "taken"
+
+
 def _read_judge_reply(message):
     tests = len(MESSAGES["graded"]["outcomes"])
     result = handle.read_reply(message, tests)
@@ -292,6 +334,7 @@ READERS = {
     "forked": lambda m, mp: _read_control("forked", m),
     "ended": lambda m, mp: _read_control("ended", m),
     "reply": lambda m, mp: _read_reply(m),
+    "plan_reply": lambda m, mp: _read_plan_reply(m),
 }
 BROKEN = [(kind, how, message) for kind in READERS for how, message in breakings(kind)]
 BROKEN.append(("forked", "a frame larger than the cap", CONTROL_FRAME_TOO_LARGE))
@@ -302,6 +345,14 @@ BROKEN.append(("started", "no sandbox started", {"pid": -1}))
 BROKEN.append(("started", "a pid written as a float", {"pid": 4242.0}))
 BROKEN.append(("ended", "a status written as a float", {"op": "ended", "status": 0.0}))
 BROKEN.append(("verdict", "a status of its own", dict(MESSAGES["verdict"], status="excellent")))
+BROKEN.append(("plan_reply", "a reply for another plan", dict(MESSAGES["plan_reply"], plan=2)))
+BROKEN.append(("plan_reply", "more replies than requests", dict(MESSAGES["plan_reply"],
+                                                               results=MESSAGES["plan_reply"]["results"] * 3,
+                                                               sizes=[8, 8, 8])))
+BROKEN.append(("plan_reply", "buffers its replies do not account for", dict(MESSAGES["plan_reply"], sizes=[8, 8])))
+BROKEN.append(("plan_reply", "buffers other than its replies say", dict(MESSAGES["plan_reply"], sizes=[16])))
+READER_ONLY |= {"a reply for another plan", "more replies than requests", "buffers its replies do not account for",
+                "buffers other than its replies say"}
 
 
 def test_every_kind_is_declared_and_read():

@@ -104,3 +104,95 @@ def test_without_fork_the_self_check_grades_a_preview_in_process(tmp_path, monke
     report = selfcheck.grade_this_notebook(str(wrong), show=False)
     assert report["score"] < 3 and any(c["status"] == "failed" for c in report["cells"])
     assert selfcheck.NO_FORK_NOTE in selfcheck._text(report)
+
+
+# ------------------------------------------------------------------------------ the kernel's warm grading root
+# A "kernel" here is a Python process of its own that imports the self-check, as a notebook's kernel does.
+
+KERNEL = """
+import json, sys
+from autograder import selfcheck
+reports, roots = [], []
+for path in sys.argv[1:]:
+    reports.append(selfcheck.grade_this_notebook(path, show=False))
+    roots.append(selfcheck.grading_root())
+print(json.dumps({"reports": reports, "roots": roots}), flush=True)
+sys.stdin.read()  # the kernel's session goes on until told
+"""
+TIMINGS = ("seconds", "memory_mb", "phases", "check_seconds", "round_trips")
+
+
+def _without_timings(report: dict) -> dict:
+    """The report but its timings and the name of each grading's own memory group."""
+    isolation = dict(report["isolation"], memory_cgroup=bool(report["isolation"].get("memory_cgroup")))
+    return dict(report, seconds=None, isolation=isolation,
+                cells=[{k: v for k, v in c.items() if k not in TIMINGS} for c in report["cells"]])
+
+
+def _kernel(*notebooks):
+    import json
+    import subprocess
+    import sys
+
+    kernel = subprocess.Popen([sys.executable, "-c", KERNEL, *map(str, notebooks)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    return kernel, json.loads(kernel.stdout.readline())
+
+
+def _gone(pid: int, waiting: float = 120.0) -> bool:
+    """Whether process `pid` ends (or is a zombie nobody reaped) within `waiting` seconds."""
+    import time
+
+    deadline = time.monotonic() + waiting
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().rpartition(")")[2].split()[0] in ("Z", "X"):
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_a_second_self_check_reuses_the_kernels_grading_root_and_grades_as_a_cold_one(tmp_path, grading_home):
+    """The first self-check starts the kernel's grading root; the next ones (another notebook too) are graded by
+    it, and each report is the one a cold `python -m autograder grade` gives, timings aside."""
+    import json
+    import subprocess
+    import sys
+
+    from helpers import write_student
+
+    right = write_student(tmp_path / "right" / "01_square.ipynb", "01_square")
+    wrong = write_student(tmp_path / "wrong" / "01_square.ipynb", "01_square",
+                          {"Square": "class Square(torch.autograd.Function):\n"
+                                     "    @staticmethod\n    def forward(ctx, x):\n        return x * x\n"
+                                     "    @staticmethod\n    def backward(ctx, g):\n        return g\n"})
+    shapes = write_student(tmp_path / "shapes" / "03_shapes.ipynb", "03_shapes")
+    kernel, seen = _kernel(right, wrong, shapes, right)
+    try:
+        assert seen["roots"][0] is not None and len(set(seen["roots"])) == 1, seen["roots"]
+        for path, report in zip((right, wrong, shapes, right), seen["reports"]):
+            cold = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--json"],
+                                  capture_output=True, text=True, check=True)
+            assert _without_timings(report) == _without_timings(json.loads(cold.stdout)), path
+        assert seen["reports"][0]["score"] == 3 > seen["reports"][1]["score"]
+    finally:
+        kernel.kill()
+        kernel.wait()
+
+
+@pytest.mark.parametrize("ending", ["exits", "is killed"])
+def test_the_kernels_grading_root_ends_with_the_kernel(tmp_path, grading_home, ending):
+    from helpers import write_student
+
+    kernel, seen = _kernel(write_student(tmp_path / "01_square.ipynb", "01_square"))
+    root = seen["roots"][0]
+    assert root is not None and not _gone(root, waiting=0.5)
+    if ending == "exits":
+        kernel.stdin.close()  # the session's end: the kernel exits (atexit)
+    else:
+        kernel.kill()
+    kernel.wait()
+    assert _gone(root), f"the grading root {root} outlived its kernel"

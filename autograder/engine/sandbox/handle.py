@@ -43,6 +43,28 @@ def _ask_root_for_judge(channel_end: socket.socket, for_a_class: bool = False) -
         raise RuntimeError("the grading root process cannot be started")
 
 
+def running_root() -> int | None:
+    """The root process's pid while it runs, else None."""
+    with _root_lock:
+        process = _root.get("process")
+        return process.pid if process is not None and process.poll() is None else None
+
+
+def stop_root() -> None:
+    """End the root process (its control socket closed: it leaves; killed if it has not within a few seconds).
+    The next grading starts another."""
+    with _root_lock:
+        process, control = _root.pop("process", None), _root.pop("control", None)
+    if control is not None:
+        control.close()
+    if process is not None:
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 # What of the grader's environment the root process (and so every judge and learner) may see: where programs
 # and libraries are, the locale, the time zone, the temporary folder.
 ROOT_ENVIRONMENT = ("PATH", "LD_LIBRARY_PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ")

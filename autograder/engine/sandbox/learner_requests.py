@@ -145,12 +145,12 @@ def _facts(t, same: dict) -> dict:
     return facts
 
 
-def _reply(channel: Channel, value, same: dict | None = None) -> None:
-    """Send `value`; tensors that are (by identity) an argument or output named in `same` say so."""
+def _reply_frame(value, same: dict | None = None) -> tuple:
+    """`value` as a reply (header, buffers); tensors that are (by identity) an argument or output named in `same`
+    say so."""
     same = same or {}
     with _NO_TORCH_FUNCTION():
-        header, buffers = codec.encode({"ok": value}, handle_of, lambda t: _facts(t, same))
-    channel.send(header, buffers)
+        return codec.encode({"ok": value}, handle_of, lambda t: _facts(t, same))
 
 
 def error_data(error: BaseException, depth: int = 0) -> dict:
@@ -342,42 +342,55 @@ def _tampering_frame(found: list) -> bytes:
 def serve(channel: Channel, _changed=integrity.changed, _operations=OPERATIONS, _frame=_tampering_frame,
           _sendall=_SENDALL, _socket_type=_SOCKET, _exit=_EXIT, _isinstance=isinstance) -> None:
     """One test's requests, until the judge says `end` or closes the channel. Before every reply (an error
-    too) the integrity checkpoint runs; if it finds a change, the report goes out and this copy ends."""
+    too) the integrity checkpoint runs; if it finds a change, the report goes out and this copy ends. A plan's
+    requests (protocol.PLAN_FRAME) each run here as alone (the same frames, fresh arguments, the checkpoint), in
+    order, their replies in one answer; the first that raised or changed its inputs is the last to run."""
     while True:
         try:
             header, buffers = channel.recv()
         except (ChannelClosed, OSError, codec.CodecError):
             _exit(0)
-        created: dict = {}
-        ctxs: list = []
-        failure = None
-        try:
-            message = _decode_args(header, buffers, created, ctxs)
-            if type(message) is not dict or message.get("op") not in _operations:
-                _exit(0)  # `end`, or nothing we know
-            value, same = _operations[message["op"]](message, created, ctxs)
-        except BaseException as error:  # noqa: BLE001 - the learner's failure is the judge's to read
-            failure = error
-        try:
-            tampered = _changed()
-        except BaseException:  # noqa: BLE001 - a checkpoint that cannot run is a finding too
-            tampered = ["the integrity checkpoint"]
-        if tampered:
+        plan = header.get("plan") if "steps" in header else None
+        steps = protocol.plan_steps(header, buffers) if plan is not None else [(header, buffers)]
+        if steps is None:
+            _exit(0)  # not a plan the judge writes
+        replies: list = []
+        for header, buffers in steps:
+            created, ctxs, failure = {}, [], None
             try:
-                sock = channel.sock
-                if _isinstance(sock, _socket_type):
-                    _sendall(sock, _frame(tampered))
-            finally:
-                _exit(0)
-        if failure is not None:
-            header, buffers = codec.encode({"error": error_data(failure)})
-            channel.send(header, buffers)
-            continue
-        try:
-            _reply(channel, value, same)
-        except (TypeError, codec.CodecError) as error:
-            header, buffers = codec.encode({"error": error_data(TypeError(f"the result cannot be graded: {error}"))})
-            channel.send(header, buffers)
-        # Nothing of this request outlives it here: a call's output lives on only where the learner's code (or a
-        # recorded graph) keeps it.
-        value = same = message = header = buffers = created = ctxs = None
+                message = _decode_args(header, buffers, created, ctxs)
+                if type(message) is not dict or message.get("op") not in _operations:
+                    _exit(0)  # `end`, or nothing we know
+                value, same = _operations[message["op"]](message, created, ctxs)
+            except BaseException as error:  # noqa: BLE001 - the learner's failure is the judge's to read
+                failure = error
+            try:
+                tampered = _changed()
+            except BaseException:  # noqa: BLE001 - a checkpoint that cannot run is a finding too
+                tampered = ["the integrity checkpoint"]
+            if tampered:
+                try:
+                    sock = channel.sock
+                    if _isinstance(sock, _socket_type):
+                        _sendall(sock, _frame(tampered))
+                finally:
+                    _exit(0)
+            last = failure is not None or mirror.reports_change(value)
+            try:
+                reply = _reply_frame(value, same) if failure is None else codec.encode({"error": error_data(failure)})
+            except (TypeError, codec.CodecError) as error:
+                reply = codec.encode({"error": error_data(TypeError(f"the result cannot be graded: {error}"))})
+                last = True
+            # Nothing of a request outlives it here: its output lives on where the learner's code or a graph keeps it.
+            value = same = message = created = ctxs = failure = None
+            if plan is None:
+                channel.send(*reply)
+                break
+            replies.append(reply)
+            if last:
+                break
+        if plan is not None:
+            channel.send({"plan": plan, "results": [h for h, _ in replies],
+                          "sizes": [n for h, _ in replies for n in h["sizes"]]}, [b for _, bs in replies for b in bs])
+        replies = steps = header = buffers = None
+

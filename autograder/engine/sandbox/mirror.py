@@ -53,6 +53,15 @@ def changed(inputs: list, before: Before) -> dict:
     return found
 
 
+def reports_change(result) -> bool:
+    """Whether a call's or a vjp's result says its inputs changed (in a plan, the last request to run)."""
+    try:
+        return type(result) is dict and any(type(result.get(k)) in (dict, list) and len(result[k]) > 0
+                                            for k in ("changed", "bumped", "rebased"))
+    except BaseException:  # noqa: BLE001 - a value that cannot say: the plan stops there
+        return True
+
+
 def bumped(inputs: list, before: Before) -> list:
     """The inputs whose version counter moved (an in-place op the counter saw; x.data.mul_() is not one)."""
     return [i for i, (t, version) in enumerate(zip(inputs, before.versions)) if t._version != version]

@@ -26,6 +26,8 @@ reader reports as such, never with an exception that escapes.
     control (frames)      learner -> judge          ready, forked, ended
     test (frames)         judge -> learner          call, vjp, probe, getattr, record, end (values: codec.py)
                           learner -> judge          reply: {"ok": value} or {"error": error}
+                          judge -> learner          plan: several of those requests in one frame (PLAN_FRAME)
+                          learner -> judge          plan_reply: a reply per request run (or a tampering reply)
 
 Frames (channel.py) have no datagram limit; the learner's control channel caps each at `MAX_CONTROL_FRAME`,
 the grader's read of the judge's reply at `MAX_GRADED_FRAME` (a test's verdict, part of it, at the same).
@@ -52,6 +54,7 @@ MAX_FEEDBACK = 20_000                  # a test's feedback or a note, as the jud
 MAX_TESTS = 1000                       # test cells of one notebook
 MAX_GRADED_FRAME = 64 * 1024 * 1024    # a notebook's outcomes, read by the grader
 MAX_PID = 1 << 22                      # the kernel's own bound (pid_max)
+MAX_PLAN_STEPS = 64                    # requests in one plan (a gradcheck of two inputs takes 6 calls, then 4 vjps)
 
 
 class ProtocolError(ValueError):
@@ -168,6 +171,14 @@ LEARNER_SENDS = {
         "properties": {"ok": {}, "error": {"$ref": "#/$defs/error"}},
         "additionalProperties": False,
     },
+    # A plan's answer, as its frame's header: the plan's number, then each request's reply header (codec.py's
+    # {"v", "sizes"}, its buffers the next ones of the frame), in order, as many as ran: the learner's side stops
+    # after the first that raised or changed its inputs. Read before any value is decoded (plan_results).
+    "plan_reply": _object({
+        "plan": {"type": "integer", "minimum": 1, "maximum": (1 << 63) - 1},
+        "results": {"type": "array", "maxItems": MAX_PLAN_STEPS,
+                    "items": _object({"v": {}, "sizes": {"type": "array", "maxItems": 10_000, "items": _COUNT}})},
+        "sizes": {"type": "array", "maxItems": MAX_PLAN_STEPS * 10_000, "items": _COUNT}}),
 }
 
 JUDGE_SENDS = {
@@ -177,6 +188,7 @@ JUDGE_SENDS = {
     "probe": ("name", "args", "kwargs"),
     "getattr": ("h", "attr", "name"),
     "record": ("after", "release", "backward"),               # the last call's record (learner_requests.op_record)
+    "plan": ("plan", "steps"),    # steps: requests above (call, vjp, getattr), each encoded alone (PLAN_FRAME)
     "end": (),
 }
 
@@ -247,6 +259,41 @@ def request(message: dict) -> dict:
         raise ProtocolError(f"the judge built an undeclared request: {sorted(message)}")
     return message
 
+
+def plan_results(header: dict, steps: int, plan: int) -> list:
+    """The replies in a plan's answer (`plan_reply`, for the plan numbered `plan` of `steps` requests), each as
+    (its header, how many of the frame's buffers are its own); else ProtocolError. Checked before any tensor is
+    decoded: the schema caps every count, a reply for another plan or to more requests than were sent is
+    refused, and the buffers must add up to the frame's."""
+    check("plan_reply", header)
+    if header["plan"] != plan:
+        raise ProtocolError("a reply for another plan")
+    if len(header["results"]) > steps:
+        raise ProtocolError(f"{len(header['results'])} replies to a plan of {steps} requests")
+    counts = [len(result["sizes"]) for result in header["results"]]
+    if sum(counts) != len(header["sizes"]) or [n for r in header["results"] for n in r["sizes"]] != header["sizes"]:
+        raise ProtocolError("a plan's replies do not account for its buffers")
+    return list(zip(header["results"], counts))
+
+
+def plan_steps(header: dict, buffers: list) -> list | None:
+    """A plan's requests, each (its header, its own buffers); None for a frame that is not a plan of ours."""
+    steps, at = header.get("steps"), 0
+    if type(header.get("plan")) is not int or type(steps) is not list or len(steps) > MAX_PLAN_STEPS:
+        return None
+    found = []
+    for step in steps:
+        sizes = step.get("sizes") if type(step) is dict else None
+        if type(sizes) is not list:
+            return None
+        found.append((step, buffers[at:at + len(sizes)]))
+        at += len(sizes)
+    return found if at == len(buffers) else None
+
+
+# A plan's frame (judge -> learner): {"plan": its number, "steps": [each request's codec header], "sizes": every
+# step's buffer sizes in turn}; each step is decoded on its own, with its own buffers, as a request alone is.
+PLAN_FRAME = ("plan", "steps", "sizes")
 
 # A request's `attr`: one of the methods every torch.autograd.Function class has (its own or inherited), named on
 # the class's handle without a round trip to read it (proxy.Remote); the learner's process reads it when called.

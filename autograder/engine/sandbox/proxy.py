@@ -23,7 +23,7 @@ import weakref
 import torch
 
 from autograder.engine import shared
-from autograder.engine.sandbox import codec, mirror, protocol
+from autograder.engine.sandbox import codec, mirror, plans, protocol
 from autograder.engine.shared import FakeCtx, Mistake
 from autograder.engine.sandbox.channel import Channel, ChannelClosed
 
@@ -98,6 +98,8 @@ class Link:
         self.requests = 0        # round trips to the learner's process, and the seconds spent in them (from
         self.request_seconds = 0.0  # sending to the reply decoded): the bench reports both per test
         self.compiling: set = set()  # handles of what a compiling probe returned (shared.compiling_probe)
+        self.plans = None        # plans.Replay (or a capture, a dry run): requests answered from a plan
+        self.plans_sent = 0
 
     # --------------------------------------------------------------------------------- encoding
     def _encode(self, message: dict, tensors: list | None = None):
@@ -157,6 +159,11 @@ class Link:
         """Send a request, return the reply's value. With `identity`, a tensor the learner's process
         returns that is one of the request's tensors comes back as that very tensor."""
         header, buffers = self._encode(protocol.request(message), tensors)
+        taken = self.plans.take(header, buffers, message, tensors or []) if self.plans is not None else None
+        if taken is not None and taken[0] == "value":
+            return taken[1]
+        if taken is not None:
+            return self._read_reply(*taken[1], tensors if identity else None)
         self.requests += 1
         start = time.perf_counter()
         try:
@@ -165,13 +172,51 @@ class Link:
         except (ChannelClosed, OSError, codec.CodecError) as error:
             raise LearnerGone(str(error)) from None
         try:
-            return self._decode(reply_header, reply_buffers, tensors if identity else None)
+            return self._read_reply(reply_header, reply_buffers, tensors if identity else None)
+        finally:
+            self.request_seconds += time.perf_counter() - start
+
+    def _read_reply(self, header, buffers, args):
+        try:
+            return self._decode(header, buffers, args)
         except codec.TooLarge as error:
             raise Refused(f"your code returned {error}") from None
         except codec.CodecError as error:  # never a ValueError a check could take for the learner's own
             raise LearnerGone(str(error)) from None
+
+    def send_plan(self, requests: list) -> list:
+        """Requests (each its encoded (header, buffers)) as one plan, in one round trip: [(request, its reply's
+        (header, buffers))] for those the learner's side ran (plans.py), its answer checked before any value
+        in it is decoded (protocol.plan_results)."""
+        self.plans_sent += 1
+        frame = {"plan": self.plans_sent, "steps": [h for h, _ in requests],
+                 "sizes": [n for h, _ in requests for n in h["sizes"]]}
+        protocol.request({"op": "plan", "plan": frame["plan"], "steps": frame["steps"]})
+        self.requests += 1
+        start = time.perf_counter()
+        try:
+            self.channel.send(frame, [b for _, bs in requests for b in bs])
+            header, buffers = self.channel.recv()
+        except (ChannelClosed, OSError, codec.CodecError) as error:
+            raise LearnerGone(str(error)) from None
         finally:
             self.request_seconds += time.perf_counter() - start
+        if "plan" not in header:  # one reply for all: the tampering report (an error), else not an answer
+            self._read_reply(header, buffers, None)
+            raise BrokenProtocol(protocol.LEARNER_BROKE.format(why="a reply that is not a plan's"))
+        try:
+            results = protocol.plan_results(header, len(requests), frame["plan"])
+        except protocol.ProtocolError as error:
+            raise BrokenProtocol(protocol.LEARNER_BROKE.format(why=error)) from None
+        answered, at = [], 0
+        for request, (reply, count) in zip(requests, results):
+            answered.append((request, (reply, buffers[at:at + count])))
+            at += count
+        return answered
+
+    def gradcheck_plan(self, fn, inputs, options: dict):
+        """A context in which torch's fast-mode gradcheck of fn takes its replies from plans (plans.py)."""
+        return plans.gradcheck_plan(self, fn, inputs, options)
 
     def count_as_compiling(self, result) -> None:
         """Calls of `result` (what a compiling probe returned: a compiled function compiles at its first call)

@@ -1,0 +1,68 @@
+"""Gradcheck's requests planned (autograder/engine/sandbox/plans.py) give what they give sent one at a time, through
+the real sandbox: every test of every reference notebook, zoo entry and honest answer is graded as graded, and again
+with the plans left out (the test cell first puts `checks.common._planned` back to asking one request at a time, in
+the judge, on the same line so that its line numbers stay), each time on a fresh learner's sandbox; the verdicts,
+points, feedback and mistake codes must be the same, and the planned grading may only take fewer round trips."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.engine import grading, notebooks
+from autograder.engine.sandbox import Limits
+from autograder.maintain import samples
+from helpers import cells_about
+
+SOURCES = {s.assignment: s for s in notebooks.sources()}
+EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for g in s.grade_ids("answer")}
+HONEST = sorted((Path(__file__).parent.parent / "honest").glob("*/*.py"))
+ALONE = ("import contextlib as _off, autograder.checks.common as _common; "
+         "_common._planned = lambda *args, _none=_off.nullcontext: _none(); del _off, _common; ")
+
+
+# The reference notebooks none of whose tests reaches a fast-mode gradcheck (nothing to compare there).
+WITHOUT_GRADCHECK = {"00_when_to_write_one", "06_straight_through"}
+
+
+def _cases() -> list:
+    cases = [pytest.param(SOURCES[a], None, None, id=f"reference/{a}") for a in sorted(SOURCES)]
+    cases += [pytest.param(EXERCISE_TO_SOURCE[e.exercise], e.exercise, e.source, id=f"zoo/{e.exercise}/{e.name}")
+              for e in samples.zoo()]
+    cases += [pytest.param(EXERCISE_TO_SOURCE[p.parent.name], p.parent.name, p.read_text(),
+                           id=f"honest/{p.parent.name}/{p.stem}") for p in HONEST]
+    return cases
+
+
+def alone(source: str) -> str:
+    """The test cell, its gradchecks asking one request at a time (its first line keeps its number)."""
+    try:
+        compile(ALONE + source, "<test>", "exec")
+        return ALONE + source
+    except SyntaxError:  # a first line that opens a block: a line of its own (every line then one further)
+        return ALONE.rstrip("; ") + "\n" + source
+
+
+def _seen(result) -> tuple:
+    return result.status, result.points, result.feedback, result.mistake
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source, exercise, answer", _cases())
+def test_planned_gradchecks_grade_as_single_requests_do(source, exercise, answer, sandbox):
+    if answer is None:
+        before, tests = grading.plan(source, None)
+    else:
+        _, nb = samples.student_notebook(source.assignment, {exercise: answer})
+        before, _ = grading.plan(source, nb)
+        tests = cells_about(source, exercise)
+    limits = Limits(seconds_per_test=90)
+    planned = grading.run_tests(sandbox, before, tests, 7, limits)
+    single = grading.run_tests(sandbox, before, [(g, points, alone(s)) for g, points, s in tests], 7, limits)
+    differ = [(p.grade_id, _seen(p), _seen(s)) for p, s in zip(planned, single) if _seen(p) != _seen(s)]
+    assert not differ, differ
+    trips = [(p.grade_id, p.round_trips, s.round_trips) for p, s in zip(planned, single)]
+    assert not [t for t in trips if t[1] > t[2]], trips
+    if answer is None and source.assignment not in WITHOUT_GRADCHECK:  # the plans were taken: fewer round trips
+        assert sum(t[1] for t in trips) < sum(t[2] for t in trips), trips
