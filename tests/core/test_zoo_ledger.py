@@ -35,7 +35,7 @@ KNOWN_CASCADES = {
     "LogSumExp/detached_backward", "LogSumExp/ignores_keepdim", "LogSumExp/missing_nones", "LogSumExp/naive_forward",
     "LogSumExp/no_unsqueeze", "LogSumExp/ratio_backward", "LogSumExp/saves_softmax", "LogSumExp/wrong_derivative",
     "NumpyCumsum/flip_without_copy", "NumpyCumsum/gradient_for_dim", "NumpyCumsum/returns_numpy_array",
-    "RecomputeSiLU/ignores_grad_output", "RecomputeSiLU/wrong_derivative", "RoundSTE/autograd_true_gradient",
+    "RecomputeSiLU/ignores_grad_output", "RoundSTE/autograd_true_gradient",
     "RoundSTE/clipped", "RoundSTE/float32_gradient", "RoundSTE/float32_output", "RoundSTE/floor",
     "RoundSTE/returns_ones", "RoundSTE/zero_gradient", "SafeNorm/eps_in_backward", "SafeNorm/eps_in_sqrt",
     "SafeNorm/forgets_grad_output", "SafeNorm/modifies_output_split_style", "SafeNorm/modifies_saved_output",
