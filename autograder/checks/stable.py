@@ -275,9 +275,7 @@ def _shifted(SCE, logits, target):
     """The answer's own float64 loss and gradient for the logits minus their largest value (exact in float64)."""
     z = logits.detach().to(torch.float64)
     loss, grad = _grad(SCE, z - z.max(), target)
-    if grad is None or not isinstance(grad, torch.Tensor) or tuple(grad.shape) != tuple(logits.shape):
-        c.fail("no-gradient", f"{NAME}.backward gave no gradient of the logits' shape for ordinary logits, so its "
-                              "stability cannot be measured: return (softmax - onehot) / N * grad_output.")
+    c.require_shape(grad, logits.shape, "the gradient for ordinary logits", code="wrong-grad-shape")
     return loss.detach(), grad.detach()
 
 
@@ -323,9 +321,9 @@ def _require_precise_loss(loss, shifted_loss, logits, what: str) -> None:
         m = float(logits.detach().abs().max())
         c.fail("max-added-back",
                f"{what} is {float(loss):.9g} but for the same logits shifted down by their largest value your "
-               f"function gives {expected:.9g} in float64: {error / ulp:.0f} units in the last place of the loss. The row maximum (about {m:.3g} here) was "
-               "added back into the log-sum-exp, and that sum rounds to the last place of the maximum, not of the "
-               "loss. Subtract each row's maximum and never add it back: the loss of a row is the log-sum-exp of "
+               f"function gives {expected:.9g} in float64: {error / ulp:.0f} units in the last place of the loss. "
+               f"The row maximum (about {m:.3g} here) was added back into the log-sum-exp, and that sum rounds to "
+               "the last place of the maximum, not of the loss. Subtract each row's maximum and never add it back: the loss of a row is the log-sum-exp of "
                "the shifted logits minus the shifted logit of its target.")
 
 
@@ -333,22 +331,15 @@ def grad_output(SCE, cases=GRAD_OUTPUT_CASES[:1]) -> None:
     """The gradient of loss * 3 is 3 times the gradient (through the engine and called directly)."""
     c.require_function(SCE, NAME)
     for n, classes, seed in cases:
-        _grad_output(SCE, n, classes, seed)
-
-
-def _grad_output(SCE, n: int, classes: int, seed: int) -> None:
-    """The answer's gradient for grad_output = 3 (through the engine) and -2.5 (its backward called directly and with
-    its own node as ctx) against its own gradient for grad_output = 1: whether that gradient is right is the values
-    test's, this one measures the scaling only."""
-    logits = c.randn(n, classes, seed=seed, requires_grad=False)
-    target = _targets(n, classes, seed)
-    loss, grad = _grad(SCE, logits, target, scale=3.0)
-    c.require_own_node(loss, SCE, NAME)
-    _, unit = _grad(SCE, logits, target)
-    _require_scaled(grad, unit, 3.0, "the gradient of loss * 3")
-    for (grads, lead), (units, _) in zip(_both(SCE, logits, target, torch.tensor(-2.5, dtype=torch.float64)),
-                                         _both(SCE, logits, target, torch.tensor(1.0, dtype=torch.float64))):
-        _require_scaled(grads[0], units[0], -2.5, f"{lead}what {NAME}.backward returns for grad_output = -2.5")
+        logits = c.randn(n, classes, seed=seed, requires_grad=False)
+        target = _targets(n, classes, seed)
+        loss, grad = _grad(SCE, logits, target, scale=3.0)
+        c.require_own_node(loss, SCE, NAME)
+        _, unit = _grad(SCE, logits, target)
+        _require_scaled(grad, unit, 3.0, "the gradient of loss * 3")
+        for (grads, lead), (units, _) in zip(_both(SCE, logits, target, torch.tensor(-2.5, dtype=torch.float64)),
+                                             _both(SCE, logits, target, torch.tensor(1.0, dtype=torch.float64))):
+            _require_scaled(grads[0], units[0], -2.5, f"{lead}what {NAME}.backward returns for grad_output = -2.5")
 
 
 def _require_scaled(grad, unit, scale: float, what: str) -> None:
@@ -371,22 +362,17 @@ def none_for_target(SCE, cases=NONE_CASES[:1]) -> None:
     """backward returns None for the integer target (called directly: the engine would drop it)."""
     c.require_function(SCE, NAME)
     for n, classes, seed in cases:
-        _none_for_target(SCE, n, classes, seed)
-
-
-def _none_for_target(SCE, n: int, classes: int, seed: int) -> None:
-    """Which values backward returns (a tensor for the logits, None for target), never the gradient's values."""
-    logits = c.randn(n, classes, seed=seed, requires_grad=False)
-    target = _targets(n, classes, seed)
-    for grads, lead in _both(SCE, logits, target, torch.tensor(1.0, dtype=torch.float64)):
-        if grads[1] is not None:
-            c.fail("missing-none",
-                   f"{lead}{NAME}.backward returned a {behaviour.type_name(grads[1])} for input 2 (target): target "
-                   "holds integer class indices and has no gradient. Return None in that position: "
-                   "return grad_logits, None.")
-        if not isinstance(grads[0], torch.Tensor):
-            c.fail("no-gradient", f"{lead}{NAME}.backward returned {behaviour.type_name(grads[0])} for input 1 "
-                                  "(logits): return (grad_logits, None).")
+        logits = c.randn(n, classes, seed=seed, requires_grad=False)
+        target = _targets(n, classes, seed)
+        for grads, lead in _both(SCE, logits, target, torch.tensor(1.0, dtype=torch.float64)):
+            if grads[1] is not None:
+                c.fail("missing-none",
+                       f"{lead}{NAME}.backward returned a {behaviour.type_name(grads[1])} for input 2 (target): "
+                       "target holds integer class indices and has no gradient. Return None in that position: "
+                       "return grad_logits, None.")
+            if not isinstance(grads[0], torch.Tensor):
+                c.fail("no-gradient", f"{lead}{NAME}.backward returned {behaviour.type_name(grads[0])} for "
+                                      "input 1 (logits): return (grad_logits, None).")
 
 
 def dtype(SCE, cases=DTYPE_CASES[:1]) -> None:
@@ -394,22 +380,18 @@ def dtype(SCE, cases=DTYPE_CASES[:1]) -> None:
     engine would silently convert a float64 gradient)."""
     c.require_function(SCE, NAME)
     for n, classes, seed in cases:
-        _dtype(SCE, n, classes, seed)
-
-
-def _dtype(SCE, n: int, classes: int, seed: int) -> None:
-    for dt in (torch.float32, torch.float64):
-        logits = c.randn(n, classes, seed=seed, dtype=dt, requires_grad=False)
-        target = _targets(n, classes, seed)
-        loss = _forward(SCE, logits.clone().requires_grad_(True), target)
-        if loss.dtype != dt:
-            c.fail("wrong-dtype", f"for {dt} logits, {NAME}.apply returned a {loss.dtype} loss: compute in the "
-                                  "logits' dtype (no .double() / .float() conversions).")
-        for grads, lead in _both(SCE, logits, target, torch.tensor(1.0, dtype=dt)):
-            if not isinstance(grads[0], torch.Tensor):
-                c.fail("no-gradient", f"{lead}{NAME}.backward returned {behaviour.type_name(grads[0])} for the "
-                                      "logits.")
-            if grads[0].dtype != dt:
-                c.fail("wrong-dtype", f"{lead}for {dt} logits, {NAME}.backward returned a {grads[0].dtype} gradient: "
-                                      "it must have the logits' dtype (build the one-hot with dtype=logits.dtype, no "
-                                      ".double()).")
+        for dt in (torch.float32, torch.float64):
+            logits = c.randn(n, classes, seed=seed, dtype=dt, requires_grad=False)
+            target = _targets(n, classes, seed)
+            loss = _forward(SCE, logits.clone().requires_grad_(True), target)
+            if loss.dtype != dt:
+                c.fail("wrong-dtype", f"for {dt} logits, {NAME}.apply returned a {loss.dtype} loss: compute in "
+                                      "the logits' dtype (no .double() / .float() conversions).")
+            for grads, lead in _both(SCE, logits, target, torch.tensor(1.0, dtype=dt)):
+                if not isinstance(grads[0], torch.Tensor):
+                    c.fail("no-gradient", f"{lead}{NAME}.backward returned {behaviour.type_name(grads[0])} "
+                                          "for the logits.")
+                if grads[0].dtype != dt:
+                    c.fail("wrong-dtype", f"{lead}for {dt} logits, {NAME}.backward returned a {grads[0].dtype} "
+                                          "gradient: it must have the logits' dtype (build the one-hot with "
+                                          "dtype=logits.dtype, no .double()).")
