@@ -1,6 +1,8 @@
 """The capstone's torch.func checks (notebook 14): vmap, vmap(grad), vmap(jvp), jvp, jacfwd and hessian of LogSumExp,
-run where it lives (the probe `transformed`) and compared here with the same transforms of torch.logsumexp; and
-the methods the transforms run (its vmap rule, forward, backward twice), called here directly."""
+run where it lives (the probe `transformed`) and compared here: what batches or transforms the answer's values and
+gradients with the answer's own untransformed results (whether those are right is the values test's), the tangents
+(its jvp, this rule's) with torch.logsumexp's; and the methods the transforms run (its vmap rule, forward, backward),
+called here directly."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import torch.func
 from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.capstone_cases import TRANSFORM_EXAMPLE, VMAP_EXAMPLE
-from autograder.checks.capstone_rules import (FORWARD_RULES, GRAD_HINT, HESSIAN_HINT, JVP_HINT, NAME, apply_lse,
+from autograder.checks.capstone_rules import (FORWARD_RULES, HESSIAN_HINT, JVP_HINT, NAME, apply_lse,
                                               torch_logsumexp_jvp, require_logsumexp, run, set_up_ctx, tolerance)
 from autograder.checks.torch_func_methods import VmapInfo, batched_output, require_history
 
