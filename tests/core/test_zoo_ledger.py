@@ -45,7 +45,6 @@ KNOWN_CASCADES = {
     "ScaledAdd/grad_y_not_scaled", "ScaledAdd/grad_y_summed", "ScaledAdd/ignores_grad_output",
     "ScaledAdd/missing_none", "ScaledAdd/returns_list", "ScaledAdd/saves_float", "ScaledAdd/swapped_order",
     "SignSTE/mask_applied_to_x", "SignSTE/masked_fill_inverted", "SignSTE/returns_mask", "SignSTE/true_gradient",
-    "SoftmaxCrossEntropy/forgets_grad_output",
     "SoftmaxCrossEntropy/one_gradient_only",
     "Softplus/forward_uses_ctx", "Softplus/gradient_overflow",
     "Softplus/no_vmap_rule", "Softplus/wrong_derivative", "SortWithIndices/sorts_first_dim",
