@@ -148,7 +148,7 @@ def require_output_shape(y, x, dim, keepdim):
                "(squeeze it), with keepdim=True it stays, with size 1.")
 
 
-def as_reference_shape(y, x, dim, keepdim):
+def in_logsumexp_shape(y, x, dim, keepdim):
     """The output viewed in torch.logsumexp's shape, for comparing its numbers: an output whose only fault is a kept or
     dropped reduced dim is the shapes test's (the view keeps the graph to the answer's backward)."""
     expected = torch.logsumexp(x.detach(), dim, keepdim)
@@ -160,7 +160,7 @@ def as_reference_shape(y, x, dim, keepdim):
 def check_case(LSE, x, dim, keepdim, seed):
     """Value and gradient against torch.logsumexp (the output's shape is the shapes test's)."""
     what = f"LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {tuple(x.shape)} ({x.dtype})"
-    y = as_reference_shape(apply_lse(LSE, x, dim, keepdim), x, dim, keepdim)
+    y = in_logsumexp_shape(apply_lse(LSE, x, dim, keepdim), x, dim, keepdim)
     g = c.randn(*y.shape, seed=seed + 500, requires_grad=False, dtype=x.dtype)
     expected, expected_grad = torch_logsumexp(x, dim, keepdim, g)
     rtol, atol = tolerance(x)

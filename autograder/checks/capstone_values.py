@@ -11,9 +11,9 @@ from autograder.checks import common as c
 from autograder.checks.capstone_cases import (GRADCHECK_EXAMPLE, GRADGRAD_EXAMPLE, MASKED_EXAMPLE, NONE_EXAMPLE,
                                               SHAPE_EXAMPLE, STABILITY_EXAMPLE, VALUE_EXAMPLE)
 from autograder.checks.capstone_rules import (EXPAND_HINT, F64, GRAD_HINT, MASK_HINT, RULES, SHIFT_HINT, TWICE_HINT,
-                                              VALUE_HINT, apply_lse, as_reference_shape, check_case, grads_of, masked_input,
-                                              torch_logsumexp, require_logsumexp, require_output_shape, run, set_up_ctx,
-                                              tolerance)
+                                              VALUE_HINT, apply_lse, check_case, grads_of, in_logsumexp_shape,
+                                              masked_input, torch_logsumexp, require_logsumexp, require_output_shape,
+                                              run, set_up_ctx, tolerance)
 
 
 # ------------------------------------------------------------------------------------------------ values
@@ -31,7 +31,7 @@ def _own_at(LSE, t, dim, keepdim, g):
     """The answer's own value and gradient (for grad_output g) at t, a fresh leaf: the reference of the stability
     checks, which measure stability, not whether the value and derivative are right (the values test's)."""
     leaf = t.detach().clone().requires_grad_(True)
-    y = as_reference_shape(apply_lse(LSE, leaf, dim, keepdim), leaf, dim, keepdim)
+    y = in_logsumexp_shape(apply_lse(LSE, leaf, dim, keepdim), leaf, dim, keepdim)
     (grad,) = grads_of(y, leaf, g, what=f"LogSumExp.backward (dim={dim}, keepdim={keepdim})")
     return y.detach(), torch.zeros_like(leaf) if grad is None else grad.detach()
 
@@ -44,7 +44,7 @@ def stability(LSE, cases=STABILITY_EXAMPLE) -> None:
     for label, shift, scale, dtype, seed in cases:
         base = c.randn(4, 6, seed=seed, requires_grad=False, dtype=F64) * scale + shift
         x = base.to(dtype).requires_grad_(True)
-        y = as_reference_shape(apply_lse(LSE, x, 1, False), x, 1, False)
+        y = in_logsumexp_shape(apply_lse(LSE, x, 1, False), x, 1, False)
         if not bool(torch.isfinite(y).all()):
             c.fail("overflow", f"LogSumExp.apply(x, 1, False) for {label} returned {y.detach().tolist()}: exp "
                                "overflowed (or underflowed to log(0)). " + SHIFT_HINT)
@@ -73,7 +73,7 @@ def masked_rows(LSE, cases=MASKED_EXAMPLE) -> None:
         x, kept = masked_input(shape, dim, dtype, seed)
         x.requires_grad_(True)
         what = f"LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {shape} with masked (-inf) entries"
-        y = as_reference_shape(apply_lse(LSE, x, dim, keepdim, what=what), x, dim, keepdim)
+        y = in_logsumexp_shape(apply_lse(LSE, x, dim, keepdim, what=what), x, dim, keepdim)
         expected, _ = torch_logsumexp(x, dim, keepdim)
         flat_y, flat_expected = y.detach().reshape(kept.shape), expected.reshape(kept.shape)
         if bool(torch.isnan(flat_y[~kept]).any()):
@@ -131,10 +131,11 @@ def _shape_case(LSE, x, dim: int, keepdim: bool, seed: int) -> None:
     rtol, atol = tolerance(x)
     c.require_close(y, kept.detach().reshape(y.shape), f"{what}, against your LogSumExp.apply(x, {front}, True)",
                     "wrong-output-shape", "the same numbers whatever the dim's sign and keepdim.", rtol=rtol, atol=atol)
-    code, hint = ("wrong-derivative", GRAD_HINT) if keepdim else ("no-unsqueeze", EXPAND_HINT)
-    c.require_close(grad, torch.zeros_like(x) if kept_grad is None else kept_grad,
-                    f"the gradient of {what}, against your gradient for dim={front}, keepdim=True", code, hint,
-                    rtol=rtol, atol=atol)
+    kept_grad = torch.zeros_like(x) if kept_grad is None else kept_grad
+    where = f"the gradient of {what}, against your gradient for dim={front}, keepdim=True"
+    if keepdim:
+        c.require_close(grad, kept_grad, where, "wrong-derivative", GRAD_HINT, rtol=rtol, atol=atol)
+    c.require_close(grad, kept_grad, where, "no-unsqueeze", EXPAND_HINT, rtol=rtol, atol=atol)
 
 
 # ------------------------------------------------------------------------------------------ None for dim

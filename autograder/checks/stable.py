@@ -324,8 +324,8 @@ def _require_precise_loss(loss, shifted_loss, logits, what: str) -> None:
                f"{what} is {float(loss):.9g} but for the same logits shifted down by their largest value your "
                f"function gives {expected:.9g} in float64: {error / ulp:.0f} units in the last place of the loss. "
                f"The row maximum (about {m:.3g} here) was added back into the log-sum-exp, and that sum rounds to "
-               "the last place of the maximum, not of the loss. Subtract each row's maximum and never add it back: the loss of a row is the log-sum-exp of "
-               "the shifted logits minus the shifted logit of its target.")
+               "the last place of the maximum, not of the loss. Subtract each row's maximum and never add it back: "
+               "the loss of a row is the log-sum-exp of the shifted logits minus the shifted logit of its target.")
 
 
 def grad_output(SCE, cases=GRAD_OUTPUT_CASES[:1]) -> None:
