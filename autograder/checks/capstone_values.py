@@ -11,8 +11,9 @@ from autograder.checks import common as c
 from autograder.checks.capstone_cases import (GRADCHECK_EXAMPLE, GRADGRAD_EXAMPLE, MASKED_EXAMPLE, NONE_EXAMPLE,
                                               SHAPE_EXAMPLE, STABILITY_EXAMPLE, VALUE_EXAMPLE)
 from autograder.checks.capstone_rules import (EXPAND_HINT, F64, GRAD_HINT, MASK_HINT, RULES, SHIFT_HINT, TWICE_HINT,
-                                              VALUE_HINT, apply_lse, check_case, grads_of, masked_input, torch_logsumexp,
-                                              require_logsumexp, require_output_shape, run, set_up_ctx, tolerance)
+                                              VALUE_HINT, apply_lse, check_case, grads_of, in_logsumexp_shape,
+                                              masked_input, torch_logsumexp, require_logsumexp, require_output_shape,
+                                              run, set_up_ctx, tolerance)
 
 
 # ------------------------------------------------------------------------------------------------ values
@@ -26,14 +27,24 @@ def values(LSE, cases=VALUE_EXAMPLE) -> None:
 
 # --------------------------------------------------------------------------------------------- stability
 
+def _own_at(LSE, t, dim, keepdim, g):
+    """The answer's own value and gradient (for grad_output g) at t, a fresh leaf: the reference of the stability
+    checks, which measure stability, not whether the value and derivative are right (the values test's)."""
+    leaf = t.detach().clone().requires_grad_(True)
+    y = in_logsumexp_shape(apply_lse(LSE, leaf, dim, keepdim), leaf, dim, keepdim)
+    (grad,) = grads_of(y, leaf, g, what=f"LogSumExp.backward (dim={dim}, keepdim={keepdim})")
+    return y.detach(), torch.zeros_like(leaf) if grad is None else grad.detach()
+
+
 def stability(LSE, cases=STABILITY_EXAMPLE) -> None:
-    """Values and gradients stay finite and accurate at magnitudes 1e4 (overflow and underflow)."""
+    """Values and gradients stay finite at magnitudes 1e4 (overflow and underflow), and accurate: what the answer
+    itself gives, in float64, for the same entries shifted down by their largest value (log-sum-exp moves with the
+    shift, its gradient does not)."""
     require_logsumexp(LSE)
     for label, shift, scale, dtype, seed in cases:
         base = c.randn(4, 6, seed=seed, requires_grad=False, dtype=F64) * scale + shift
         x = base.to(dtype).requires_grad_(True)
-        y = apply_lse(LSE, x, 1, False)
-        require_output_shape(y, x, 1, False)
+        y = in_logsumexp_shape(apply_lse(LSE, x, 1, False), x, 1, False)
         if not bool(torch.isfinite(y).all()):
             c.fail("overflow", f"LogSumExp.apply(x, 1, False) for {label} returned {y.detach().tolist()}: exp "
                                "overflowed (or underflowed to log(0)). " + SHIFT_HINT)
@@ -41,7 +52,9 @@ def stability(LSE, cases=STABILITY_EXAMPLE) -> None:
         (grad,) = grads_of(y, x, g, what=f"LogSumExp.backward for {label}")
         if grad is not None and not bool(torch.isfinite(grad).all()):
             c.fail("unstable-backward", f"the gradient of LogSumExp for {label} contains inf or nan. " + SHIFT_HINT)
-        expected, expected_grad = torch_logsumexp(x, 1, False, g)
+        top = float(x.detach().max())
+        shifted, expected_grad = _own_at(LSE, x.detach().to(F64) - top, 1, False, g.to(F64))
+        expected, expected_grad = (shifted + top).to(dtype), expected_grad.to(dtype)
         rtol, atol = tolerance(x)
         c.require_close(y, expected, f"LogSumExp.apply(x, 1, False) for {label}", "inaccurate-forward",
                         SHIFT_HINT, rtol=rtol, atol=atol)
@@ -51,26 +64,31 @@ def stability(LSE, cases=STABILITY_EXAMPLE) -> None:
 
 
 def masked_rows(LSE, cases=MASKED_EXAMPLE) -> None:
-    """Rows with -inf entries (masked positions) and a fully masked row: the value of torch.logsumexp (-inf for
-    the fully masked row, never nan), and its gradient on every row that keeps a finite entry. (On a fully
-    masked row torch.logsumexp's own gradient is nan, pytorch#49724: it is not compared.)"""
+    """Rows with -inf entries (masked positions) and a fully masked row: -inf for the fully masked row (never nan),
+    as torch.logsumexp gives, and on every row that keeps a finite entry the value and gradient the answer itself
+    gives with the -inf entries made finite but negligible. (On a fully masked row torch.logsumexp's own gradient is
+    nan, pytorch#49724: it is not compared.)"""
     require_logsumexp(LSE)
     for shape, dim, keepdim, dtype, seed in cases:
         x, kept = masked_input(shape, dim, dtype, seed)
         x.requires_grad_(True)
         what = f"LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {shape} with masked (-inf) entries"
-        y = apply_lse(LSE, x, dim, keepdim, what=what)
-        require_output_shape(y, x, dim, keepdim)
+        y = in_logsumexp_shape(apply_lse(LSE, x, dim, keepdim, what=what), x, dim, keepdim)
         expected, _ = torch_logsumexp(x, dim, keepdim)
         flat_y, flat_expected = y.detach().reshape(kept.shape), expected.reshape(kept.shape)
         if bool(torch.isnan(flat_y[~kept]).any()):
             c.fail("masked-row-nan", f"{what}: a row whose entries are all -inf gave nan, where torch.logsumexp "
                                      "gives -inf. " + MASK_HINT)
         rtol, atol = tolerance(x)
-        c.require_close(flat_y, flat_expected, what, "wrong-forward", VALUE_HINT, rtol=rtol, atol=atol)
+        c.require_close(flat_y[~kept], flat_expected[~kept], what, "wrong-forward", VALUE_HINT, rtol=rtol, atol=atol)
+        # The rows that keep a finite entry against the answer's own results with each -inf replaced by -1e3 (whose
+        # exp is 0 in float32 and float64 alike): masking is this test's, the values the values test's.
         g = c.randn(*y.shape, seed=seed + 1, requires_grad=False, dtype=dtype)
+        filled = x.detach().masked_fill(torch.isinf(x.detach()), -1e3)
+        own, expected_grad = _own_at(LSE, filled, dim, keepdim, g)
+        c.require_close(flat_y[kept], own.reshape(kept.shape)[kept], what, "wrong-forward", VALUE_HINT,
+                        rtol=rtol, atol=atol)
         (grad,) = grads_of(y, x, g, what=f"LogSumExp.backward for {what}")
-        _, expected_grad = torch_logsumexp(x, dim, keepdim, g)
         rows = kept.unsqueeze(dim).expand_as(x)
         c.require_close(grad[rows], expected_grad[rows], f"the gradient of {what}, on the rows that keep a finite "
                         "entry", "wrong-derivative", "a masked entry gets gradient 0 (exp(-inf - output) = 0), the "
@@ -80,17 +98,44 @@ def masked_rows(LSE, cases=MASKED_EXAMPLE) -> None:
 # ------------------------------------------------------------------------------------------------ shapes
 
 def shapes(LSE, cases=SHAPE_EXAMPLE) -> None:
-    """Output and gradient shapes for every dim (negative too) and both keepdim values, with a random
-    grad_output; square inputs catch a grad_output broadcast along the wrong dimension."""
+    """Output and gradient shapes for every dim (negative too) and both keepdim values, with a random grad_output:
+    the output has torch.logsumexp's shape, the gradient x's, and both are what the answer itself gives for the same
+    dim counted from the front with keepdim=True (where no dim is dropped or renumbered). Square inputs catch a
+    grad_output broadcast along the wrong dimension. Whether those numbers are right is the values test's."""
     require_logsumexp(LSE)
     for shape, seed in cases:
         k = 0
         for dim in range(-len(shape), len(shape)):
-            for keepdim in (True, False):   # keepdim=True first: a wrong derivative is not blamed on unsqueeze
-                x = c.randn(*shape, seed=seed + k)
-                check_case(LSE, x, dim, keepdim, seed + k, "wrong-derivative" if keepdim else "no-unsqueeze",
-                           GRAD_HINT if keepdim else EXPAND_HINT)
+            for keepdim in (True, False):
+                _shape_case(LSE, c.randn(*shape, seed=seed + k), dim, keepdim, seed + k)
                 k += 1
+
+
+def _shape_case(LSE, x, dim: int, keepdim: bool, seed: int) -> None:
+    what = f"LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {tuple(x.shape)} ({x.dtype})"
+    y = apply_lse(LSE, x, dim, keepdim)
+    require_output_shape(y, x, dim, keepdim)
+    g = c.randn(*y.shape, seed=seed + 500, requires_grad=False, dtype=x.dtype)
+    (grad,) = grads_of(y, x, g, what=f"LogSumExp.backward (dim={dim}, keepdim={keepdim}, x of shape {tuple(x.shape)})")
+    if grad is None:
+        c.fail("no-graph", "x received no gradient: is the output connected to x through LogSumExp.apply?")
+    c.require_shape(grad, x.shape, f"the gradient of {what}", "wrong-grad-shape")
+    front = dim % x.dim()
+    if (front, True) == (dim, keepdim):
+        return
+    leaf = x.detach().clone().requires_grad_(True)
+    kept = apply_lse(LSE, leaf, front, True)
+    require_output_shape(kept, x, front, True)
+    (kept_grad,) = grads_of(kept, leaf, g.reshape(kept.shape),
+                            what=f"LogSumExp.backward (dim={front}, keepdim=True, x of shape {tuple(x.shape)})")
+    rtol, atol = tolerance(x)
+    c.require_close(y, kept.detach().reshape(y.shape), f"{what}, against your LogSumExp.apply(x, {front}, True)",
+                    "wrong-output-shape", "the same numbers whatever the dim's sign and keepdim.", rtol=rtol, atol=atol)
+    kept_grad = torch.zeros_like(x) if kept_grad is None else kept_grad
+    where = f"the gradient of {what}, against your gradient for dim={front}, keepdim=True"
+    if keepdim:
+        c.require_close(grad, kept_grad, where, "wrong-derivative", GRAD_HINT, rtol=rtol, atol=atol)
+    c.require_close(grad, kept_grad, where, "no-unsqueeze", EXPAND_HINT, rtol=rtol, atol=atol)
 
 
 # ------------------------------------------------------------------------------------------ None for dim

@@ -164,7 +164,8 @@ MLP_FROZEN_CASES = (((3, 4, 2), 2, 0), ((5, 7, 7, 3), 4, 8), ((4, 4, 4), 3, 9))
 
 
 def mlp_frozen_input(checkpointed_mlp, cases=MLP_FROZEN_CASES[:1]) -> None:
-    """With an input that does not require grad (plain data), the parameters still get their gradients."""
+    """With an input that does not require grad (plain data), the parameters still get their gradients, the same as
+    for that input requiring grad."""
     c.require_self_contained(checkpointed_mlp, MLP)
     for widths, batch, seed in cases:
         x = c.randn(batch, widths[0], seed=seed + 100, requires_grad=False)
@@ -179,7 +180,29 @@ def mlp_frozen_input(checkpointed_mlp, cases=MLP_FROZEN_CASES[:1]) -> None:
                    f"with an input x that does not require grad, the output of {MLP} does not require grad, so the "
                    "layers' parameters get no gradient. That is what the reentrant checkpoint does "
                    "(use_reentrant=True, or omitting it): pass use_reentrant=False.")
-        _compare(out, got, x, widths, seed, " with an input that does not require grad")
+        _require_as_with_live_input(checkpointed_mlp, out, got, x, widths, seed)
+
+
+def _require_as_with_live_input(checkpointed_mlp, out, got, x, widths, seed) -> None:
+    """The output and the parameters' gradients for a frozen x are what the answer itself gives for the same x
+    requiring grad: whether those are right is the values test's, this test's is that plain data changes nothing."""
+    live = x.detach().clone().requires_grad_(True)
+    live_out, live_got = _run_mlp(checkpointed_mlp, live, widths, seed)
+    what = " with an input that does not require grad"
+    c.require_close(out, live_out, f"{MLP}(x, layers){what}", "wrong-forward",
+                    "the output must not depend on whether x requires grad.")
+    names = [f"layers[{i}].{n}" for i in range(len(widths) - 1) for n in ("weight", "bias")]
+    expected = live_got[1:] if live_got is not None else [None] * len(names)
+    lost = [name for name, g, e in zip(names, got, expected) if g is None and e is not None]
+    if lost:
+        c.fail("reentrant-loses-grads",
+               f"{', '.join(lost)} got no gradient from {MLP}{what}, although they get one when x requires grad. "
+               "That is what the reentrant checkpoint does (use_reentrant=True, or omitting it): pass "
+               "use_reentrant=False.")
+    for name, g, e in zip(names, got, expected):
+        if g is not None and e is not None and not bool(torch.allclose(g, e, rtol=1e-6, atol=1e-8)):
+            c.fail("wrong-gradient", f"the gradient of {name}{what} differs from the one it gets when x requires "
+                                     f"grad (largest error {(g - e).abs().max().item():.3g}). {RECOMPUTE_HINT}")
 
 
 def _error_facts(error: BaseException) -> dict:

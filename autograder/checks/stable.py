@@ -42,13 +42,13 @@ def _targets(n: int, classes: int, seed: int) -> torch.Tensor:
     return torch.randint(0, classes, (n,), generator=c.generator(seed + 7919 + c.base_seed()))
 
 
-def _torch_cross_entropy(logits: torch.Tensor, target: torch.Tensor, scale: float = 1.0):
-    """F.cross_entropy's loss and its gradient (times `scale`) for these logits, computed in float64 and
-    returned in the logits' dtype."""
+def _torch_cross_entropy(logits: torch.Tensor, target: torch.Tensor):
+    """F.cross_entropy's loss and its gradient for these logits, computed in float64 and returned in the logits'
+    dtype."""
     leaf = logits.detach().to(torch.float64).requires_grad_(True)
     with torch.enable_grad():
         loss = F.cross_entropy(leaf, target)
-        (grad,) = torch.autograd.grad(loss, [leaf], torch.full_like(loss, scale))
+        (grad,) = torch.autograd.grad(loss, [leaf])
     return loss.detach().to(logits.dtype), grad.to(logits.dtype)
 
 
@@ -100,9 +100,9 @@ def _require_loss(loss, logits, target, what: str, rtol=1e-7, atol=1e-9) -> None
                          "(dim=1).")
 
 
-def _require_grad(grad, logits, target, what: str, scale: float = 1.0, rtol=1e-7, atol=1e-9) -> None:
+def _require_grad(grad, logits, target, what: str, rtol=1e-7, atol=1e-9) -> None:
     n, classes = logits.shape
-    _, expected = _torch_cross_entropy(logits, target, scale)
+    _, expected = _torch_cross_entropy(logits, target)
     if grad is None:
         c.fail("no-gradient", f"{what} is None: backward must return (softmax - onehot) / N * grad_output for "
                               "the logits.")
@@ -123,23 +123,21 @@ def _require_grad(grad, logits, target, what: str, scale: float = 1.0, rtol=1e-7
     if n > 1 and close(expected * n):
         c.fail("forgot-divide-by-n", f"{what} is N = {n} times too large: the loss is a MEAN over N rows, so the "
                                      "gradient is (softmax - onehot) / N * grad_output: divide by N.")
-    if scale != 1.0 and close(expected / scale):
-        c.fail("ignores-grad-output", f"{what} does not scale with grad_output: for loss * {scale:g} the gradient "
-                                      f"must be {scale:g} times larger. Multiply by grad_output.")
     if close(-expected):
         c.fail("wrong-sign", f"{what} has the wrong sign: it is (softmax - onehot) / N, not (onehot - softmax) / N.")
-    if close(torch.softmax(z, 1) / n * scale):
+    if close(torch.softmax(z, 1) / n):
         c.fail("forgot-onehot", f"{what} is softmax / N: subtract the one-hot of the targets, "
                                 "(softmax - onehot) / N * grad_output.")
-    if n > 1 and close((torch.softmax(z, 0) - onehot) / n * scale):
+    if n > 1 and close((torch.softmax(z, 0) - onehot) / n):
         c.fail("wrong-softmax-dim", f"{what} uses a softmax over the batch (dim=0): the softmax runs over the "
                                     "classes of each row, dim=1.")
     c.fail("wrong-gradient", f"{what} is wrong (largest error {(got - expected).abs().max().item():.3g}): it should "
                              "be (softmax(logits, dim=1) - onehot(target)) / N * grad_output.")
 
 
-def _direct(SCE, logits, target, grad_output):
-    """forward then backward called directly with a FakeCtx: exactly what backward returns."""
+def _direct(SCE, logits, target, grad_output, arity=True):
+    """forward then backward called directly with a FakeCtx: exactly what backward returns (with `arity`, two
+    values; a test of what the first value is reads it without asking for the second)."""
     ctx = c.FakeCtx((True, False))
     logits = logits.detach()
     with c.explained(NAME, (c.NOT_IMPLEMENTED,)), torch.no_grad():
@@ -151,7 +149,7 @@ def _direct(SCE, logits, target, grad_output):
         grads = SCE.backward(ctx, grad_output)
     if not isinstance(grads, (tuple, list)):
         grads = (grads,)
-    if len(grads) != 2:
+    if len(grads) != 2 and arity:
         c.fail("wrong-arity", f"{NAME}.backward returned {len(grads)} value(s) but forward takes 2 inputs "
                               "(logits, target): return (grad_logits, None).")
     return loss, grads
@@ -162,32 +160,30 @@ BY_ITS_NODE = (f"Called directly, your backward returned what it should; but wit
                f"{NAME}.apply as its ctx, ")
 
 
-def _by_its_node(SCE, logits, target, grad_output):
+def _by_its_node(SCE, logits, target, grad_output, arity=True):
     """What backward returns with the node autograd made for SCE.apply(logits, target) as its ctx, or None when
     SCE.apply makes no node of its own (the tests through the engine say so)."""
     grads = behaviour.backward_by_its_node(SCE, (logits.detach().clone().requires_grad_(True), target), grad_output,
                                            what=f"{NAME}.backward with autograd's own node as its ctx", names=INPUTS)
-    if grads is not None and len(grads) != 2:
+    if grads is not None and len(grads) != 2 and arity:
         c.fail("wrong-arity", f"{BY_ITS_NODE}{NAME}.backward returned {len(grads)} value(s) but forward takes 2 "
                               "inputs (logits, target): return (grad_logits, None).")
     return grads
 
 
-def _both(SCE, logits, target, grad_output):
+def _both(SCE, logits, target, grad_output, arity=True):
     """(what backward returned, how its feedback starts): called directly, then with autograd's own node."""
-    _, grads = _direct(SCE, logits, target, grad_output)
+    _, grads = _direct(SCE, logits, target, grad_output, arity)
     yield grads, ""
-    real = _by_its_node(SCE, logits, target, grad_output)
+    real = _by_its_node(SCE, logits, target, grad_output, arity)
     if real is not None:
         yield real, BY_ITS_NODE
 
 
-def _grad(SCE, logits, target, scale=1.0, loss_what=None, **tol):
-    """The loss (checked first when loss_what is given) and the gradient of loss * scale via the engine."""
+def _grad(SCE, logits, target, scale=1.0):
+    """The loss and the gradient of loss * scale via the engine."""
     leaf = logits.detach().clone().requires_grad_(True)
     loss = _forward(SCE, leaf, target)
-    if loss_what is not None:
-        _require_loss(loss, logits, target, loss_what, **tol)
     if loss.grad_fn is None:
         c.fail("no-graph", f"{NAME}.apply(logits, target) is not connected to the logits' graph (no grad_fn): call "
                            f"{NAME}.apply and return forward's result.")
@@ -258,18 +254,57 @@ STABLE_CASES = (("two rows with logits of size 1e4", 0, torch.float64),) + tuple
 
 
 def stable(SCE, cases=STABLE_CASES[:1]) -> None:
-    """Extreme logits (1e4 magnitudes, large spreads), in float64 and float32: a finite loss and a gradient
-    matching F.cross_entropy's."""
+    """Extreme logits (1e4 magnitudes, large spreads), in float64 and float32: a finite loss and gradient, each what
+    the answer itself gives for the same logits shifted down by their largest value (cross-entropy and its gradient
+    do not change when one constant is added to every logit, and shifted logits are all <= 0). Whether those values
+    are right is the values test's: this one measures stability only."""
     c.require_function(SCE, NAME)
     for kind, seed, dtype in cases:
         logits, target = _extreme(kind, seed)
         z = logits.to(dtype)
         rtol, atol = _tolerance(z)
         what = f"with {kind} ({dtype})"
-        loss, grad = _grad(SCE, z, target, loss_what=f"{NAME}.apply(logits, target) {what}", rtol=rtol, atol=atol)
-        _require_grad(grad, z, target, f"the gradient {what}", rtol=rtol, atol=atol)
+        loss, grad = _grad(SCE, z, target)
+        shifted_loss, shifted_grad = _shifted(SCE, z, target)
+        _require_stable_loss(loss, shifted_loss, f"{NAME}.apply(logits, target) {what}", rtol=rtol, atol=atol)
+        _require_stable_grad(grad, shifted_grad, z, f"the gradient {what}", rtol=rtol, atol=atol)
         if dtype == torch.float32:
-            _require_precise_loss(loss, z, target, f"{NAME}.apply(logits, target) {what}")
+            _require_precise_loss(loss, shifted_loss, z, f"{NAME}.apply(logits, target) {what}")
+
+
+def _shifted(SCE, logits, target):
+    """The answer's own float64 loss and gradient for the logits minus their largest value (exact in float64)."""
+    z = logits.detach().to(torch.float64)
+    loss, grad = _grad(SCE, z - z.max(), target)
+    c.require_shape(grad, logits.shape, "the gradient for ordinary logits", code="wrong-grad-shape")
+    return loss.detach(), grad.detach()
+
+
+def _require_stable_loss(loss, shifted_loss, what: str, rtol: float, atol: float) -> None:
+    got = loss.detach().to(torch.float64)
+    if got.shape != shifted_loss.shape or not bool(torch.isfinite(got).all()) or not bool(
+            torch.allclose(got, shifted_loss.to(torch.float64), rtol=rtol, atol=atol)):
+        shown = got.item() if got.numel() == 1 else "not one number"
+        c.fail("overflow",
+               f"{what} is {shown}, but for the same logits shifted down by their largest value (the same "
+               f"cross-entropy) your function gives {shifted_loss.flatten()[0].item():.6g}: exp overflowed or a "
+               "probability underflowed to 0 before the log. Use the log-sum-exp trick: with m the row max, "
+               "loss_i = log(sum(exp(z_i - m_i))) - (z_i[target_i] - m_i), every exponent <= 0 "
+               "(never log(softmax)).")
+
+
+def _require_stable_grad(grad, shifted_grad, logits, what: str, rtol: float, atol: float) -> None:
+    if grad is None:
+        c.fail("no-gradient", f"{what} is None: backward must return (softmax - onehot) / N * grad_output for "
+                              "the logits.")
+    c.require_shape(grad, logits.shape, what, code="wrong-grad-shape")
+    got = grad.detach().to(torch.float64)
+    if not bool(torch.isfinite(got).all()) or not bool(torch.allclose(got, shifted_grad, rtol=rtol, atol=atol)):
+        c.fail("overflow-backward",
+               f"{what} is not what your backward gives for the same logits shifted down by their largest value "
+               f"(largest difference {(got - shifted_grad).abs().nan_to_num(float('inf')).max().item():.3g}): "
+               "backward's softmax overflowed. Compute it stably, e.g. exp(z - logsumexp(z)) or "
+               "torch.softmax(z, dim=1), never exp(z) / exp(z).sum().")
 
 
 # In float32 the loss of the shifted logits is known to a few units in the last place of the loss itself; adding the
@@ -278,55 +313,67 @@ def stable(SCE, cases=STABLE_CASES[:1]) -> None:
 PRECISE_LOSS_ULPS = 16
 
 
-def _require_precise_loss(loss, logits, target, what: str) -> None:
-    expected = F.cross_entropy(logits.detach().to(torch.float64), target)
-    error = abs(float(loss.detach().to(torch.float64)) - float(expected))
-    ulp = float(torch.finfo(logits.dtype).eps) * max(abs(float(expected)), 1.0)
+def _require_precise_loss(loss, shifted_loss, logits, what: str) -> None:
+    """The float32 loss within a few units in its own last place of the answer's float64 loss of the shifted logits."""
+    expected = float(shifted_loss)
+    error = abs(float(loss.detach().to(torch.float64)) - expected)
+    ulp = float(torch.finfo(logits.dtype).eps) * max(abs(expected), 1.0)
     if error > PRECISE_LOSS_ULPS * ulp:
         m = float(logits.detach().abs().max())
         c.fail("max-added-back",
-               f"{what} is {float(loss):.9g} but the cross-entropy of these float32 logits is {float(expected):.9g}: "
-               f"{error / ulp:.0f} units in the last place of the loss. The row maximum (about {m:.3g} here) was "
-               "added back into the log-sum-exp, and that sum rounds to the last place of the maximum, not of the "
-               "loss. Subtract each row's maximum and never add it back: the loss of a row is the log-sum-exp of "
-               "the shifted logits minus the shifted logit of its target.")
+               f"{what} is {float(loss):.9g} but for the same logits shifted down by their largest value your "
+               f"function gives {expected:.9g} in float64: {error / ulp:.0f} units in the last place of the loss. "
+               f"The row maximum (about {m:.3g} here) was added back into the log-sum-exp, and that sum rounds to "
+               "the last place of the maximum, not of the loss. Subtract each row's maximum and never add it back: "
+               "the loss of a row is the log-sum-exp of the shifted logits minus the shifted logit of its target.")
 
 
 def grad_output(SCE, cases=GRAD_OUTPUT_CASES[:1]) -> None:
     """The gradient of loss * 3 is 3 times the gradient (through the engine and called directly)."""
     c.require_function(SCE, NAME)
     for n, classes, seed in cases:
-        _grad_output(SCE, n, classes, seed)
+        logits = c.randn(n, classes, seed=seed, requires_grad=False)
+        target = _targets(n, classes, seed)
+        loss, grad = _grad(SCE, logits, target, scale=3.0)
+        c.require_own_node(loss, SCE, NAME)
+        _, unit = _grad(SCE, logits, target)
+        _require_scaled(grad, unit, 3.0, "the gradient of loss * 3")
+        for (grads, lead), (units, _) in zip(_both(SCE, logits, target, torch.tensor(-2.5, dtype=torch.float64)),
+                                             _both(SCE, logits, target, torch.tensor(1.0, dtype=torch.float64))):
+            _require_scaled(grads[0], units[0], -2.5, f"{lead}what {NAME}.backward returns for grad_output = -2.5")
 
 
-def _grad_output(SCE, n: int, classes: int, seed: int) -> None:
-    logits = c.randn(n, classes, seed=seed, requires_grad=False)
-    target = _targets(n, classes, seed)
-    loss, grad = _grad(SCE, logits, target, scale=3.0)
-    c.require_own_node(loss, SCE, NAME)
-    _require_grad(grad, logits, target, "the gradient of loss * 3", scale=3.0)
-    for grads, lead in _both(SCE, logits, target, torch.tensor(-2.5, dtype=torch.float64)):
-        _require_grad(grads[0], logits, target, f"{lead}what {NAME}.backward returns for grad_output = -2.5",
-                      scale=-2.5)
+def _require_scaled(grad, unit, scale: float, what: str) -> None:
+    """`grad` is `scale` times `unit`, the answer's own gradient for grad_output = 1 (a nonzero tensor)."""
+    for value, which in ((unit, f"{NAME}.backward's gradient for grad_output = 1"), (grad, what)):
+        if not isinstance(value, torch.Tensor):
+            c.fail("no-gradient", f"{which} is {behaviour.type_name(value)}: backward must return "
+                                  "(softmax - onehot) / N * grad_output for the logits.")
+    if not bool(unit.detach().ne(0).any()):
+        c.fail("no-gradient", f"{NAME}.backward's gradient for grad_output = 1 is zero everywhere, so its scaling "
+                              "with grad_output cannot be seen: return (softmax - onehot) / N * grad_output.")
+    expected = unit.detach().to(torch.float64) * scale
+    got = grad.detach().to(torch.float64)
+    if got.shape != expected.shape or not bool(torch.allclose(got, expected, rtol=1e-7, atol=1e-9)):
+        c.fail("ignores-grad-output", f"{what} is not {scale:g} times the gradient for grad_output = 1: backward "
+                                      "must multiply by grad_output.")
 
 
 def none_for_target(SCE, cases=NONE_CASES[:1]) -> None:
     """backward returns None for the integer target (called directly: the engine would drop it)."""
     c.require_function(SCE, NAME)
     for n, classes, seed in cases:
-        _none_for_target(SCE, n, classes, seed)
-
-
-def _none_for_target(SCE, n: int, classes: int, seed: int) -> None:
-    logits = c.randn(n, classes, seed=seed, requires_grad=False)
-    target = _targets(n, classes, seed)
-    for grads, lead in _both(SCE, logits, target, torch.tensor(1.0, dtype=torch.float64)):
-        if grads[1] is not None:
-            c.fail("missing-none",
-                   f"{lead}{NAME}.backward returned a {behaviour.type_name(grads[1])} for input 2 (target): target "
-                   "holds integer class indices and has no gradient. Return None in that position: "
-                   "return grad_logits, None.")
-        _require_grad(grads[0], logits, target, f"{lead}the first value {NAME}.backward returns")
+        logits = c.randn(n, classes, seed=seed, requires_grad=False)
+        target = _targets(n, classes, seed)
+        for grads, lead in _both(SCE, logits, target, torch.tensor(1.0, dtype=torch.float64)):
+            if grads[1] is not None:
+                c.fail("missing-none",
+                       f"{lead}{NAME}.backward returned a {behaviour.type_name(grads[1])} for input 2 (target): "
+                       "target holds integer class indices and has no gradient. Return None in that position: "
+                       "return grad_logits, None.")
+            if not isinstance(grads[0], torch.Tensor):
+                c.fail("no-gradient", f"{lead}{NAME}.backward returned {behaviour.type_name(grads[0])} for "
+                                      "input 1 (logits): return (grad_logits, None).")
 
 
 def dtype(SCE, cases=DTYPE_CASES[:1]) -> None:
@@ -334,22 +381,18 @@ def dtype(SCE, cases=DTYPE_CASES[:1]) -> None:
     engine would silently convert a float64 gradient)."""
     c.require_function(SCE, NAME)
     for n, classes, seed in cases:
-        _dtype(SCE, n, classes, seed)
-
-
-def _dtype(SCE, n: int, classes: int, seed: int) -> None:
-    for dt in (torch.float32, torch.float64):
-        logits = c.randn(n, classes, seed=seed, dtype=dt, requires_grad=False)
-        target = _targets(n, classes, seed)
-        loss = _forward(SCE, logits.clone().requires_grad_(True), target)
-        if loss.dtype != dt:
-            c.fail("wrong-dtype", f"for {dt} logits, {NAME}.apply returned a {loss.dtype} loss: compute in the "
-                                  "logits' dtype (no .double() / .float() conversions).")
-        for grads, lead in _both(SCE, logits, target, torch.tensor(1.0, dtype=dt)):
-            if not isinstance(grads[0], torch.Tensor):
-                c.fail("no-gradient", f"{lead}{NAME}.backward returned {behaviour.type_name(grads[0])} for the "
-                                      "logits.")
-            if grads[0].dtype != dt:
-                c.fail("wrong-dtype", f"{lead}for {dt} logits, {NAME}.backward returned a {grads[0].dtype} gradient: "
-                                      "it must have the logits' dtype (build the one-hot with dtype=logits.dtype, no "
-                                      ".double()).")
+        for dt in (torch.float32, torch.float64):
+            logits = c.randn(n, classes, seed=seed, dtype=dt, requires_grad=False)
+            target = _targets(n, classes, seed)
+            loss = _forward(SCE, logits.clone().requires_grad_(True), target)
+            if loss.dtype != dt:
+                c.fail("wrong-dtype", f"for {dt} logits, {NAME}.apply returned a {loss.dtype} loss: compute in "
+                                      "the logits' dtype (no .double() / .float() conversions).")
+            for grads, lead in _both(SCE, logits, target, torch.tensor(1.0, dtype=dt), arity=False):
+                if not isinstance(grads[0], torch.Tensor):
+                    c.fail("no-gradient", f"{lead}{NAME}.backward returned {behaviour.type_name(grads[0])} "
+                                          "for the logits.")
+                if grads[0].dtype != dt:
+                    c.fail("wrong-dtype", f"{lead}for {dt} logits, {NAME}.backward returned a {grads[0].dtype} "
+                                          "gradient: it must have the logits' dtype (build the one-hot with "
+                                          "dtype=logits.dtype, no .double()).")

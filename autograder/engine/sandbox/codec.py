@@ -145,7 +145,10 @@ def _tensor(t: torch.Tensor, buffers: list, tensor_tag) -> dict:
         header["stride"] = list(plain.stride())
         plain = flat.clone()
     else:
+        # Contiguous ignores the strides of size-1 dims: a one-element expanded tensor (the grad_output of .sum() of a
+        # one-element output) is contiguous with stride 0, which reshape(-1) keeps and view(uint8) refuses.
         plain = plain.contiguous()
+        plain = plain.as_strided((plain.numel(),), (1,))
     buffers.append(plain.reshape(-1).view(torch.uint8).numpy().tobytes() if plain.numel() else b"")
     header["rg"] = bool(t.requires_grad)
     header["leaf"] = bool(t.is_leaf)

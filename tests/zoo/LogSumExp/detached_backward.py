@@ -1,16 +1,16 @@
 # mistake: backward works on detached tensors, so second derivatives are lost
 # feedback: differentiable
 # code: not-twice-differentiable
-# rule: stability
-# fails: stability gradgradcheck vmap forward_mode
-# family: masked-row-nan|no-jvp
-# score: 6/10
+# rule: double_backward
+# fails: gradgradcheck
+# score: 9/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 
     @staticmethod
     def forward(x, dim, keepdim):
         m = x.amax(dim=dim, keepdim=True)
+        m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
         out = m + torch.log(torch.exp(x - m).sum(dim=dim, keepdim=True))
         return out if keepdim else out.squeeze(dim)
 
@@ -20,6 +20,7 @@ class LogSumExp(torch.autograd.Function):
         ctx.dim = dim
         ctx.keepdim = keepdim
         ctx.save_for_backward(x, output)
+        ctx.save_for_forward(x, output)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -29,3 +30,9 @@ class LogSumExp(torch.autograd.Function):
             out = out.unsqueeze(ctx.dim)
             grad_output = grad_output.unsqueeze(ctx.dim)
         return grad_output * torch.exp(x - out), None, None
+
+    @staticmethod
+    def jvp(ctx, x_t, dim_t, keepdim_t):
+        x, out = ctx.saved_tensors
+        full = out if ctx.keepdim else out.unsqueeze(ctx.dim)
+        return (torch.exp(x - full) * x_t).sum(dim=ctx.dim, keepdim=ctx.keepdim)

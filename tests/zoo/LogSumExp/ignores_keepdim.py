@@ -1,16 +1,16 @@
 # mistake: forward always keeps the reduced dimension, whatever keepdim says
 # feedback: keepdim
-# code: wrong-output-shape|no-jvp
-# rule: values
-# fails: values stability shapes vmap forward_mode
-# family: wrong-shape
-# score: 4/10
+# code: wrong-output-shape
+# rule: shapes
+# fails: shapes
+# score: 9/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 
     @staticmethod
     def forward(x, dim, keepdim):
         m = x.amax(dim=dim, keepdim=True)
+        m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
         return m + torch.log(torch.exp(x - m).sum(dim=dim, keepdim=True))
 
     @staticmethod
@@ -19,8 +19,14 @@ class LogSumExp(torch.autograd.Function):
         ctx.dim = dim
         ctx.keepdim = keepdim
         ctx.save_for_backward(x, output)
+        ctx.save_for_forward(x, output)
 
     @staticmethod
     def backward(ctx, grad_output):
         x, out = ctx.saved_tensors
         return grad_output * torch.exp(x - out), None, None
+
+    @staticmethod
+    def jvp(ctx, x_t, dim_t, keepdim_t):
+        x, out = ctx.saved_tensors
+        return (torch.exp(x - out) * x_t).sum(dim=ctx.dim, keepdim=True)

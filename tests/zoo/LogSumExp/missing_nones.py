@@ -1,16 +1,17 @@
 # mistake: backward returns only the gradient of x, no None for dim and keepdim
 # feedback: None
 # code: wrong-arity|missing-none
-# rule: values
-# fails: values stability shapes none gradcheck gradgradcheck vmap forward_mode
-# family: no-jvp|not-twice-differentiable
-# score: 1/10
+# rule: none
+# fails: values gradcheck gradgradcheck none shapes stability vmap
+# family: not-twice-differentiable
+# score: 2/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 
     @staticmethod
     def forward(x, dim, keepdim):
         m = x.amax(dim=dim, keepdim=True)
+        m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
         out = m + torch.log(torch.exp(x - m).sum(dim=dim, keepdim=True))
         return out if keepdim else out.squeeze(dim)
 
@@ -20,6 +21,7 @@ class LogSumExp(torch.autograd.Function):
         ctx.dim = dim
         ctx.keepdim = keepdim
         ctx.save_for_backward(x, output)
+        ctx.save_for_forward(x, output)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -28,3 +30,9 @@ class LogSumExp(torch.autograd.Function):
             out = out.unsqueeze(ctx.dim)
             grad_output = grad_output.unsqueeze(ctx.dim)
         return grad_output * torch.exp(x - out)
+
+    @staticmethod
+    def jvp(ctx, x_t, dim_t, keepdim_t):
+        x, out = ctx.saved_tensors
+        full = out if ctx.keepdim else out.unsqueeze(ctx.dim)
+        return (torch.exp(x - full) * x_t).sum(dim=ctx.dim, keepdim=ctx.keepdim)

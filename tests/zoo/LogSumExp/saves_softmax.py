@@ -1,16 +1,17 @@
 # mistake: saves the softmax exp(x - output) as well as x and the output: a second x-sized tensor kept alive
 # feedback: save x and the output
 # code: saves-too-much
-# rule: stability
-# fails: stability gradgradcheck vmap forward_mode memory
-# family: masked-row-nan|no-jvp|not-twice-differentiable
-# score: 5/10
+# rule: memory
+# fails: gradgradcheck memory
+# family: not-twice-differentiable
+# score: 8/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 
     @staticmethod
     def forward(x, dim, keepdim):
         m = x.amax(dim=dim, keepdim=True)
+        m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
         out = m + torch.log(torch.exp(x - m).sum(dim=dim, keepdim=True))
         return out if keepdim else out.squeeze(dim)
 
@@ -21,6 +22,7 @@ class LogSumExp(torch.autograd.Function):
         ctx.keepdim = keepdim
         full = output if keepdim else output.unsqueeze(dim)
         ctx.save_for_backward(x, output, torch.exp(x - full))
+        ctx.save_for_forward(x, output)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -28,3 +30,9 @@ class LogSumExp(torch.autograd.Function):
         if not ctx.keepdim:
             grad_output = grad_output.unsqueeze(ctx.dim)
         return grad_output * p, None, None
+
+    @staticmethod
+    def jvp(ctx, x_t, dim_t, keepdim_t):
+        x, out = ctx.saved_tensors
+        full = out if ctx.keepdim else out.unsqueeze(ctx.dim)
+        return (torch.exp(x - full) * x_t).sum(dim=ctx.dim, keepdim=ctx.keepdim)

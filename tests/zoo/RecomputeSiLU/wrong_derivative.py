@@ -2,9 +2,9 @@
 # feedback: x * s * (1 - s)
 # code: wrong-derivative
 # rule: derivative
-# fails: values gradcheck saved graph
+# fails: values gradcheck
 # family: ignores-grad-output
-# score: 0/5
+# score: 3/5
 class RecomputeSiLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -1,9 +1,9 @@
 # mistake: computes the loss in float64 and returns it as float64 even for float32 logits
 # feedback: dtype
 # code: wrong-dtype
-# rule: stable
-# fails: stable dtype
-# score: 5/8
+# rule: dtype
+# fails: dtype
+# score: 7/8
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

@@ -2,9 +2,9 @@
 # feedback: divide by N
 # code: forgot-divide-by-n
 # rule: derivative
-# fails: values gradcheck stable grad_output none_for_target
+# fails: values gradcheck
 # family: wrong-derivative
-# score: 1/8
+# score: 5/8
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

@@ -2,8 +2,8 @@
 # feedback: dim=1
 # code: wrong-loss|wrong-derivative
 # rule: derivative
-# fails: values gradcheck stable
-# score: 3/8
+# fails: values gradcheck
+# score: 5/8
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

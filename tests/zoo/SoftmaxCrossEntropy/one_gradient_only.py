@@ -1,9 +1,9 @@
 # mistake: backward returns only the logits' gradient, with no value for target
 # feedback: return (grad_logits, None)
 # code: wrong-arity
-# rule: derivative
-# fails: values gradcheck stable grad_output none_for_target dtype
-# score: 0/8
+# rule: none_for_target
+# fails: values gradcheck stable grad_output none_for_target
+# score: 1/8
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

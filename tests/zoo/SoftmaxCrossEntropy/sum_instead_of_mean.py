@@ -1,9 +1,9 @@
 # mistake: sums the per-row losses instead of averaging them (and the gradient matches the sum)
 # feedback: mean
-# code: sum-instead-of-mean|forgot-divide-by-n
+# code: sum-instead-of-mean
 # rule: derivative
-# fails: values stable grad_output none_for_target
-# score: 2/8
+# fails: values
+# score: 6/8
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

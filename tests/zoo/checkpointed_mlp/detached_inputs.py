@@ -2,8 +2,8 @@
 # feedback: detach
 # code: graph-cut
 # rule: values
-# fails: values memory frozen_input
-# score: 0/4
+# fails: values memory
+# score: 1/4
 def checkpointed_mlp(x, layers):
     h = x
     for layer in layers:

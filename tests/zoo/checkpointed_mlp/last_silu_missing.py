@@ -2,9 +2,9 @@
 # feedback: h = F.silu(layer(h))
 # code: wrong-forward
 # rule: values
-# fails: values memory frozen_input
+# fails: values memory
 # family: no-recompute
-# score: 0/4
+# score: 1/4
 def checkpointed_mlp(x, layers):
     h = x
     for i, layer in enumerate(layers):
