@@ -1,8 +1,8 @@
-"""What one grading may use, and what it is asked to do."""
+"""What one grading may use."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # Isolation levels, strongest first. "full" uses every layer the machine offers (and reports what it had);
 # the weaker ones are forced for tests and for machines where a layer misbehaves.
@@ -23,13 +23,3 @@ class Limits:
     end_seconds: float = 2.0         # a test's copy is reported ended within this after its test
     restarts: int = 3                # fresh learner processes a notebook may need (after a timeout or a stall)
     isolation: str = "full"          # one of ISOLATION_LEVELS
-
-
-@dataclass
-class Job:
-    """One test cell on a notebook's setup and answer cells (the sandbox's own tests use it)."""
-    cells: list                      # [(label, source)] setup and answer cells, in notebook order
-    test_id: str
-    test_source: str
-    seed: int = 0
-    limits: Limits = field(default_factory=Limits)
