@@ -15,16 +15,14 @@ from autograder.engine.sandbox.limits import ISOLATION_LEVELS
 
 
 def _limits(args):
+    """The grading limits the options ask for (--isolation or $AUTOGRADER_ISOLATION, --timeout, --memory-mb)."""
     import os
 
     from autograder.engine.sandbox import Limits
 
-    limits = Limits(isolation=getattr(args, "isolation", None) or os.environ.get("AUTOGRADER_ISOLATION", "full"))
-    if getattr(args, "timeout", None):
-        limits.seconds_per_test = args.timeout
-    if getattr(args, "memory_mb", None):
-        limits.memory_mb = args.memory_mb
-    return limits
+    isolation = getattr(args, "isolation", None) or os.environ.get("AUTOGRADER_ISOLATION", "full")
+    return Limits.from_settings({"seconds_per_test": getattr(args, "timeout", None) or None,
+                                 "memory_mb": getattr(args, "memory_mb", None) or None}, isolation)
 
 
 def _seed(args) -> int:

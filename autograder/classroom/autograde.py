@@ -30,7 +30,7 @@ from autograder.classroom import lateness
 from autograder.classroom.gradebook import GradebookWriter, export_csv, feedback, grade_table  # noqa: F401
 from autograder.classroom.layouts import (CollectLog, Found, Origin, clean_id, collect, name_id, origin_of,  # noqa: F401
                                           unpack, zip_member_name)
-from autograder.classroom.submissions import (SUBMISSION_RECORDS, Submission, UnknownAssignment,  # noqa: F401
+from autograder.classroom.submissions import (SUBMISSION_RECORDS, HandIn, UnknownAssignment,  # noqa: F401
                                               _atomic_write, _copy_submission_records, _read_once, _stat_of,
                                               autograded_dir, check_assignment, discover, file_sha, home,
                                               marker_path, source_digests, submitted_dir, up_to_date)
@@ -159,7 +159,7 @@ def autograde(runner: Runner, workers: int = 1, scheduler: str | None = None, as
     graded = []
     writer = None
 
-    def finish(sub: Submission, payload: dict) -> None:
+    def finish(sub: HandIn, payload: dict) -> None:
         report = payload["report"]
         report.update({"student": sub.student, "sources": digests[sub.assignment], "sha256": before[sub.key],
                        "file": sub.path.name})
@@ -175,7 +175,7 @@ def autograde(runner: Runner, workers: int = 1, scheduler: str | None = None, as
             bar.write(f"  {sub.student:>16}  {sub.notebook:<28} {report['score']:>5g} / {report['max_score']:<4g}"
                       f" ({report['seconds']:.1f} s)")
 
-    def payload_for(sub: Submission) -> tuple:
+    def payload_for(sub: HandIn) -> tuple:
         data, stat = contents[sub.key]
         limit = notebooks.max_submission_bytes()
         try:
@@ -222,7 +222,7 @@ def autograde(runner: Runner, workers: int = 1, scheduler: str | None = None, as
     return BatchResult(graded, skipped, problems, time.monotonic() - start)
 
 
-def _late_changed(sub: Submission, policy: dict) -> bool:
+def _late_changed(sub: HandIn, policy: dict) -> bool:
     """Whether `sub`'s grade was given under another late policy or lateness than now (so it is given again)."""
     try:
         data = json.loads(marker_path(sub).read_text())
@@ -250,14 +250,14 @@ def open_gradebook(db_url: str | None, sources: list[Source]) -> GradebookWriter
     return writer
 
 
-def heaviest_first(todo: list[Submission], sources: list[Source]) -> list[Submission]:
+def heaviest_first(todo: list[HandIn], sources: list[Source]) -> list[HandIn]:
     """The submissions with the most test cells first (in their order otherwise): the last ones the workers take are
     then the short ones, so no worker idles long while another finishes a long notebook."""
     tests = {s.assignment: len(s.grade_ids("test")) for s in sources}
     return sorted(todo, key=lambda sub: -tests.get(sub.assignment, 0))
 
 
-def _run_dask(address: str, todo: list[Submission], payload_for, finish, prepare_gradebook) -> None:
+def _run_dask(address: str, todo: list[HandIn], payload_for, finish, prepare_gradebook) -> None:
     from distributed import Client, as_completed
 
     with Client(address, timeout="30s") as client:

@@ -15,15 +15,10 @@ PR_SET_CHILD_SUBREAPER = 36
 
 
 def _limits(config: dict, level: str, seconds_cap: float | None = None):
+    """gradescope.json's limits at `level`, each test's time cut to `seconds_cap` (Limits.from_settings)."""
     from autograder.engine.sandbox import Limits
 
-    limits = Limits(isolation=level)
-    for key, value in config.get("limits", {}).items():
-        if key in Limits.__dataclass_fields__ and key != "isolation" and value is not None:
-            setattr(limits, key, type(getattr(limits, key))(value))
-    if seconds_cap is not None and seconds_cap < limits.seconds_per_test:
-        limits.seconds_per_test = max(1.0, float(seconds_cap))
-    return limits
+    return Limits.from_settings(config.get("limits", {}), level, seconds_cap)
 
 
 def allowed_levels(config: dict) -> list[str]:

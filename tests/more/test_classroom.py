@@ -213,12 +213,12 @@ def test_a_class_is_graded_heaviest_notebook_first():
     from pathlib import Path
 
     from autograder.classroom import autograde
-    from autograder.classroom.submissions import Submission
+    from autograder.classroom.submissions import HandIn
     from autograder.engine import notebooks
 
     sources = notebooks.sources()
     tests = {s.assignment: len(s.grade_ids("test")) for s in sources}
-    todo = [Submission(student, assignment, Path(f"{assignment}.ipynb"), assignment)
+    todo = [HandIn(student, assignment, Path(f"{assignment}.ipynb"), assignment)
             for student in ("ada", "alan") for assignment in ("00_when_to_write_one", "15_debugging", "03_shapes")]
     order = autograde.heaviest_first(todo, sources)
     assert [tests[s.assignment] for s in order] == sorted((tests[s.assignment] for s in todo), reverse=True)

@@ -23,3 +23,17 @@ class Limits:
     end_seconds: float = 2.0         # a test's copy is reported ended within this after its test
     restarts: int = 3                # fresh learner processes a notebook may need (after a timeout or a stall)
     isolation: str = "full"          # one of ISOLATION_LEVELS
+
+    @classmethod
+    def from_settings(cls, settings: dict, isolation: str = "full", seconds_cap: float | None = None) -> "Limits":
+        """The limits of a grading at `isolation`: the defaults, with each of `settings` (field -> value; None, the
+        isolation and any other name left out) in the field's type; each test's time cut to `seconds_cap` (at least
+        1 s) where that is less. The one builder: the CLI's options, and gradescope.json's "limits" with the time
+        budget's cap."""
+        limits = cls(isolation=isolation)
+        for key, value in settings.items():
+            if key in cls.__dataclass_fields__ and key != "isolation" and value is not None:
+                setattr(limits, key, type(getattr(limits, key))(value))
+        if seconds_cap is not None and seconds_cap < limits.seconds_per_test:
+            limits.seconds_per_test = max(1.0, float(seconds_cap))
+        return limits
