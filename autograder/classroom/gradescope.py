@@ -278,19 +278,20 @@ def run(root: str | Path | None = None, reap: bool = False) -> dict:
 
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, stop)
-    graded = None
-    runner = new_sandbox()  # started by its first probe; its root is ended with the rest below (`reap`)
+    this_run = runner = None
     try:
         config = load_config()
-        graded = GradescopeRun(runner, where, config, start)
-        data = graded.run()
+        runner = new_sandbox()  # started by its first probe; its root is ended with the rest below (`reap`)
+        this_run = GradescopeRun(runner, where, config, start)
+        data = this_run.run()
     except Stopped as error:
-        data = graded.stopped(str(error)) if graded is not None else crashed(error)
+        data = this_run.stopped(str(error)) if this_run is not None else crashed(error)
     except BaseException as error:  # noqa: BLE001 - a student sees a score and a sentence, never a traceback
         traceback.print_exc()  # run_autograder's stdout: the instructor's log
         data = crashed(error)
     finally:
-        runner.close()
+        if runner is not None:
+            runner.close()
     data["execution_time"] = round(time.monotonic() - start, 1)
     if reap:
         killed = end_descendants()
