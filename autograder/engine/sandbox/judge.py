@@ -114,7 +114,7 @@ class Judge:
 
     def _isolation(self) -> Isolation:
         """The layers the learner's sandbox reported (`hello`), once for the notebook, with our memory group."""
-        isolation = Isolation.from_wire(self.learner.isolation)
+        isolation = self.learner.isolation
         if isolation.memory_cgroup and self.job.get("memory_group"):  # the judge's own record
             isolation = dataclasses.replace(isolation, memory_cgroup=os.path.basename(self.job["memory_group"]))
         return isolation
