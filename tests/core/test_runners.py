@@ -110,3 +110,20 @@ def test_the_sandbox_gives_the_same_verdicts(sandbox):
         [(o.status, o.mistake, o.feedback) for o in here.outcomes]
     assert through.notes == here.notes
     assert through.isolation is not None and here.isolation is None  # once per notebook, from the sandbox alone
+
+
+def test_every_grading_entry_point_requires_its_runner():
+    """No entry point makes a sandbox of its own that nobody closes: the caller passes the runner it made."""
+    import inspect
+
+    from autograder.classroom import autograde, gradescope_levels
+    from autograder.maintain import release
+
+    entry_points = [grading.grade_text, grading.grade_path, grading.grade_submission, grading.reference_report,
+                    grading.run_tests, autograde.autograde, autograde.grade_payload,
+                    gradescope_levels.grade_with_fallback, release.verify_solutions, release.release]
+    for function in entry_points:
+        runner = inspect.signature(function).parameters["runner"]
+        assert runner.default is inspect.Parameter.empty, f"{function.__qualname__}: a runner by default"
+    assert "runner" in inspect.signature(grading.Grading).parameters
+    assert inspect.signature(grading.Grading).parameters["runner"].default is inspect.Parameter.empty
