@@ -15,16 +15,14 @@ from autograder.engine.sandbox.limits import ISOLATION_LEVELS
 
 
 def _limits(args):
+    """The grading limits the options ask for (--isolation or $AUTOGRADER_ISOLATION, --timeout, --memory-mb)."""
     import os
 
     from autograder.engine.sandbox import Limits
 
-    limits = Limits(isolation=getattr(args, "isolation", None) or os.environ.get("AUTOGRADER_ISOLATION", "full"))
-    if getattr(args, "timeout", None):
-        limits.seconds_per_test = args.timeout
-    if getattr(args, "memory_mb", None):
-        limits.memory_mb = args.memory_mb
-    return limits
+    isolation = getattr(args, "isolation", None) or os.environ.get("AUTOGRADER_ISOLATION", "full")
+    return Limits.from_settings({"seconds_per_test": getattr(args, "timeout", None) or None,
+                                 "memory_mb": getattr(args, "memory_mb", None) or None}, isolation)
 
 
 def _seed(args) -> int:
@@ -42,8 +40,8 @@ def cmd_grade(args) -> int:
     path = Path(args.notebook)
     try:
         submission = notebooks.submission_from_path(path)  # read once; bad input fails fast, before the sandbox
-        with grading.new_sandbox() as sandbox:
-            report, _ = grading.grade_submission(submission, sandbox, seed=_seed(args), limits=_limits(args),
+        with grading.new_sandbox() as runner:
+            report, _ = grading.grade_submission(submission, runner, seed=_seed(args), limits=_limits(args),
                                                  autograded=False)
     except NotebookError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -88,8 +86,8 @@ def cmd_release(args) -> int:
 
     start = time.monotonic()
     try:
-        with grading.new_sandbox(for_a_class=True) as sandbox:
-            reports = release.release(sandbox, check=not args.no_check, progress=progress_printer(args))
+        with grading.new_sandbox(for_a_class=True) as runner:
+            reports = release.release(runner, check=not args.no_check, progress=progress_printer(args))
     except release.ReleaseRefused as error:
         print(f"release refused: {error}", file=sys.stderr)
         return 1
@@ -102,12 +100,15 @@ def cmd_release(args) -> int:
 
 def cmd_autograde(args) -> int:
     from autograder.classroom import autograde as classroom
+    from autograder.engine import grading
 
+    runner = grading.new_sandbox(for_a_class=True)  # started by autograde once it has work (none with a scheduler)
     try:
         from autograder.classroom import lateness
 
         policy, per_hour = lateness.parse_policy(getattr(args, "late_policy", None), getattr(args, "late_penalty", None))
-        result = classroom.autograde(workers=args.workers, scheduler=args.scheduler, assignment=args.assignment,
+        result = classroom.autograde(runner=runner, workers=args.workers, scheduler=args.scheduler,
+                                     assignment=args.assignment,
                                      force=args.force, seed=_seed(args), limits=_limits(args), db_url=args.db_url,
                                      progress=not args.quiet,
                                      allow_weak_isolation=getattr(args, "allow_weak_isolation", False),
@@ -115,6 +116,8 @@ def cmd_autograde(args) -> int:
     except (classroom.WeakIsolation, classroom.UnknownAssignment, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    finally:
+        runner.close()
     missing = [p for p in result.problems if p.get("status") != "chosen"]
     print(f"graded {len(result.graded)} notebooks, {result.skipped} already up to date, "
           f"{len(missing)} missing, in {result.seconds:.1f} s")

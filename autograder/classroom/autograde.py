@@ -16,7 +16,6 @@ import hashlib
 import json
 import os
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,13 +24,13 @@ import nbformat
 
 from autograder.engine import grading, notebooks
 from autograder.engine.notebooks import NotebookError, Source
-from autograder.engine.sandbox import Limits
+from autograder.engine.sandbox import Limits, Runner
 # Re-exported: the CLI, lms and the tests read these here.
 from autograder.classroom import lateness
 from autograder.classroom.gradebook import GradebookWriter, export_csv, feedback, grade_table  # noqa: F401
 from autograder.classroom.layouts import (CollectLog, Found, Origin, clean_id, collect, name_id, origin_of,  # noqa: F401
                                           unpack, zip_member_name)
-from autograder.classroom.submissions import (SUBMISSION_RECORDS, Submission, UnknownAssignment,  # noqa: F401
+from autograder.classroom.submissions import (SUBMISSION_RECORDS, HandIn, UnknownAssignment,  # noqa: F401
                                               _atomic_write, _copy_submission_records, _read_once, _stat_of,
                                               autograded_dir, check_assignment, discover, file_sha, home,
                                               marker_path, source_digests, submitted_dir, up_to_date)
@@ -49,19 +48,19 @@ def _candidates(source_texts: dict[str, str]) -> list[Source]:
     return _PARSED[key]
 
 
-def grade_payload(text: str, name: str, source_texts: dict[str, str], seed: int, limits: Limits) -> dict:
-    """Pure function run by a worker (a local thread or a Dask worker on another machine): everything it
-    needs travels with it. Returns the JSON report and the autograded notebook as text."""
-    sandbox = _worker_sandbox()
+def grade_payload(runner: Runner, text: str, name: str, source_texts: dict[str, str], seed: int,
+                  limits: Limits) -> dict:
+    """Pure function run by a worker (a local thread, with the batch's runner; or a Dask worker on another machine,
+    with its own: `grade_on_worker`): everything else it needs travels with it. Returns the JSON report and the
+    autograded notebook as text."""
     candidates = _candidates(source_texts)
     try:
-        report, autograded = grading.grade_text(text, name, sandbox, seed, limits, candidates)
+        report, autograded = grading.grade_text(text, name, runner, seed, limits, candidates)
     except NotebookError as error:
         source = next(s for s in candidates if Path(s.path).stem == Path(name).stem) if any(
             Path(s.path).stem == Path(name).stem for s in candidates) else candidates[0]
         report, autograded = unreadable_report(source, name, str(error))
-    return {"report": report.to_json(), "autograded": nbformat.writes(autograded),
-            "worker_pid": os.getpid(), "sandbox_pid": sandbox.pid}
+    return {"report": report.to_json(), "autograded": nbformat.writes(autograded), "worker_pid": os.getpid()}
 
 
 def unreadable_report(source: Source, name: str, reason: str):
@@ -73,23 +72,15 @@ def unreadable_report(source: Source, name: str, reason: str):
     return report, grading.autograded_notebook(source, empty, cells)
 
 
-_local = threading.local()
-_all_sandboxes: list = []
+_WORKER_RUNNER: list = []  # a Dask worker's own sandbox: the batch's runner names the instructor's machine's paths
 
 
-def _worker_sandbox():
-    sandbox = getattr(_local, "sandbox", None)
-    if sandbox is None:
-        sandbox = grading.new_sandbox(for_a_class=True).start()
-        _local.sandbox = sandbox
-        _all_sandboxes.append(sandbox)
-    return sandbox
-
-
-def close_sandboxes() -> None:
-    while _all_sandboxes:
-        _all_sandboxes.pop().close()
-    _local.__dict__.clear()
+def grade_on_worker(*payload) -> dict:
+    """grade_payload on a Dask worker, with the worker process's sandbox (made there, on first use: its protected
+    paths are that machine's; the root it starts leaves with the worker)."""
+    if not _WORKER_RUNNER:
+        _WORKER_RUNNER.append(grading.new_sandbox(for_a_class=True).start())
+    return grade_payload(_WORKER_RUNNER[0], *payload)
 
 
 # ----------------------------------------------------------------------------------------------- batch
@@ -106,28 +97,28 @@ class WeakIsolation(RuntimeError):
     """A class would be graded without the strong layers of isolation, and nobody said that is fine."""
 
 
-def require_isolation(limits: Limits, allow_weak: bool) -> dict:
-    """The isolation this machine gives a grading; WeakIsolation if it lacks namespaces, Landlock or seccomp
-    and `allow_weak` is not set."""
-    from autograder.engine import grading
-
-    with grading.new_sandbox(for_a_class=True) as box:
-        isolation = box.isolation(limits)
-    if not isolation.get("strong") and not allow_weak:
+def require_isolation(runner: Runner, limits: Limits, allow_weak: bool):
+    """The isolation `runner` gives a grading here (its probe); WeakIsolation if it lacks namespaces, the read-only
+    root, Landlock or seccomp and `allow_weak` is not set."""
+    isolation = runner.probe(limits).isolation
+    if (isolation is None or not isolation.strong) and not allow_weak:
+        layers = isolation.describe() if isolation is not None else "no sandbox"
         raise WeakIsolation(
-            f"refusing to grade a class with weak isolation ({grading.describe_isolation(isolation)}): the "
+            f"refusing to grade a class with weak isolation ({layers}): the "
             "verdicts would still be computed outside the learner's process, but its file, process and IPC "
             "rules are weaker (docs/threat-model.md, 'Levels of isolation'). Pass --allow-weak-isolation to "
             "grade anyway.")
     return isolation
 
 
-def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | None = None,
+def autograde(runner: Runner, workers: int = 1, scheduler: str | None = None, assignment: str | None = None,
               force: bool = False, seed: int | None = None, limits: Limits | None = None, db_url: str | None = None,
               progress: bool = True, allow_weak_isolation: bool = False, late_policy: str = "none",
               late_penalty: float = 0.0) -> BatchResult:
     """Grade every new or changed submission in submitted/ (or only `assignment`'s, which must be one of
-    the course's: UnknownAssignment otherwise) into the gradebook. A submission collect recorded late loses
+    the course's: UnknownAssignment otherwise) into the gradebook, through `runner` (the caller's sandbox, made
+    `for_a_class`, which the worker threads share; a Dask scheduler's workers each use their own). A
+    submission collect recorded late loses
     what `late_policy` says (lateness.penalty: none, zero, or `late_penalty` points per started hour late);
     a change of policy or of lateness regrades it."""
     start = time.monotonic()
@@ -145,7 +136,7 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
     todo = [s for s in subs if force or not up_to_date(s, digests, shas[s.key]) or _late_changed(s, policy)]
     skipped = len(subs) - len(todo)
     if todo and not scheduler:
-        grading.new_sandbox(for_a_class=True).start()  # the root imports PyTorch (4-5 s) while the gradebook opens
+        runner.start()  # the sandbox's root imports PyTorch (4-5 s) while the gradebook opens
     # The gradebook's assignments, notebooks and cells (2-3 s of nbgrader's SaveCells on a new gradebook) are written
     # meanwhile, on a core the root's imports leave idle; the first result waits for them.
     opener = futures.ThreadPoolExecutor(max_workers=1)
@@ -154,7 +145,7 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
     opener.shutdown(wait=False)
     if todo and not scheduler:
         try:
-            require_isolation(limits, allow_weak_isolation)
+            require_isolation(runner, limits, allow_weak_isolation)
         except BaseException:
             opened.cancel()
             futures.wait([opened])  # a writer left running would race the next run's (the one-writer rule)
@@ -168,7 +159,7 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
     graded = []
     writer = None
 
-    def finish(sub: Submission, payload: dict) -> None:
+    def finish(sub: HandIn, payload: dict) -> None:
         report = payload["report"]
         report.update({"student": sub.student, "sources": digests[sub.assignment], "sha256": before[sub.key],
                        "file": sub.path.name})
@@ -184,7 +175,7 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
             bar.write(f"  {sub.student:>16}  {sub.notebook:<28} {report['score']:>5g} / {report['max_score']:<4g}"
                       f" ({report['seconds']:.1f} s)")
 
-    def payload_for(sub: Submission) -> tuple:
+    def payload_for(sub: HandIn) -> tuple:
         data, stat = contents[sub.key]
         limit = notebooks.max_submission_bytes()
         try:
@@ -210,7 +201,8 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
             _run_dask(scheduler, todo, payload_for, finish, prepare_gradebook)
         else:
             with futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-                pending = {pool.submit(grade_payload, *payload_for(s)): s for s in heaviest_first(todo, sources)}
+                pending = {pool.submit(grade_payload, runner, *payload_for(s)): s
+                           for s in heaviest_first(todo, sources)}
                 try:
                     prepare_gradebook()
                 except BaseException:  # no gradebook, no batch: do not grade the rest first
@@ -221,7 +213,6 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
                     finish(pending[done], done.result())
     finally:
         sys.setswitchinterval(switch_interval)
-        close_sandboxes()
         if bar is not None:
             bar.close()
     for sub in todo:  # the grader never changes a submission: prove it (without reading it again)
@@ -231,7 +222,7 @@ def autograde(workers: int = 1, scheduler: str | None = None, assignment: str | 
     return BatchResult(graded, skipped, problems, time.monotonic() - start)
 
 
-def _late_changed(sub: Submission, policy: dict) -> bool:
+def _late_changed(sub: HandIn, policy: dict) -> bool:
     """Whether `sub`'s grade was given under another late policy or lateness than now (so it is given again)."""
     try:
         data = json.loads(marker_path(sub).read_text())
@@ -259,18 +250,18 @@ def open_gradebook(db_url: str | None, sources: list[Source]) -> GradebookWriter
     return writer
 
 
-def heaviest_first(todo: list[Submission], sources: list[Source]) -> list[Submission]:
+def heaviest_first(todo: list[HandIn], sources: list[Source]) -> list[HandIn]:
     """The submissions with the most test cells first (in their order otherwise): the last ones the workers take are
     then the short ones, so no worker idles long while another finishes a long notebook."""
     tests = {s.assignment: len(s.grade_ids("test")) for s in sources}
     return sorted(todo, key=lambda sub: -tests.get(sub.assignment, 0))
 
 
-def _run_dask(address: str, todo: list[Submission], payload_for, finish, prepare_gradebook) -> None:
+def _run_dask(address: str, todo: list[HandIn], payload_for, finish, prepare_gradebook) -> None:
     from distributed import Client, as_completed
 
     with Client(address, timeout="30s") as client:
-        pending = {client.submit(grade_payload, *payload_for(s), pure=False, key=f"grade-{s.key}-{time.time()}"): s
+        pending = {client.submit(grade_on_worker, *payload_for(s), pure=False, key=f"grade-{s.key}-{time.time()}"): s
                    for s in todo}
         try:
             prepare_gradebook()

@@ -35,9 +35,9 @@ import traceback
 from pathlib import Path
 
 from autograder import paths
-from autograder.classroom.gradescope_levels import (PR_SET_CHILD_SUBREAPER, _at_least, _limits,  # noqa: F401
+from autograder.classroom.gradescope_levels import (PR_SET_CHILD_SUBREAPER, _limits,  # noqa: F401
                                                     allowed_levels, become_subreaper, descendants, end_descendants,
-                                                    grade_with_fallback, isolation_sentence, new_sandbox, reached)
+                                                    grade_with_fallback, isolation_sentence, new_sandbox)
 from autograder.classroom.gradescope_results import (crashed, failure, most_hidden, results_json,  # noqa: F401
                                                      summary_test, test_kind, tests_of, write, zero_tests)
 from autograder.classroom.gradescope_settings import (CONFIG, COURSE_INDEX, DEFAULT_BUDGET_SECONDS,  # noqa: F401
@@ -124,12 +124,12 @@ def _within(seconds: float, work):
     return True, box["value"]
 
 
-class Grading:
+class GradescopeRun:
     """One submission's results as they are made: provisional (every test not yet run says so) until each
-    notebook is graded, written after each step."""
+    notebook is graded through `runner`, written after each step."""
 
-    def __init__(self, where: dict, config: dict, started: float):
-        self.where, self.config, self.started = where, config, started
+    def __init__(self, runner, where: dict, config: dict, started: float):
+        self.runner, self.where, self.config, self.started = runner, where, config, started
         self.visibility = config["visibility"]
         self.budget = float(config.get("budget_seconds") or DEFAULT_BUDGET_SECONDS)
         self.notes: list[str] = []         # the top-level output: nothing in it describes a test
@@ -211,8 +211,8 @@ class Grading:
         cap = left / (units + 1)  # one more: starting the sandbox, and a margin
         text = notebooks.read_text(entry["path"], self.limit)  # the upload as it is (read once already, capped)
         try:
-            done, value = _within(left, lambda: grade_with_fallback(text, f"{source.name}.ipynb", source,
-                                                                    self.config, cap))
+            done, value = _within(left, lambda: grade_with_fallback(self.runner, text, f"{source.name}.ipynb",
+                                                                    source, self.config, cap))
         except GradingUnavailable as error:
             why = (f"Grading is unavailable on this autograder: {error}. Your submission was not graded (this is "
                    "not your mistake): tell your instructor, who can fix the autograder and regrade it.")
@@ -254,9 +254,10 @@ class Grading:
                 "loops: run the notebook's tests in Jupyter to find it, then submit again.")
 
 
-def results(layout_: dict, config: dict, started: float | None = None) -> dict:
-    """The results.json of the submission under `layout_` (provisional ones written as it goes)."""
-    return Grading(layout_, config, time.monotonic() if started is None else started).run()
+def results(runner, layout_: dict, config: dict, started: float | None = None) -> dict:
+    """The results.json of the submission under `layout_`, graded through `runner` (provisional ones written as
+    it goes)."""
+    return GradescopeRun(runner, layout_, config, time.monotonic() if started is None else started).run()
 
 
 class Stopped(BaseException):
@@ -277,16 +278,20 @@ def run(root: str | Path | None = None, reap: bool = False) -> dict:
 
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, stop)
-    grading = None
+    this_run = runner = None
     try:
         config = load_config()
-        grading = Grading(where, config, start)
-        data = grading.run()
+        runner = new_sandbox()  # started by its first probe; its root is ended with the rest below (`reap`)
+        this_run = GradescopeRun(runner, where, config, start)
+        data = this_run.run()
     except Stopped as error:
-        data = grading.stopped(str(error)) if grading is not None else crashed(error)
+        data = this_run.stopped(str(error)) if this_run is not None else crashed(error)
     except BaseException as error:  # noqa: BLE001 - a student sees a score and a sentence, never a traceback
         traceback.print_exc()  # run_autograder's stdout: the instructor's log
         data = crashed(error)
+    finally:
+        if runner is not None:
+            runner.close()
     data["execution_time"] = round(time.monotonic() - start, 1)
     if reap:
         killed = end_descendants()
@@ -302,8 +307,6 @@ def check() -> int:
     weakest the autograder may use (the build fails if no allowed level works: grading would be unavailable)."""
     import torch
 
-    from autograder.engine import grading
-
     expected = torch_pin().split("==")[1]
     if torch.__version__.split("+")[0] != expected:
         print(f"torch {torch.__version__} is installed, the course needs {expected}", file=sys.stderr)
@@ -315,14 +318,15 @@ def check() -> int:
         print(f"grading would be unavailable: {error}", file=sys.stderr)
         return 1
     problems = []
-    for level in levels:
-        with new_sandbox() as box:
-            isolation = box.isolation(_limits(config, level))
-        if _at_least(reached(isolation), levels[-1]):
-            print(f"torch {torch.__version__}; isolation here: {grading.describe_isolation(isolation)}; grading "
-                  f"at {level!r} (weakest allowed: {levels[-1]!r})")
-            return 0
-        problems.append(f"{level}: {grading.describe_isolation(isolation)}")
+    with new_sandbox() as runner:
+        for level in levels:
+            isolation = runner.probe(_limits(config, level)).isolation
+            layers = isolation.describe() if isolation is not None else "not measured"
+            if isolation is not None and isolation.at_least(levels[-1]):
+                print(f"torch {torch.__version__}; isolation here: {layers}; grading at {level!r} (weakest allowed: "
+                      f"{levels[-1]!r})")
+                return 0
+            problems.append(f"{level}: {layers}")
     print(f"torch {torch.__version__}; isolation here: {'; '.join(problems)}: below the weakest level allowed "
           f"({levels[-1]!r}), so every submission would say grading is unavailable", file=sys.stderr)
     return 1

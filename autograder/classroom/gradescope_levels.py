@@ -15,29 +15,10 @@ PR_SET_CHILD_SUBREAPER = 36
 
 
 def _limits(config: dict, level: str, seconds_cap: float | None = None):
+    """gradescope.json's limits at `level`, each test's time cut to `seconds_cap` (Limits.from_settings)."""
     from autograder.engine.sandbox import Limits
 
-    limits = Limits(isolation=level)
-    for key, value in config.get("limits", {}).items():
-        if key in Limits.__dataclass_fields__ and key != "isolation" and value is not None:
-            setattr(limits, key, type(getattr(limits, key))(value))
-    if seconds_cap is not None and seconds_cap < limits.seconds_per_test:
-        limits.seconds_per_test = max(1.0, float(seconds_cap))
-    return limits
-
-
-def reached(isolation: dict) -> str:
-    """The level the measured layers amount to: "full" (namespaces, Landlock, seccomp), "no-namespaces"
-    (Landlock and seccomp) or "none"."""
-    if isolation.get("namespaces") and isolation.get("landlock") and isolation.get("seccomp"):
-        return "full"
-    if isolation.get("landlock") and isolation.get("seccomp"):
-        return "no-namespaces"
-    return "none"
-
-
-def _at_least(level: str, weakest: str) -> bool:
-    return level in LEVELS and LEVELS.index(level) <= LEVELS.index(weakest)
+    return Limits.from_settings(config.get("limits", {}), level, seconds_cap)
 
 
 def allowed_levels(config: dict) -> list[str]:
@@ -58,7 +39,7 @@ def allowed_levels(config: dict) -> list[str]:
 
 
 def new_sandbox():
-    """grading's sandbox, with the grading copies protected too."""
+    """grading's sandbox, with the grading copies protected too: the runner a Gradescope run grades with."""
     from autograder.engine import grading
 
     sandbox = grading.new_sandbox()
@@ -67,12 +48,12 @@ def new_sandbox():
     return sandbox
 
 
-def grade_with_fallback(text: str, name: str, source, config: dict, seconds_cap: float | None = None):
-    """Grade at the strongest level this machine gives, among those the instructor allows (allowed_levels).
-    The level comes from the isolation probe alone, measured before any answer runs: a level that cannot
-    start, or reaches fewer layers, gives way to the next allowed one, never to "none". Once a probe holds,
-    the submission is graded there once: nothing its answers do (a value the grader cannot read, a grader
-    error) makes it regraded at a weaker level. Returns (report, level, [why each stronger level was not
+def grade_with_fallback(runner, text: str, name: str, source, config: dict, seconds_cap: float | None = None):
+    """Grade through `runner` at the strongest level this machine gives, among those the instructor allows
+    (allowed_levels). The level comes from the runner's probe alone (an empty notebook, before any answer runs):
+    a level that cannot start, or reaches fewer layers, gives way to the next allowed one, never to "none". Once a
+    probe holds, the submission is graded there once: nothing its answers do (a value the grader cannot read, a
+    grader error) makes it regraded at a weaker level. Returns (report, level, [why each stronger level was not
     used]); GradingUnavailable when no allowed level works."""
     from autograder.engine import grading
 
@@ -82,34 +63,35 @@ def grade_with_fallback(text: str, name: str, source, config: dict, seconds_cap:
     for level in levels:
         limits = _limits(config, level, seconds_cap)
         try:
-            with new_sandbox() as sandbox:
-                probe = sandbox.grade([], [("isolation", "pass\n")], limits=limits)["outcomes"][0]  # no answer yet
-                measured = probe.details.get("isolation") if type(probe.details.get("isolation")) is dict else {}
-                if probe.status != "passed":
-                    failures.append(f"{level}: the sandbox did not start ({probe.feedback.rstrip('.')})")
-                    continue
-                if not _at_least(reached(measured), weakest):
-                    failures.append(f"{level}: only {grading.describe_isolation(measured)} could be put in force")
-                    continue
-                report, _ = grading.grade_text(text, name, sandbox, config.get("seed", 0), limits, [source])
+            probe = runner.probe(limits)  # no answer yet
+            if probe.outcomes[0].status != "passed":
+                failures.append(f"{level}: the sandbox did not start ({probe.outcomes[0].feedback.rstrip('.')})")
+                continue
+            if probe.isolation is None or not probe.isolation.at_least(weakest):
+                failures.append(f"{level}: only {_layers(probe.isolation)} could be put in force")
+                continue
+            report, _ = grading.grade_text(text, name, runner, config.get("seed", 0), limits, [source])
         except grading.NotebookError:
             raise
         except Exception as error:  # noqa: BLE001 - the sandbox could not start at this level (no answer ran)
             failures.append(f"{level}: {type(error).__name__}: {error}")
             continue
-        if report.isolation and not _at_least(reached(report.isolation), weakest):  # never a regrade weaker
-            raise GradingUnavailable(f"the grading at {level!r} ran with {grading.describe_isolation(report.isolation)}"
+        if report.isolation is not None and not report.isolation.at_least(weakest):  # never a regrade weaker
+            raise GradingUnavailable(f"the grading at {level!r} ran with {report.isolation.describe()}"
                                      f" only, below the weakest allowed ({weakest!r})")
         return report, level, failures
     raise GradingUnavailable("no isolation level this autograder may use could start here (" + "; ".join(failures)
                              + f"); the weakest allowed is {weakest!r}")
 
 
-def isolation_sentence(isolation: dict, level: str, failures: list[str]) -> str:
-    from autograder.engine import grading
+def _layers(isolation) -> str:
+    return isolation.describe() if isolation is not None else "not measured"
 
-    layers = grading.describe_isolation(isolation) if isolation else "not measured"
-    if isolation.get("strong"):
+
+def isolation_sentence(isolation, level: str, failures: list[str]) -> str:
+    """What results.json says of the isolation a notebook was graded with (an Isolation, or None)."""
+    layers = _layers(isolation)
+    if isolation is not None and isolation.strong:
         text = f"Isolation: full ({layers})."
     else:
         text = (f"Isolation: {layers} (level {level!r}). Not every layer was in force here, so the grader ran "

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.classroom import intake, lateness
-from autograder.classroom.submissions import Submission, check_assignment, submitted_dir
+from autograder.classroom.submissions import HandIn, check_assignment, submitted_dir
 from autograder.engine import notebooks
 from autograder.engine.notebooks import NotebookError, Source
 
@@ -225,7 +225,7 @@ def _zip_times(source: Path) -> dict[str, str]:
 
 
 def collect(source: Path, assignment: str | None = None, found: list[Found] | None = None,
-            log: CollectLog | None = None, due: str | None = None) -> list[Submission]:
+            log: CollectLog | None = None, due: str | None = None) -> list[HandIn]:
     """A folder of notebooks or an LMS zip download -> submitted/<student>/<assignment>/<notebook>.ipynb.
 
     Student ids come from the names the LMS gave the files or folders (Canvas, Moodle, Blackboard,
@@ -299,5 +299,5 @@ def collect(source: Path, assignment: str | None = None, found: list[Found] | No
             if not target.exists() or target.read_bytes() != data:
                 target.write_bytes(data)
             lateness.record(target.parent, origin, due)
-            collected.append(Submission(origin.student, best.source.assignment, target, best.source.name))
+            collected.append(HandIn(origin.student, best.source.assignment, target, best.source.name))
     return collected

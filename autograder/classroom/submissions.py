@@ -24,7 +24,9 @@ from autograder.engine.notebooks import NotebookError, Source
 
 
 @dataclass
-class Submission:
+class HandIn:
+    """A student's hand-in on disk, as the class's steps find it (discover, collect): whose, for which notebook,
+    where. Once read and parsed for grading it becomes a notebooks.Submission."""
     student: str
     assignment: str
     path: Path                 # the file as handed in (any name)
@@ -57,7 +59,7 @@ def source_digests(sources: list[Source]) -> dict[str, str]:
 
 # ---------------------------------------------------------------------------------------- discovery
 
-def discover(sources: list[Source], assignment: str | None = None) -> tuple[list[Submission], list[dict]]:
+def discover(sources: list[Source], assignment: str | None = None) -> tuple[list[HandIn], list[dict]]:
     """Every submission in submitted/, and a problem record for each expected notebook that is absent.
 
     A notebook under another name is found by its content; a student folder with an assignment but no
@@ -87,7 +89,7 @@ def discover(sources: list[Source], assignment: str | None = None) -> tuple[list
             for name, paths_ in copies_of.items():
                 chosen = paths_[0] if len(paths_) == 1 else _choose(paths_, expected[name], student_dir.name,
                                                                     problems)
-                found.append(Submission(student_dir.name, assignment_dir.name, chosen, name))
+                found.append(HandIn(student_dir.name, assignment_dir.name, chosen, name))
                 claimed.add(name)
             for name in expected:
                 if name not in claimed:
@@ -137,11 +139,11 @@ def _identify(path: Path, candidates: list[Source]) -> str | None:
 
 # --------------------------------------------------------------------------------------------- resume
 
-def marker_path(sub: Submission) -> Path:
+def marker_path(sub: HandIn) -> Path:
     return autograded_dir() / sub.student / sub.assignment / f"{sub.notebook}.grade.json"
 
 
-def up_to_date(sub: Submission, digests: dict[str, str], sha: str | None = None) -> bool:
+def up_to_date(sub: HandIn, digests: dict[str, str], sha: str | None = None) -> bool:
     """Whether its grade record matches this file (`sha`, if already computed) and the current sources."""
     marker = marker_path(sub)
     if not marker.exists():

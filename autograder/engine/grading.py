@@ -8,9 +8,9 @@
 The merge is what makes edits outside answer cells pointless: test cells, their points and the setup
 come from the instructor's copy, so a deleted, edited or re-pointed test cell changes nothing.
 
-The tests run through a `runners.Runner`; the entry points take one, or a `Sandbox` (its runner), or nothing
-(a new sandbox). The CLI's `grade` and `autograde`, Gradescope and the release always pass the sandbox: a
-learner's code runs nowhere else. `runners.InProcessRunner` runs the same pipeline in this process, for trusted
+The tests run through a `Runner` (sandbox/verdicts.py), which every entry point requires of its caller, who made
+it and closes it. The CLI's `grade` and `autograde`, Gradescope and the release pass the sandbox (`new_sandbox`):
+a learner's code runs nowhere else. `runners.InProcessRunner` runs the same pipeline in this process, for trusted
 code only (the reference answers, the zoo in the fast tier, the bench's floor, the probe share).
 """
 
@@ -27,8 +27,7 @@ import nbformat
 from autograder.engine import notebooks
 from autograder import paths
 from autograder.engine.notebooks import NotebookError, Source, nbgrader_meta, role, strip_markers
-from autograder.engine.runners import Runner, as_runner
-from autograder.engine.sandbox import Limits, Outcome, Sandbox
+from autograder.engine.sandbox import Graded, Isolation, Limits, Outcome, Runner, Sandbox
 
 
 @dataclass
@@ -45,6 +44,15 @@ class CellResult:
     phases: dict = field(default_factory=dict)  # seconds per step inside the test's process (benchmarks)
     round_trips: int = 0          # requests the test's judge sent to the learner's process (benchmarks)
 
+    @classmethod
+    def from_outcome(cls, grade_id: str, points: float, outcome: Outcome) -> "CellResult":
+        """A test's Outcome, scored: its points if it passed."""
+        passed = outcome.status == "passed"
+        return cls(grade_id, points if passed else 0.0, points, outcome.status,
+                   "passed" if passed else outcome.feedback, outcome.mistake, outcome.seconds,
+                   outcome.details.get("check_seconds", 0.0), outcome.details.get("child_maxrss_mb", 0.0),
+                   _phases(outcome), _count(outcome.details.get("round_trips")))
+
 
 @dataclass
 class Report:
@@ -56,7 +64,7 @@ class Report:
     seconds: float = 0.0
     sha256: str = ""
     notes: list = field(default_factory=list)   # what the learner should know although no test failed
-    isolation: dict = field(default_factory=dict)  # the layers that held the learner's code (sandbox.judge)
+    isolation: Isolation | None = None  # the layers that held the learner's code (None: no sandbox did)
 
     def to_json(self) -> dict:
         """The CLI's JSON contract: notebook, score, max_score, cells[grade_id, points, max_points, status,
@@ -70,7 +78,7 @@ class Report:
             "seconds": round(self.seconds, 3),
             "sha256": self.sha256,
             "notes": list(self.notes),
-            "isolation": dict(self.isolation),
+            "isolation": self.isolation.to_wire() if self.isolation is not None else {},
         }
 
 
@@ -105,26 +113,15 @@ def missing_answers(source: Source, submission, answers: dict | None = None) -> 
     return [g for g in source.grade_ids("answer") if g not in present]
 
 
-def run_tests(runner: Runner | Sandbox | None, before: list, tests: list, seed: int, limits: Limits,
-              notes: list | None = None, isolation: dict | None = None) -> list[CellResult]:
-    """Every test of one notebook, each on a fresh copy of the answers' state (`runner`: the sandbox by
-    default; see the module docstring)."""
-    runner = as_runner(runner if runner is not None else new_sandbox())
-    graded = runner.run(before, [(grade_id, source) for grade_id, _, source in tests], seed, limits)
-    if notes is not None:
-        notes.extend(graded["notes"])
-    if isolation is not None and graded["outcomes"]:
-        reported = graded["outcomes"][0].details.get("isolation")
-        isolation.update(reported if type(reported) is dict else {})
-    results = []
-    for (grade_id, points, _), outcome in zip(tests, graded["outcomes"]):
-        earned = points if outcome.status == "passed" else 0.0
-        feedback = outcome.feedback if outcome.status != "passed" else "passed"
-        results.append(CellResult(grade_id, earned, points, outcome.status, feedback, outcome.mistake,
-                                  outcome.seconds, outcome.details.get("check_seconds", 0.0),
-                                  outcome.details.get("child_maxrss_mb", 0.0),
-                                  _phases(outcome), _count(outcome.details.get("round_trips"))))
-    return results
+def run_tests(runner: Runner, before: list, tests: list, seed: int, limits: Limits) -> list[CellResult]:
+    """Every test of one notebook through `runner`, each on a fresh copy of the answers' state."""
+    return results_of(tests, runner.run(before, [(grade_id, source) for grade_id, _, source in tests], seed, limits))
+
+
+def results_of(tests: list, graded: Graded) -> list[CellResult]:
+    """A CellResult per test [(grade_id, points, source)] from its Outcome."""
+    return [CellResult.from_outcome(grade_id, points, outcome) for (grade_id, points, _), outcome
+            in zip(tests, graded.outcomes)]
 
 
 def _phases(outcome: Outcome) -> dict:
@@ -172,7 +169,7 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def grade_text(text: str, name: str, runner: Runner | Sandbox | None = None, seed: int = 0,
+def grade_text(text: str, name: str, runner: Runner, seed: int = 0,
                limits: Limits | None = None, candidates: list[Source] | None = None) -> tuple[Report, object]:
     """Grade a notebook given as text. Returns the report and the autograded notebook."""
     return grade_submission(notebooks.submission_from_text(text, name, candidates), runner, seed, limits)
@@ -182,7 +179,7 @@ def grade_text(text: str, name: str, runner: Runner | Sandbox | None = None, see
 class Grading:
     """What one submission's grading carries from step to step (the steps of `PIPELINE`, in order)."""
     submission: notebooks.Submission
-    runner: Runner | Sandbox | None = None
+    runner: Runner
     seed: int = 0
     limits: Limits = field(default_factory=Limits)
     autograded: bool = True
@@ -191,7 +188,7 @@ class Grading:
     tests: list = field(default_factory=list)       # (grade_id, points, source)
     results: list = field(default_factory=list)     # CellResult per test
     notes: list = field(default_factory=list)
-    isolation: dict = field(default_factory=dict)
+    isolation: Isolation | None = None
     report: Report | None = None
     notebook: object = None                         # the autograded notebook (nbgrader's view), if asked for
 
@@ -203,13 +200,16 @@ def plan_step(g: Grading) -> None:
 
 def run_step(g: Grading) -> None:
     """Every test through the runner (the sandbox unless a trusted caller passed another)."""
-    g.results = run_tests(g.runner, g.before, g.tests, g.seed, g.limits, g.notes, g.isolation)
+    graded = g.runner.run(g.before, [(grade_id, source) for grade_id, _, source in g.tests], g.seed, g.limits)
+    g.results = results_of(g.tests, graded)
+    g.notes.extend(graded.notes)
+    g.isolation = graded.isolation
 
 
 def isolation_step(g: Grading) -> None:
     """A grade under weaker isolation than a class is graded with says so."""
-    if g.isolation and not g.isolation.get("strong"):
-        g.notes.append(WEAK_ISOLATION_NOTE.format(layers=describe_isolation(g.isolation)))
+    if g.isolation is not None and not g.isolation.strong:
+        g.notes.append(WEAK_ISOLATION_NOTE.format(layers=g.isolation.describe()))
 
 
 def missing_answers_step(g: Grading) -> None:
@@ -237,9 +237,9 @@ def autograded_step(g: Grading) -> None:
 PIPELINE = (plan_step, run_step, isolation_step, missing_answers_step, report_step, autograded_step)
 
 
-def grade_submission(submission: notebooks.Submission, runner: Runner | Sandbox | None = None, seed: int = 0,
+def grade_submission(submission: notebooks.Submission, runner: Runner, seed: int = 0,
                      limits: Limits | None = None, autograded: bool = True) -> tuple[Report, object]:
-    """Grade a Submission through `runner` (default: a sandbox): the steps of PIPELINE, in order. Returns the
+    """Grade a Submission through `runner`: the steps of PIPELINE, in order. Returns the
     report and, with `autograded`, the autograded notebook (else None: the self-check has no use for one)."""
     grading = Grading(submission, runner, seed, limits or Limits(), autograded)
     for step in PIPELINE:
@@ -251,18 +251,7 @@ WEAK_ISOLATION_NOTE = ("graded with weaker isolation than a class is graded with
                        "computed as always, but take this grade as a preview of the one your instructor records.")
 
 
-def describe_isolation(isolation: dict) -> str:
-    """The layers in force, in words: "namespaces, Landlock 7, seccomp" or "no namespaces (why), ..."."""
-    parts = ["namespaces" if isolation.get("namespaces") else
-             f"no namespaces ({isolation['namespaces_refused']})" if isolation.get("namespaces_refused")
-             else "no namespaces"]
-    parts.append("a read-only root" if isolation.get("read_only_root") else "no read-only root")
-    parts.append(f"Landlock {isolation['landlock']}" if isolation.get("landlock") else "no Landlock")
-    parts.append("seccomp" if isolation.get("seccomp") else "no seccomp")
-    return ", ".join(parts)
-
-
-def grade_path(path: str | Path, runner: Runner | Sandbox | None = None, seed: int = 0, limits: Limits | None = None):
+def grade_path(path: str | Path, runner: Runner, seed: int = 0, limits: Limits | None = None):
     """The clear errors first (missing file, folder, unreadable, too large, not the course's): NotebookError."""
     return grade_submission(notebooks.submission_from_path(path), runner, seed, limits)
 
@@ -305,7 +294,7 @@ def new_sandbox(for_a_class: bool = False) -> Sandbox:
     return Sandbox(protected=protected_paths(), for_a_class=for_a_class)
 
 
-def reference_report(source: Source, runner: Runner | Sandbox | None = None, seed: int = 0,
+def reference_report(source: Source, runner: Runner, seed: int = 0,
                      limits: Limits | None = None) -> Report:
     """Grade the instructor's own solutions (markers stripped): must be full marks."""
     before, tests = plan(source, None)

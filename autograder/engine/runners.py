@@ -1,17 +1,15 @@
-"""What runs one notebook's tests: a `Runner` takes the setup and answer cells and the test cells, and returns
-one `Outcome` per test (the sandbox's own outcome type), with the notes the learner should read.
+"""The in-process Runner (the sandbox is the other: sandbox/handle.py `Sandbox`; the interface and what a run
+returns, `Graded`: sandbox/verdicts.py).
 
-    SandboxRunner    the sandbox (sandbox/handle.py): the answers in the learner's confined process, every
-                     verdict in the judge. What `grade`, `autograde`, Gradescope and the release grade with,
-                     always: a learner's code is never run any other way.
     InProcessRunner  this process, no isolation, no limits: for trusted code only (the instructor's reference
-                     answers, the zoo in the fast tier, the bench's floor, the probe share). It keeps the
-                     sandbox's rules, so its verdicts are the sandbox's: each test gets fresh state (the sandbox
-                     forks a copy of the answers' process per test; here the setup and answer
-                     cells run again before each test), the test sees the answers' names under the setup's
-                     (the judge binds its own setup names over the learner's), a broken setup cell stops the
-                     cells after it, and what a cell raised becomes an Outcome through the same `cells.describe`
-                     and `judge.answer_cell_cause`. There is no time limit: trusted code ends.
+                     answers, the zoo in the fast tier, the bench's floor, the probe share, the self-check where
+                     no sandbox can start). It keeps the sandbox's rules, so its verdicts are the sandbox's: each
+                     test gets fresh state (the sandbox forks a copy of the answers' process per test; here the
+                     setup and answer cells run again before each test), the test sees the answers' names under
+                     the setup's (the judge binds its own setup names over the learner's), a broken setup cell
+                     stops the cells after it, and what a cell raised becomes an Outcome through the same
+                     `cells.describe` and `verdicts.answer_cell_cause`. There is no time limit: trusted code ends.
+                     Its run has no isolation (`Graded.isolation` None).
 """
 
 from __future__ import annotations
@@ -19,57 +17,12 @@ from __future__ import annotations
 import builtins
 import contextlib
 import time
-from abc import ABC, abstractmethod
 
 from autograder.engine import shared
 from autograder.engine.sandbox import cells
 from autograder.engine.sandbox.cells import Outcome
 from autograder.engine.sandbox.limits import Limits
-
-
-class Runner(ABC):
-    """Runs one notebook's tests."""
-
-    @abstractmethod
-    def run(self, before: list, tests: list, seed: int = 0, limits: Limits | None = None) -> dict:
-        """`before` [(label, source)]: setup and answer cells in order; `tests` [(grade_id, source)].
-        Returns {"outcomes": [Outcome per test, in order], "notes": [str], "output": what the answers printed}."""
-
-    def start(self) -> "Runner":
-        return self
-
-    def close(self) -> None:
-        """Nothing to release by default."""
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.close()
-
-
-class SandboxRunner(Runner):
-    """The sandbox: every test through `Sandbox.grade` (one judge per notebook, a copy of the answers' process per test)."""
-
-    def __init__(self, sandbox=None):
-        from autograder.engine.sandbox import Sandbox
-
-        self.sandbox = sandbox if sandbox is not None else Sandbox()
-
-    def run(self, before: list, tests: list, seed: int = 0, limits: Limits | None = None) -> dict:
-        return self.sandbox.grade(before, tests, seed, limits or Limits())
-
-    def start(self) -> "SandboxRunner":
-        self.sandbox.start()
-        return self
-
-    def close(self) -> None:
-        self.sandbox.close()
-
-
-def as_runner(runner) -> Runner:
-    """A Runner as is; a `Sandbox` (what the grading entry points have always been given) as its runner."""
-    return runner if isinstance(runner, Runner) else SandboxRunner(runner)
+from autograder.engine.sandbox.verdicts import Graded, Runner, answer_cell_cause, answer_cell_note
 
 
 class InProcessRunner(Runner):
@@ -81,9 +34,7 @@ class InProcessRunner(Runner):
     def __init__(self, around_test=None):
         self.around_test = around_test
 
-    def run(self, before: list, tests: list, seed: int = 0, limits: Limits | None = None) -> dict:
-        from autograder.engine.sandbox.judge import answer_cell_cause, answer_cell_note
-
+    def run(self, before: list, tests: list, seed: int = 0, limits: Limits | None = None) -> Graded:
         attached, base = shared.learner(), shared.base_seed()
         outcomes, notes, output = [], [], ""
         try:
@@ -92,13 +43,11 @@ class InProcessRunner(Runner):
                 if i == 0:
                     output = printed
                     notes = [answer_cell_note(f) for f in failures if not f["setup"]]
-                outcome = answer_cell_cause(outcome, failures)
-                outcome.output = printed
-                outcomes.append(outcome)
+                outcomes.append(answer_cell_cause(outcome, failures))
         finally:
             shared.attach_learner(attached)
             shared.set_base_seed(base)
-        return {"outcomes": outcomes, "notes": notes, "output": output}
+        return Graded(tuple(outcomes), tuple(notes), output)
 
     def _test(self, before: list, grade_id: str, source: str, seed: int) -> tuple[Outcome, list, str]:
         """One test on fresh state: (its outcome, the cells that raised, what the answers printed)."""
@@ -183,4 +132,4 @@ class _Capped:
         return self.text
 
 
-__all__ = ["Runner", "SandboxRunner", "InProcessRunner", "as_runner"]
+__all__ = ["InProcessRunner"]

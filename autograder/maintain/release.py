@@ -12,14 +12,15 @@ from pathlib import Path
 from autograder.engine import grading, notebooks
 from autograder import paths
 from autograder.classroom.nbgrader_setup import config
+from autograder.engine.sandbox import Runner
 
 
 class ReleaseRefused(RuntimeError):
     pass
 
 
-def verify_solutions(sources, sandbox, seed: int = 0, progress=None) -> list[grading.Report]:
-    """Each source's reference answers graded in the sandbox; ReleaseRefused at the first that fails.
+def verify_solutions(sources, runner: Runner, seed: int = 0, progress=None) -> list[grading.Report]:
+    """Each source's reference answers graded through `runner` (the sandbox); ReleaseRefused at the first that fails.
     `progress`, if given, is called with a line per notebook: before it is graded and with its score."""
     import time
 
@@ -28,7 +29,7 @@ def verify_solutions(sources, sandbox, seed: int = 0, progress=None) -> list[gra
         if progress:
             progress(f"checking {source.assignment} ({number}/{len(sources)}): its reference answers, graded")
         start = time.monotonic()
-        report = grading.reference_report(source, sandbox, seed=seed)
+        report = grading.reference_report(source, runner, seed=seed)
         failing = [c for c in report.cells if c.status != "passed"]
         if failing or not report.cells:
             names = "; ".join(f"{c.grade_id} ({c.status}: {c.feedback[:300]})" for c in failing)
@@ -86,11 +87,11 @@ def problems_in_release(course: Path | None = None) -> list[str]:
     return found
 
 
-def release(sandbox, check: bool = True, progress=None) -> list[grading.Report]:
+def release(runner: Runner, check: bool = True, progress=None) -> list[grading.Report]:
     """Check the references (unless `check` is false), then write course/. `progress`, if given, is called
     with a line per notebook checked and per notebook written."""
     sources = notebooks.sources()
-    reports = verify_solutions(sources, sandbox, progress=progress) if check else []
+    reports = verify_solutions(sources, runner, progress=progress) if check else []
     generate([s.assignment for s in sources], progress=progress)
     remove_retired(paths.COURSE, {s.assignment for s in sources})
     leftovers = problems_in_release()

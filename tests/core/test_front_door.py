@@ -19,6 +19,8 @@ from autograder.engine.sandbox import handle
 
 from helpers import write_student
 
+CLASS_RUNNER = grading.new_sandbox(for_a_class=True)  # a handle: its root starts on first use
+
 pytestmark = pytest.mark.xdist_group("front-door")
 
 
@@ -94,7 +96,7 @@ def test_autograde_reads_each_submission_once(grading_home, monkeypatch):
     path = write_student(grading_home / "submitted" / "ada" / "01_square" / "01_square.ipynb", "01_square")
     counts = Counts(monkeypatch, path)
     switch_interval = sys.getswitchinterval()
-    result = classroom.autograde(assignment="01_square", progress=False)
+    result = classroom.autograde(CLASS_RUNNER, assignment="01_square", progress=False)
     assert [r["score"] for r in result.graded] == [3]
     assert sys.getswitchinterval() == switch_interval  # (autograde shortens it while it grades, then puts it back)
     assert counts.opens == 1, counts.opens

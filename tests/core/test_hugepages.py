@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.engine.sandbox import Job, hugepages
+from autograder.engine.sandbox import hugepages
 
 MB = 1 << 20
 MAPS = """\
@@ -80,7 +80,8 @@ def test_a_class_root_holds_what_its_forks_inherit_in_huge_pages(monkeypatch):
     monkeypatch.setattr(handle, "_root", {})
     try:
         with Sandbox(for_a_class=True) as sandbox:
-            outcome = sandbox.run(Job([("answer_x", "x = 1\n")], "test_x", "assert x == 1\n"))  # once prepared
+            graded = sandbox.run([("answer_x", "x = 1\n")], [("test_x", "assert x == 1\n")])  # once prepared
+            outcome = graded.outcomes[0]
             assert outcome.status == "passed", outcome.feedback
             assert anon_huge_kb(sandbox.pid) >= 100 * 1024, "the root's imports are not in huge pages"
     finally:

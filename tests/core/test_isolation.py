@@ -20,6 +20,8 @@ from autograder.engine.sandbox import Limits, confine, seccomp, world
 
 from helpers import run_cli, write_student
 
+CLASS_RUNNER = grading.new_sandbox(for_a_class=True)  # a handle: its root starts on first use
+
 pytestmark = pytest.mark.xdist_group("isolation")
 
 SQUARE = samples.reference_answers(next(s for s in notebooks.sources() if s.assignment == "01_square"))["answer_Square"]
@@ -96,8 +98,10 @@ def test_without_any_layer_the_machine_is_visible():
 def test_autograde_refuses_weak_isolation_unless_told(grading_home):
     write_student(grading_home / "submitted" / "ada" / "01_square" / "01_square.ipynb", "01_square")
     with pytest.raises(classroom.WeakIsolation, match="--allow-weak-isolation"):
-        classroom.autograde(assignment="01_square", progress=False, limits=Limits(isolation="no-namespaces"))
-    result = classroom.autograde(assignment="01_square", progress=False, limits=Limits(isolation="no-namespaces"),
+        classroom.autograde(CLASS_RUNNER, assignment="01_square", progress=False,
+                            limits=Limits(isolation="no-namespaces"))
+    result = classroom.autograde(CLASS_RUNNER, assignment="01_square", progress=False,
+                                 limits=Limits(isolation="no-namespaces"),
                                  allow_weak_isolation=True)
     assert [r["score"] for r in result.graded] == [3]
     assert result.graded[0]["isolation"]["strong"] is False

@@ -50,7 +50,7 @@ raise AssertionError(f"fresh: {hash(random.getstate())} {hash(tuple(np.random.ge
 
 
 def grade(sandbox, tests, **limits):
-    return sandbox.grade(SETUP, tests, limits=Limits(**limits))["outcomes"]
+    return sandbox.run(SETUP, tests, limits=Limits(**limits)).outcomes
 
 
 @pytest.mark.parametrize("change", sorted(CHANGES))
@@ -110,8 +110,8 @@ def test_our_timer_ends_a_test_that_runs_too_long_in_the_judge(sandbox, loop):
 def test_a_learner_exception_named_like_our_timer_is_no_timeout(sandbox):
     answer = ("class OutOfTime(Exception):\n    pass\n"
               "def Square(x):\n    raise OutOfTime('not ours')\n")
-    outcomes = sandbox.grade([SETUP[0], ("answer_Square", answer)],
-                             [("test_raises", "Square(torch.ones(1))"), ("test_next", "pass")])["outcomes"]
+    outcomes = sandbox.run([SETUP[0], ("answer_Square", answer)],
+                             [("test_raises", "Square(torch.ones(1))"), ("test_next", "pass")]).outcomes
     assert outcomes[0].status == "error" and "OutOfTime" in outcomes[0].feedback, outcomes[0].feedback
     assert outcomes[1].status == "passed"
 

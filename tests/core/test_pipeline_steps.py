@@ -7,25 +7,24 @@ import pytest
 
 from autograder.engine import grading, notebooks
 from autograder.engine.grading import CellResult, Grading
-from autograder.engine.runners import Runner
-from autograder.engine.sandbox.cells import Outcome
+from autograder.engine.sandbox import Graded, Isolation, Outcome, Runner
 
 SOURCE = next(s for s in notebooks.sources() if s.assignment == "01_square")
+STRONG = Isolation(level="full", namespaces=True, read_only_root=True, landlock=7, seccomp=True)
+WEAK = Isolation(level="no-namespaces", namespaces=False, read_only_root=False, landlock=7, seccomp=True)
 
 
 class Scripted(Runner):
     """Passes every test but those named in `fail`; reports `isolation` as the judge would."""
 
     def __init__(self, fail=(), isolation=None):
-        self.fail, self.isolation, self.seen = set(fail), isolation or {"strong": True}, None
+        self.fail, self.isolation, self.seen = set(fail), isolation or STRONG, None
 
     def run(self, before, tests, seed=0, limits=None):
         self.seen = (before, tests)
         outcomes = [Outcome("failed", "wrong", "wrong-derivative") if g in self.fail else Outcome("passed")
                     for g, _ in tests]
-        for o in outcomes:
-            o.details["isolation"] = dict(self.isolation)
-        return {"outcomes": outcomes, "notes": ["a note from the run"], "output": ""}
+        return Graded(tuple(outcomes), ("a note from the run",), "", self.isolation)
 
 
 def submission(answers: dict | None = None):
@@ -46,7 +45,7 @@ def test_the_pipeline_is_the_ordered_steps():
 
 
 def test_plan_takes_the_answers_from_the_submission_and_the_rest_from_the_source():
-    g = Grading(submission({"answer_Square": "SQUARE = 'mine'"}))
+    g = Grading(submission({"answer_Square": "SQUARE = 'mine'"}), Scripted())
     grading.plan_step(g)
     assert ("answer_Square", "SQUARE = 'mine'") in g.before
     assert [t[0] for t in g.tests] == SOURCE.grade_ids("test") and all(t[1] > 0 for t in g.tests)
@@ -60,12 +59,12 @@ def test_run_records_one_result_per_test_with_its_points():
     by_id = {r.grade_id: r for r in g.results}
     assert by_id["test_Square_values"].points == 0 and by_id["test_Square_values"].mistake == "wrong-derivative"
     assert all(r.points == r.max_points for r in g.results if r.grade_id != "test_Square_values")
-    assert g.notes == ["a note from the run"] and g.isolation == {"strong": True}
+    assert g.notes == ["a note from the run"] and g.isolation is STRONG
 
 
-@pytest.mark.parametrize("isolation, noted", [({"strong": True}, False), ({"strong": False}, True), ({}, False)])
+@pytest.mark.parametrize("isolation, noted", [(STRONG, False), (WEAK, True), (Isolation(), True), (None, False)])
 def test_isolation_step_notes_a_weaker_grade(isolation, noted):
-    g = Grading(submission(), isolation=dict(isolation))
+    g = Grading(submission(), Scripted(), isolation=isolation)
     grading.isolation_step(g)
     assert any("weaker isolation" in n for n in g.notes) == noted
 
@@ -73,7 +72,7 @@ def test_isolation_step_notes_a_weaker_grade(isolation, noted):
 def test_missing_answers_step_names_the_lost_cell_on_failed_tests_only():
     sub = submission()
     sub.answers.pop("answer_Square")
-    g = Grading(sub)
+    g = Grading(sub, Scripted())
     g.results = [CellResult("test_Square_values", 0, 1, "failed", "wrong"),
                  CellResult("test_Square_grad", 1, 1, "passed", "passed")]
     grading.missing_answers_step(g)
@@ -81,7 +80,7 @@ def test_missing_answers_step_names_the_lost_cell_on_failed_tests_only():
 
 
 def test_report_step_sums_the_points_and_keeps_the_notes():
-    g = Grading(submission(), notes=["n"])
+    g = Grading(submission(), Scripted(), notes=["n"])
     g.results = [CellResult("a", 1, 2, "failed", "x"), CellResult("b", 3, 3, "passed", "passed")]
     grading.report_step(g)
     assert (g.report.score, g.report.max_score, g.report.notes) == (4, 5, ["n"])
@@ -90,7 +89,7 @@ def test_report_step_sums_the_points_and_keeps_the_notes():
 
 @pytest.mark.parametrize("autograded", [True, False])
 def test_autograded_step_builds_nbgraders_view_only_when_asked(autograded):
-    g = Grading(submission(), autograded=autograded)
+    g = Grading(submission(), Scripted(), autograded=autograded)
     g.results = [CellResult(t, 0, 1, "failed", "because") for t in SOURCE.grade_ids("test")]
     grading.autograded_step(g)
     if not autograded:

@@ -111,8 +111,8 @@ def test_a_tests_copy_runs_on_its_judges_cpu(sandbox):
     test = ("judges = sorted(os.sched_getaffinity(0))\n"
             "copys = where(torch.zeros(1)).tolist()\n"
             "assert len(judges) == 1 and copys == judges, (judges, copys)\n")
-    outcome = sandbox.grade([SQUARE, where], [("test_where", "import os, torch\n" + test)],
-                            limits=Limits())["outcomes"][0]
+    outcome = sandbox.run([SQUARE, where], [("test_where", "import os, torch\n" + test)],
+                            limits=Limits()).outcomes[0]
     assert outcome.status == "passed", outcome.feedback
 
 
@@ -127,7 +127,7 @@ def test_a_tests_copy_is_forked_without_pythons_at_fork_callbacks(sandbox):
     test = ("import torch\nran, main, draw = facts(torch.zeros(1)).tolist()\n"
             "assert ran == 0 and main == 1, (ran, main)\n"
             "raise AssertionError(f'draw {draw!r}')\n")
-    outcomes = sandbox.grade([SQUARE, hooked], [("test_one", test), ("test_two", test)], limits=Limits())["outcomes"]
+    outcomes = sandbox.run([SQUARE, hooked], [("test_one", test), ("test_two", test)], limits=Limits()).outcomes
     draws = [o.feedback for o in outcomes]
     assert all("draw" in d for d in draws), draws
     assert draws[0] == draws[1]

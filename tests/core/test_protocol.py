@@ -18,6 +18,7 @@ import torch
 
 from autograder.engine.sandbox import channel, codec, handle, judge, judge_learner, protocol, proxy, root
 from autograder.engine.sandbox.limits import Limits
+from autograder.engine.sandbox.verdicts import Graded
 
 ERROR = {"type": "ValueError", "base": "ValueError", "message": "boom", "where": " (in answer_Square, line 2)"}
 
@@ -136,14 +137,13 @@ def test_the_judge_builds_only_declared_requests():
 # answers "taken" or "refused" (the broken protocol its process reports): never an exception of its own.
 
 OUTCOME = {"status": "failed", "feedback": "the gradient is off by 2", "mistake": "wrong-gradient", "output": "",
-           "seconds": 0.5, "details": {"check_seconds": 0.1, "phases": {"check": 0.1, "fork": 0.01},
-                                       "isolation": {"namespaces": True, "strong": True, "level": "full"}}}
+           "seconds": 0.5, "details": {"check_seconds": 0.1, "phases": {"check": 0.1, "fork": 0.01}}}
 MESSAGES = {
     "job": {"cells": [["setup:setup_1", "import torch"], ["answer_Square", "Square = 1"]],
             "limits": asdict(Limits()), "protected": ["/course/solutions"], "warm": ["opcheck"]},
     "tests": {"tests": [["test_Square_values", "check.values(Square)"]], "seed": 12345},
     "graded": {"outcomes": [OUTCOME], "notes": ["your answer cell `answer_Square` raised"], "output": "hi\n",
-               "answers_seconds": 0.2},
+               "isolation": {"namespaces": True, "strong": True, "level": "full"}},
     "failed": {"error": "KeyError: 'limits'"},
     "started": {"pid": 4242},
     "verdict": {"status": "passed", "feedback": "", "mistake": "", "details": {"check_seconds": 0.1}},
@@ -201,7 +201,7 @@ def _read_job(message, tests=None, monkeypatch=None):
     def grade_notebook(job, read_roots, read_tests):
         taken["job"] = job
         taken["tests"] = read_tests()
-        return {"outcomes": [], "notes": [], "output": ""}
+        return Graded(())
 
     monkeypatch.setattr(judge, "grade_notebook", grade_notebook)
     monkeypatch.setattr(root, "learner_read_roots", lambda protected: [])
@@ -313,9 +313,12 @@ def _read_plan_reply(message, plan_steps: int = 2):
 
 
 def _read_judge_reply(message):
+    """Sandbox.run on the judge's reply `message` (no judge: the exchange returns it)."""
     tests = len(MESSAGES["graded"]["outcomes"])
-    result = handle.read_reply(message, tests)
-    if "error" in result and result["error"].startswith("the judge broke the protocol"):
+    box = handle.Sandbox()
+    box.exchange = lambda job: message
+    graded = box.run([], [("test", "pass")] * tests)
+    if all("the judge broke the protocol" in o.feedback for o in graded.outcomes):
         return "refused"
     return "taken"
 
@@ -341,6 +344,9 @@ BROKEN.append(("forked", "a frame larger than the cap", CONTROL_FRAME_TOO_LARGE)
 BROKEN.append(("reply", "neither ok nor error", {}))
 BROKEN.append(("failed", "as well as outcomes", dict(MESSAGES["graded"], error="x")))
 BROKEN.append(("graded", "an outcome short", dict(MESSAGES["graded"], outcomes=[])))
+BROKEN.append(("graded", "isolation in each outcome (it is the notebook's, sent once)",
+               dict(MESSAGES["graded"], outcomes=[dict(OUTCOME, details=dict(OUTCOME["details"],
+                                                                             isolation={"namespaces": True}))])))
 BROKEN.append(("started", "no sandbox started", {"pid": -1}))
 BROKEN.append(("started", "a pid written as a float", {"pid": 4242.0}))
 BROKEN.append(("ended", "a status written as a float", {"op": "ended", "status": 0.0}))

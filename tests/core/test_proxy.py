@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.engine.sandbox import Job, Limits
+from autograder.engine.sandbox import Limits
 
 LIMITS = Limits(seconds_per_test=60)
 CAUSED = """
@@ -24,8 +24,8 @@ class Wrapped(torch.autograd.Function):
 
 
 def run(sandbox, answer: str, test: str):
-    return sandbox.run(Job([("setup:setup_1", "import torch\n"), ("answer_Wrapped", answer)], "test_proxy",
-                           test, limits=LIMITS))
+    return sandbox.run([("setup:setup_1", "import torch\n"), ("answer_Wrapped", answer)], [("test_proxy", test)],
+                       0, LIMITS).outcomes[0]
 
 
 def test_an_exceptions_cause_crosses_with_it(sandbox):

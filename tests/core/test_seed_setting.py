@@ -12,6 +12,8 @@ from autograder.classroom import autograde as classroom
 from autograder import cli
 from autograder.engine import grading
 
+CLASS_RUNNER = grading.new_sandbox(for_a_class=True)  # a handle: its root starts on first use
+
 pytestmark = pytest.mark.fast
 
 
@@ -101,5 +103,5 @@ def test_autograde_called_directly_reads_the_setting(home, monkeypatch):
     for seed, expected in ((None, ["read"]), (12, [])):
         calls.clear()
         with pytest.raises(RuntimeError, match="stop here"):
-            classroom.autograde(seed=seed, progress=False)
+            classroom.autograde(CLASS_RUNNER, seed=seed, progress=False)
         assert calls == expected

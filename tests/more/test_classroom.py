@@ -11,7 +11,11 @@ import zipfile
 
 import pytest
 
+from autograder.engine import grading
+
 from helpers import PY, ROOT, run_cli, write_student
+
+CLASS_RUNNER = grading.new_sandbox(for_a_class=True)  # a handle: its root starts on first use
 
 ZOO = ROOT / "tests" / "zoo" / "Square"
 A = "01_square"
@@ -49,17 +53,17 @@ def test_parallel_autograde_resume_and_regrade(grading_home):
     paths = make_class(grading_home, {"ada": None, "alan": wrong, "grace": "stub"})
     hashes = {k: sha(p) for k, p in paths.items()}
 
-    first = classroom.autograde(workers=2, assignment=A, progress=False)
+    first = classroom.autograde(CLASS_RUNNER, workers=2, assignment=A, progress=False)
     assert len(first.graded) == 3 and first.skipped == 0
     scores = gradebook_scores()
     assert scores == {("ada", A): 3.0, ("alan", A): 2.0, ("grace", A): 0.0}
     assert {k: sha(p) for k, p in paths.items()} == hashes, "submissions must never be modified"
 
-    again = classroom.autograde(workers=2, assignment=A, progress=False)
+    again = classroom.autograde(CLASS_RUNNER, workers=2, assignment=A, progress=False)
     assert len(again.graded) == 0 and again.skipped == 3, "unchanged submissions are not regraded"
 
     write_student(paths["grace"], A)  # grace hands in a fixed notebook
-    third = classroom.autograde(workers=2, assignment=A, progress=False)
+    third = classroom.autograde(CLASS_RUNNER, workers=2, assignment=A, progress=False)
     assert [r["student"] for r in third.graded] == ["grace"]
     assert gradebook_scores()[("grace", A)] == 3.0
     assert gradebook_scores()[("ada", A)] == 3.0
@@ -79,7 +83,8 @@ def test_faulty_submissions_are_recorded_and_the_batch_goes_on(grading_home):
     write_student(renamed, A)
     (grading_home / "submitted" / "absent" / A).mkdir(parents=True)
 
-    result = classroom.autograde(workers=2, assignment=A, progress=False, limits=Limits(seconds_per_test=4))
+    result = classroom.autograde(CLASS_RUNNER, workers=2, assignment=A, progress=False,
+                                 limits=Limits(seconds_per_test=4))
     by_student = {r["student"]: r for r in result.graded}
     assert by_student["ada"]["score"] == 3
     assert by_student["renamer"]["score"] == 3, "a renamed file is graded by its content"
@@ -133,7 +138,7 @@ def test_dask_scheduler_with_two_worker_processes(grading_home):
     make_class(grading_home, {"ada": None, "alan": (ZOO / "ignores_grad_output.py").read_text()})
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster:
-        result = classroom.autograde(scheduler=cluster.scheduler_address, assignment=A, progress=False)
+        result = classroom.autograde(CLASS_RUNNER, scheduler=cluster.scheduler_address, assignment=A, progress=False)
     assert {r["student"]: r["score"] for r in result.graded} == {"ada": 3.0, "alan": 1.0}
     assert gradebook_scores() == {("ada", A): 3.0, ("alan", A): 1.0}
 
@@ -171,7 +176,7 @@ def test_feedback_export_and_report(grading_home):
     # What nbgrader's exchange leaves beside a submission must reach the graded folder (release_feedback needs it).
     (paths["ada"].parent / "timestamp.txt").write_text("2026-11-30 12:00:00.000000 UTC")
     (paths["ada"].parent / "submission_secret.txt").write_text("s3cret")
-    classroom.autograde(workers=1, assignment=A, progress=False)
+    classroom.autograde(CLASS_RUNNER, workers=1, assignment=A, progress=False)
     graded = grading_home / "autograded" / "ada" / A
     assert (graded / "timestamp.txt").read_text().startswith("2026-11-30")
     assert (graded / "submission_secret.txt").read_text() == "s3cret"
@@ -208,12 +213,12 @@ def test_a_class_is_graded_heaviest_notebook_first():
     from pathlib import Path
 
     from autograder.classroom import autograde
-    from autograder.classroom.submissions import Submission
+    from autograder.classroom.submissions import HandIn
     from autograder.engine import notebooks
 
     sources = notebooks.sources()
     tests = {s.assignment: len(s.grade_ids("test")) for s in sources}
-    todo = [Submission(student, assignment, Path(f"{assignment}.ipynb"), assignment)
+    todo = [HandIn(student, assignment, Path(f"{assignment}.ipynb"), assignment)
             for student in ("ada", "alan") for assignment in ("00_when_to_write_one", "15_debugging", "03_shapes")]
     order = autograde.heaviest_first(todo, sources)
     assert [tests[s.assignment] for s in order] == sorted((tests[s.assignment] for s in todo), reverse=True)

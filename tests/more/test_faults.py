@@ -15,7 +15,7 @@ import pytest
 
 from autograder.engine import grading, notebooks
 from autograder.maintain import samples
-from autograder.engine.sandbox import Job, Limits
+from autograder.engine.sandbox import Limits
 from helpers import SQUARE
 
 pytestmark = pytest.mark.xdist_group("faults")
@@ -38,12 +38,19 @@ def grade(sandbox, answer: str, limits: Limits = FAST, name: str = "01_square.ip
     return report, time.monotonic() - start
 
 
+def run_graded(sandbox, answer: str, test: str = "from autograder.checks import square as check\n"
+                                                     "check.values(Square)\n", limits: Limits = FAST):
+    """The notebook's Graded (one test cell) and how long it took."""
+    start = time.monotonic()
+    graded = sandbox.run([("setup:setup_1", "import torch\n"), ("answer_Square", answer)],
+                         [("test_Square_values", test)], 0, limits)
+    return graded, time.monotonic() - start
+
+
 def run_one(sandbox, answer: str, test: str = "from autograder.checks import square as check\n"
                                                   "check.values(Square)\n", limits: Limits = FAST):
-    start = time.monotonic()
-    outcome = sandbox.run(Job([("setup:setup_1", "import torch\n"), ("answer_Square", answer)], "test_Square_values",
-                              test, limits=limits))
-    return outcome, time.monotonic() - start
+    graded, seconds = run_graded(sandbox, answer, test, limits)
+    return graded.outcomes[0], seconds
 
 
 # name, answer cell, expected status of every test, a phrase of the feedback
@@ -85,9 +92,9 @@ def test_fault_ends_as_a_recorded_reason(name, answer, status, phrase, faults_sa
 
 def test_output_flood_is_capped(faults_sandbox):
     answer = "import sys\nfor _ in range(200_000):\n    print('x' * 100)\n    sys.stderr.write('y' * 100)\n" + SQUARE
-    outcome, seconds = run_one(faults_sandbox, answer, limits=Limits(seconds_per_test=60, output_bytes=10_000))
-    assert outcome.status == "passed", outcome.feedback
-    assert len(outcome.output) <= 4_100 and "x" in outcome.output
+    graded, seconds = run_graded(faults_sandbox, answer, limits=Limits(seconds_per_test=60, output_bytes=10_000))
+    assert graded.outcomes[0].status == "passed", graded.outcomes[0].feedback
+    assert len(graded.output) <= 4_100 and "x" in graded.output
     assert seconds < 60 + SLACK
     report, _ = grade(faults_sandbox, answer, limits=Limits(seconds_per_test=60))
     assert report.score == 3

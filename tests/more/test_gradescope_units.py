@@ -17,53 +17,51 @@ import pytest
 from autograder.classroom import gradescope
 from autograder.engine import grading
 from autograder.maintain import samples
-from autograder.engine.sandbox import Outcome
+from autograder.engine.sandbox import Graded, Isolation, Outcome, Runner
 
 from helpers import ROOT, run_cli
 
-FULL = {"level": "full", "namespaces": True, "landlock": 7, "seccomp": True, "strong": True}
+FULL = {"level": "full", "namespaces": True, "read_only_root": True, "landlock": 7, "seccomp": True, "strong": True}
 NO_NAMESPACES = {"level": "full", "namespaces": False, "namespaces_refused": "EPERM", "landlock": 7, "seccomp": True,
                  "strong": False}
 NOTHING = {"level": "no-namespaces", "namespaces": False, "landlock": 0, "seccomp": False, "strong": False}
 
 
-class FakeSandbox:
+class FakeSandbox(Runner):
     """What grading sees of a sandbox, per level: the layers it measures, or an error to start with."""
 
     def __init__(self, layers: dict, tried: list):
         self.layers, self.tried, self.protected = layers, tried, []
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def isolation(self, limits=None):
-        return self.grade([], [("isolation", "pass\n")], limits=limits)["outcomes"][0].details["isolation"]
-
-    def grade(self, cells, tests, seed=0, limits=None):
+    def run(self, before, tests, seed=0, limits=None):
         self.tried.append(limits.isolation)
         layers = self.layers[limits.isolation]
         if isinstance(layers, Exception):
             raise layers
-        return {"outcomes": [Outcome("passed", "", details={"isolation": dict(layers)}) for _ in tests], "notes": []}
+        return Graded(tuple(Outcome("passed", "") for _ in tests), isolation=Isolation.from_wire(layers))
 
 
 @pytest.fixture
 def fake_levels(monkeypatch):
-    """grade_with_fallback on a fake sandbox: set `layers` per level; `tried` lists the probes and gradings."""
+    """grade_with_fallback on a fake sandbox (`runner`): set `layers` per level; `tried` lists the probes and
+    gradings."""
     state = {"layers": {}, "tried": [], "graded": []}
 
-    def grade_text(text, name, sandbox, seed, limits, candidates):
+    def grade_text(text, name, runner, seed, limits, candidates):
         state["graded"].append(limits.isolation)
         layers = state["layers"][limits.isolation]
-        return grading.Report(name, "01_square", 3, 3, [], isolation=dict(layers)), None
+        return grading.Report(name, "01_square", 3, 3, [], isolation=Isolation.from_wire(layers)), None
 
-    monkeypatch.setattr(grading, "new_sandbox", lambda: FakeSandbox(state["layers"], state["tried"]))
+    state["runner"] = FakeSandbox(state["layers"], state["tried"])
+    monkeypatch.setattr(grading, "new_sandbox", lambda: state["runner"])
     monkeypatch.setattr(grading, "grade_text", grade_text)
     monkeypatch.delenv("AUTOGRADER_ISOLATION", raising=False)
     return state
+
+
+def fallback(state: dict, *args):
+    """grade_with_fallback through the fake sandbox of `fake_levels`."""
+    return gradescope.grade_with_fallback(state["runner"], *args)
 
 
 def square_source():
@@ -73,7 +71,7 @@ def square_source():
 def test_a_level_that_cannot_start_gives_way_only_to_an_allowed_one(fake_levels):
     fake_levels["layers"].update({"full": RuntimeError("the grading sandbox failed to start"),
                                   "no-namespaces": dict(NO_NAMESPACES, level="no-namespaces"), "none": NOTHING})
-    report, level, failures = gradescope.grade_with_fallback("{}", "01_square.ipynb", square_source(), {"seed": 0})
+    report, level, failures = fallback(fake_levels, "{}", "01_square.ipynb", square_source(), {"seed": 0})
     assert fake_levels["tried"] == ["full", "no-namespaces"] and fake_levels["graded"] == ["no-namespaces"]
     assert level == "no-namespaces" and "failed to start" in failures[0]
     sentence = gradescope.isolation_sentence(report.isolation, level, failures)
@@ -82,10 +80,10 @@ def test_a_level_that_cannot_start_gives_way_only_to_an_allowed_one(fake_levels)
 
 def test_full_without_namespaces_is_graded_where_the_instructor_allows_it(fake_levels):
     fake_levels["layers"].update({"full": NO_NAMESPACES, "no-namespaces": NO_NAMESPACES})
-    _, level, failures = gradescope.grade_with_fallback("{}", "n.ipynb", square_source(), {"seed": 0})
+    _, level, failures = fallback(fake_levels, "{}", "n.ipynb", square_source(), {"seed": 0})
     assert level == "full" and failures == [] and fake_levels["graded"] == ["full"]
     with pytest.raises(gradescope.GradingUnavailable, match="full: only no namespaces"):
-        gradescope.grade_with_fallback("{}", "n.ipynb", square_source(), {"seed": 0, "weakest_isolation": "full"})
+        fallback(fake_levels, "{}", "n.ipynb", square_source(), {"seed": 0, "weakest_isolation": "full"})
 
 
 def test_no_allowed_level_means_unavailable_never_none(fake_levels):
@@ -93,15 +91,15 @@ def test_no_allowed_level_means_unavailable_never_none(fake_levels):
     "none" is never tried (before, the grader stepped down to it by itself)."""
     fake_levels["layers"].update({"full": RuntimeError("no"), "no-namespaces": RuntimeError("no"), "none": NOTHING})
     with pytest.raises(gradescope.GradingUnavailable, match="full: RuntimeError: no; no-namespaces: RuntimeError"):
-        gradescope.grade_with_fallback("{}", "n.ipynb", square_source(), {"seed": 0})
+        fallback(fake_levels, "{}", "n.ipynb", square_source(), {"seed": 0})
     fake_levels["layers"].update({"full": NOTHING, "no-namespaces": NOTHING})
     with pytest.raises(gradescope.GradingUnavailable, match="no Landlock, no seccomp could be put in force"):
-        gradescope.grade_with_fallback("{}", "n.ipynb", square_source(), {"seed": 0})
+        fallback(fake_levels, "{}", "n.ipynb", square_source(), {"seed": 0})
     assert "none" not in fake_levels["tried"] and fake_levels["graded"] == []
     for config in ({"isolation": "none"}, {"weakest_isolation": "none"},
                    {"isolation": "no-namespaces", "weakest_isolation": "full"}):
         with pytest.raises(gradescope.GradingUnavailable):
-            gradescope.grade_with_fallback("{}", "n.ipynb", square_source(), {"seed": 0, **config})
+            fallback(fake_levels, "{}", "n.ipynb", square_source(), {"seed": 0, **config})
 
 
 def test_the_image_build_fails_where_no_allowed_level_works(fake_levels, monkeypatch, capsys):
@@ -143,11 +141,12 @@ import json, os, sys, time
 sys.path.insert(0, {root!r})
 from autograder.classroom import gradescope
 from autograder.engine import grading
+from autograder.engine.sandbox import Isolation
 
 RESULTS = {results!r}
 
 
-def escaped_daemon(text, name, source, config, cap=None):
+def escaped_daemon(runner, text, name, source, config, cap=None):
     # What a learner's process that got out of its sandbox would leave: a double-forked daemon, in a session
     # of its own, that rewrites results.json once run_autograder is done.
     middle = os.fork()
@@ -164,7 +163,7 @@ def escaped_daemon(text, name, source, config, cap=None):
         time.sleep(0.01)
     report = grading.Report(name, "01_square", 3, 3, [grading.CellResult(g, 1, 1, "passed", "passed")
                             for g in ("test_Square_values", "test_Square_graph", "test_Square_saved")],
-                            isolation={{"strong": True, "namespaces": True, "landlock": 7, "seccomp": True}})
+                            isolation=Isolation(namespaces=True, read_only_root=True, landlock=7, seccomp=True))
     return report, "full", []
 
 
@@ -228,14 +227,14 @@ def two_notebooks(tmp_path) -> dict:
 def fake_report(source):
     cells = [grading.CellResult(g, 1, 1, "passed", "passed") for g in source.grade_ids("test")]
     return grading.Report(f"{source.name}.ipynb", source.assignment, len(cells), len(cells), cells,
-                          isolation={"strong": True, "namespaces": True, "landlock": 7, "seccomp": True})
+                          isolation=Isolation(namespaces=True, read_only_root=True, landlock=7, seccomp=True))
 
 
 def test_results_are_written_before_the_first_test_and_after_each_notebook(tmp_path, monkeypatch):
     where = two_notebooks(tmp_path)
     seen = []
 
-    def grade(text, name, source, config_, cap=None):
+    def grade(runner, text, name, source, config_, cap=None):
         seen.append(json.loads(where["results"].read_text()))
         return fake_report(source), "full", []
 
@@ -257,7 +256,7 @@ def test_the_budget_ends_a_grading_that_never_returns(tmp_path, monkeypatch):
     where = two_notebooks(tmp_path)
     caps = []
 
-    def grade(text, name, source, config_, cap=None):
+    def grade(runner, text, name, source, config_, cap=None):
         caps.append(cap)
         time.sleep(30)
 
@@ -335,7 +334,7 @@ sys.path.insert(0, {root!r})
 from autograder.classroom import gradescope
 
 
-def slow(text, name, source, config, cap=None):
+def slow(runner, text, name, source, config, cap=None):
     open({ready!r}, "w").write("grading")
     time.sleep(60)
 

@@ -9,11 +9,12 @@ import pytest
 
 from autograder.classroom import gradescope
 from autograder.engine import grading
+from autograder.engine.sandbox import Isolation
 from autograder.maintain import samples
 
 from test_redteam import LIMITS, WRONG, attack_file, attack_source
 from helpers import run_cli
-from test_gradescope_units import FULL, fake_levels, square_source  # noqa: F401  (fixture)
+from test_gradescope_units import FULL, fake_levels, fallback, square_source  # noqa: F401  (fixture)
 
 
 def square_notebook(answer: str) -> str:
@@ -25,13 +26,13 @@ def test_an_answer_that_breaks_the_grader_at_full_is_not_regraded_weaker(fake_le
     """A report whose tests are grader errors stays the report of the level the probe chose."""
     fake_levels["layers"].update({"full": FULL, "no-namespaces": dict(FULL, namespaces=False)})
 
-    def broken(text, name, sandbox, seed, limits, candidates):
+    def broken(text, name, runner, seed, limits, candidates):
         fake_levels["graded"].append(limits.isolation)
         cell = grading.CellResult("test_Square_values", 0, 1, "error", "the grader failed", "grader-error")
-        return grading.Report(name, "01_square", 0, 3, [cell], isolation=dict(FULL)), None
+        return grading.Report(name, "01_square", 0, 3, [cell], isolation=Isolation.from_wire(FULL)), None
 
     monkeypatch.setattr(grading, "grade_text", broken)
-    report, level, failures = gradescope.grade_with_fallback("{}", "01_square.ipynb", square_source(), {"seed": 0})
+    report, level, failures = fallback(fake_levels, "{}", "01_square.ipynb", square_source(), {"seed": 0})
     assert level == "full" and fake_levels["graded"] == ["full"] and failures == []
     assert report.score == 0
 
@@ -41,11 +42,13 @@ def test_an_undecodable_name_at_full_neither_fails_every_test_nor_buys_a_weaker_
     full, it keeps the wrong Square's score (1/3), and its tests are verdicts, not grader errors."""
     source, _ = attack_source(attack_file("undecodable-name-chooses-the-level"))
     with grading.new_sandbox() as sandbox:
-        if not sandbox.isolation(LIMITS).get("namespaces"):
+        if not sandbox.probe(LIMITS).isolation.namespaces:
             pytest.skip("no namespaces here: the attack's level switch cannot be shown")
         wrong, _ = grading.grade_text(square_notebook(WRONG["wrong"]), "01_square.ipynb", sandbox, 0, LIMITS)
-    report, level, _ = gradescope.grade_with_fallback(square_notebook(source), "01_square.ipynb", square_source(),
-                                                      {"seed": 0, "limits": {"seconds_per_test": 90}})
+    with gradescope.new_sandbox() as runner:
+        report, level, _ = gradescope.grade_with_fallback(runner, square_notebook(source), "01_square.ipynb",
+                                                          square_source(), {"seed": 0,
+                                                                            "limits": {"seconds_per_test": 90}})
     assert level == "full", level
     assert not [c for c in report.cells if c.mistake == "grader-error"], [(c.grade_id, c.feedback) for c in report.cells]
     assert report.score <= 1.0, [(c.grade_id, c.status, c.feedback) for c in report.cells]

@@ -12,10 +12,13 @@ import nbformat
 import pytest
 
 from autograder.classroom import autograde as classroom, lms
+from autograder.engine import grading
 from autograder.maintain import samples
 
 from helpers import run_cli
 from lms_readers import read_as_canvas, read_as_moodle
+
+CLASS_RUNNER = grading.new_sandbox(for_a_class=True)  # a handle: its root starts on first use
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("lms-export")]
 
@@ -69,7 +72,7 @@ def graded(tmp_path_factory):
         collected = run_cli("collect", str(zip_path), env={"AUTOGRADER_HOME": str(home)})
         assert collected.returncode == 0, collected.stderr
         assert "collected 2 notebooks from 2 students" in collected.stdout
-    result = classroom.autograde(assignment=A, progress=False, allow_weak_isolation=True)
+    result = classroom.autograde(CLASS_RUNNER, assignment=A, progress=False, allow_weak_isolation=True)
     assert len(result.graded) == 4
     yield work, home
     mp.undo()

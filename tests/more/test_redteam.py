@@ -244,10 +244,10 @@ def test_answer_cell_as_test_cell_gains_nothing(redteam_sandbox, baselines):
 def test_isolation_is_in_force(redteam_sandbox):
     """What the kernel enforces here (Landlock and seccomp need Linux; docs/threat-model.md says what is
     weaker without them)."""
-    outcome = redteam_sandbox.grade([("setup:setup_1", "import torch\n"), ("answer_Square", WRONG["wrong"])],
-                                    [("t", "pass\n")])["outcomes"][0]
-    assert outcome.status == "passed", outcome.feedback
-    isolation = outcome.details.get("isolation", {})
+    graded = redteam_sandbox.run([("setup:setup_1", "import torch\n"), ("answer_Square", WRONG["wrong"])],
+                                 [("t", "pass\n")])
+    assert graded.outcomes[0].status == "passed", graded.outcomes[0].feedback
+    isolation = graded.isolation.to_wire()
     assert {"level", "namespaces", "landlock", "seccomp", "strong"} <= set(isolation)
     if redteam_sandbox.landlock:
         assert isolation["landlock"] == redteam_sandbox.landlock

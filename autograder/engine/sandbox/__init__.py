@@ -13,11 +13,14 @@ Between them: `protocol` (every message kind, declared once, with its validator)
 `codec` (values and tensors as plain data, sizes capped), `mirror` (in-place effects and identity on both
 sides). Around the learner: `confine` (namespaces, rlimits, Landlock, seccomp), `integrity` (its checkpoint
 before each reply), `limits` (what a grading may use, every deadline named), `cells` (running cells,
-describing what they raised).
+describing what they raised). What a grading returns: `verdicts` (`Runner`, which `Sandbox` is, and its
+`Graded`, an Outcome per test), `isolation` (the layers a notebook had, once).
 """
 
 from autograder.engine.sandbox.cells import STATUSES, Outcome
-from autograder.engine.sandbox.limits import Job, Limits
+from autograder.engine.sandbox.isolation import Isolation
+from autograder.engine.sandbox.limits import Limits
+from autograder.engine.sandbox.verdicts import Graded, Runner
 from autograder.engine.sandbox.handle import Sandbox
 
-__all__ = ["Job", "Limits", "Outcome", "Sandbox", "STATUSES"]
+__all__ = ["Graded", "Isolation", "Limits", "Outcome", "Runner", "Sandbox", "STATUSES"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import types
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 ANSWER_FILE = "<answer"   # answer cells compile under "<answer:grade_id>": tracebacks name them
 
@@ -17,6 +17,15 @@ class Outcome:
     output: str = ""            # what the answer cells printed (truncated)
     seconds: float = 0.0
     details: dict = field(default_factory=dict)
+
+    def to_wire(self) -> dict:
+        """As protocol.py's OUTCOME declares it."""
+        return asdict(self)
+
+    @classmethod
+    def from_wire(cls, message: dict) -> "Outcome":
+        """From an OUTCOME its reader has checked against protocol.py."""
+        return cls(**message)
 
 
 STATUSES = ("passed", "failed", "error", "timeout")

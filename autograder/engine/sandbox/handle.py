@@ -12,10 +12,10 @@ import tempfile
 import threading
 from dataclasses import asdict
 
-from autograder.engine.sandbox.cells import Outcome
 from autograder.engine.sandbox.channel import Channel, ChannelClosed, CodecError, send_fd
 from autograder.engine.sandbox import protocol, warm
-from autograder.engine.sandbox.limits import Job, Limits
+from autograder.engine.sandbox.limits import Limits
+from autograder.engine.sandbox.verdicts import Graded, Runner
 
 _root: dict = {}                # "process", "control": the root process and the socket that asks it for judges
 _root_lock = threading.Lock()
@@ -88,22 +88,9 @@ def _start_root(for_a_class: bool = False) -> None:
     _root["control"] = ours
 
 
-def read_reply(reply, tests: int) -> dict:
-    """The judge's reply to a job of `tests` test cells: `graded` (its outcomes as Outcome), or `failed` (why
-    not), each as protocol.py declares it; anything else is the judge's broken protocol, reported as `failed`."""
-    try:
-        if type(reply) is dict and "error" in reply:
-            return protocol.check("failed", reply)
-        graded = protocol.check("graded", reply)
-        if len(graded["outcomes"]) != tests:
-            raise protocol.ProtocolError(f"{len(graded['outcomes'])} outcomes for {tests} tests")
-    except protocol.ProtocolError as error:
-        return {"error": f"the judge broke the protocol: {error}"}
-    return dict(graded, outcomes=[Outcome(**o) for o in graded["outcomes"]])
-
-
-class Sandbox:
-    """The grader's handle on the root process: grades one notebook at a time (one per worker thread)."""
+class Sandbox(Runner):
+    """The grader's handle on the root process, a Runner: each `run` grades one notebook in a judge of its own,
+    so worker threads may share one handle."""
 
     def __init__(self, protected: list | None = None, for_a_class: bool = False):
         self.protected = [str(p) for p in (protected or [])]
@@ -148,37 +135,20 @@ class Sandbox:
             channel.close()
         return reply
 
-    def grade(self, cells: list, tests: list, seed: int = 0, limits: Limits | None = None) -> dict:
-        """Grade one notebook: `cells` [(label, source)] setup and answers in order, `tests` [(grade_id,
-        source)]. Returns {"outcomes": [Outcome per test], "notes": [...], "output": str}."""
+    def run(self, before: list, tests: list, seed: int = 0, limits: Limits | None = None) -> Graded:
+        """Grade one notebook: `before` [(label, source)] setup and answers in order, `tests` [(grade_id,
+        source)]. The judge's `failed` reply, or anything that is not its `graded`, is the grader's failure."""
         limits = limits or Limits()
-        job = {"cells": [list(c) for c in cells], "tests": [list(t) for t in tests], "seed": int(seed),
+        job = {"cells": [list(c) for c in before], "tests": [list(t) for t in tests], "seed": int(seed),
                "limits": asdict(limits), "protected": self.protected,
                "warm": warm.needed([source for _, source in tests])}
-        result = read_reply(self.exchange(job), len(tests))
-        if "error" in result:
-            return {"outcomes": [Outcome("error", f"the grader failed on this notebook ({result['error']}); tell "
-                                                  "your instructor.", "grader-error") for _ in tests],
-                    "notes": [], "output": ""}
-        for outcome in result["outcomes"]:
-            outcome.output = result["output"]
-        return {"outcomes": result["outcomes"], "notes": result["notes"], "output": result["output"]}
-
-    def isolation(self, limits: Limits | None = None) -> dict:
-        """The isolation a grading gets here, measured by grading an empty notebook."""
-        outcome = self.grade([], [("isolation", "pass\n")], limits=limits)["outcomes"][0]
-        isolation = outcome.details.get("isolation")
-        return dict(isolation) if type(isolation) is dict else {}
-
-    def run(self, job: Job) -> Outcome:
-        """One test (a notebook of one test cell): for tests of the sandbox itself."""
-        return self.grade(job.cells, [(job.test_id, job.test_source)], job.seed, job.limits)["outcomes"][0]
+        reply = self.exchange(job)
+        try:
+            if type(reply) is dict and "error" in reply:
+                return Graded.failed(len(tests), protocol.check("failed", reply)["error"])
+            return Graded.from_wire(reply, len(tests))
+        except protocol.ProtocolError as error:
+            return Graded.failed(len(tests), f"the judge broke the protocol: {error}")
 
     def close(self) -> None:
         """Nothing of this handle's runs between gradings (the root is the grader's, and leaves with it)."""
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.close()

@@ -19,6 +19,7 @@ the starter (`Limits.restarts` at most).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import resource
@@ -32,6 +33,8 @@ from autograder.engine import shared
 from autograder.engine.sandbox import cells, cgroup, codec, confine, judge_state, protocol, proxy, warm
 from autograder.engine.sandbox.cells import Outcome
 from autograder.engine.sandbox.channel import Channel
+from autograder.engine.sandbox.isolation import Isolation
+from autograder.engine.sandbox.verdicts import Graded, answer_cell_cause, answer_cell_note, clip
 from autograder.engine.sandbox.judge_learner import FORGED_READY, STALLED, LearnerSandbox, died
 
 SPOILED = ("the grader could not run this test on a fresh state ({why}): its own failure, not yours; tell your "
@@ -40,8 +43,8 @@ TEST_TIMEOUT = ("time limit exceeded while running the test on your code: is the
                 "far larger than the exercise needs?")
 
 
-def grade_notebook(job: dict, read_roots: list, read_tests=None) -> dict:
-    """{"outcomes": [Outcome per test], "notes": [...], "output": answers' output, "answers_seconds"}.
+def grade_notebook(job: dict, read_roots: list, read_tests=None) -> Graded:
+    """The notebook's Graded: an Outcome per test, the notes, the answers' output, the isolation they had.
 
     `read_tests()` gives the test cells and the seed; it is called only once the learner's starter is forked,
     so no learner process is ever a copy of a process that held the hidden tests or the course's base seed
@@ -84,7 +87,7 @@ class Judge:
         self.spoiled: str | None = None  # why no further test can run in this process (judge_state.py)
 
     # ------------------------------------------------------------------------------------ the notebook
-    def run(self) -> dict:
+    def run(self) -> Graded:
         tests, learner = self.job["tests"], self.learner
         self._run_setup()
         self.baseline = judge_state.Baseline()
@@ -97,31 +100,28 @@ class Judge:
                 failure = self._start_learner() if learner.starts <= self.limits["restarts"] else \
                     Outcome("error", STALLED, "learner-stalled")
                 if failure is not None:
-                    outcomes += [self._with_isolation(Outcome(failure.status, failure.feedback, failure.mistake,
-                                                              details=dict(failure.details)))
-                                 for _ in range(len(tests) - len(outcomes))]
+                    outcomes += [Outcome(failure.status, failure.feedback, failure.mistake,
+                                         details=dict(failure.details)) for _ in range(len(tests) - len(outcomes))]
                     break
             outcome = self._test(grade_id, source)
             outcome = answer_cell_cause(outcome, learner.failures)
             outcome.details.setdefault("phases", {})["answers"] = round(learner.answers_seconds / max(len(tests), 1), 4)
-            outcomes.append(self._with_isolation(outcome))
+            outcomes.append(outcome)
         notes = [answer_cell_note(f) for f in learner.failures if not f["setup"]]
         if learner.forged_ready:
             notes = [FORGED_READY]
-        return {"outcomes": outcomes, "notes": notes, "output": learner.output,
-                "answers_seconds": round(learner.answers_seconds, 4)}
+        return Graded(tuple(outcomes), tuple(notes), learner.output, self._isolation())
 
-    def _with_isolation(self, outcome: Outcome) -> Outcome:
-        isolation = dict(self.learner.isolation, strong=strong(self.learner.isolation))
-        if isolation.get("memory_cgroup") and self.job.get("memory_group"):
-            isolation["memory_cgroup"] = os.path.basename(self.job["memory_group"])  # the judge's own record
-        outcome.details.update(isolation=isolation)
-        return outcome
+    def _isolation(self) -> Isolation:
+        """The layers the learner's sandbox reported (`hello`), once for the notebook, with our memory group."""
+        isolation = self.learner.isolation
+        if isolation.memory_cgroup and self.job.get("memory_group"):  # the judge's own record
+            isolation = dataclasses.replace(isolation, memory_cgroup=os.path.basename(self.job["memory_group"]))
+        return isolation
 
-    def _all(self, outcome: Outcome) -> dict:
-        return {"outcomes": [self._with_isolation(Outcome(outcome.status, outcome.feedback, outcome.mistake,
-                                                          details=dict(outcome.details)))
-                             for _ in self.job["tests"]], "notes": [], "output": ""}
+    def _all(self, outcome: Outcome) -> Graded:
+        return Graded(tuple(Outcome(outcome.status, outcome.feedback, outcome.mistake, details=dict(outcome.details))
+                            for _ in self.job["tests"]), isolation=self._isolation())
 
     def _start_learner(self) -> Outcome | None:
         """Start the learner's sandbox (its start runs here, after the baseline was recorded), then put the
@@ -201,41 +201,7 @@ def read_verdict(data: bytes) -> Outcome:
         message = protocol.check_json("verdict", data, protocol.MAX_GRADED_FRAME)
     except protocol.ProtocolError as error:
         return Outcome("error", protocol.GRADER_BROKE.format(why=error), "grader-error")
-    return Outcome(message["status"], message["feedback"], message["mistake"], details=message["details"])
-
-
-def strong(isolation: dict) -> bool:
-    """The layers a class is graded with by default: namespaces with the read-only root, Landlock and seccomp
-    all in force."""
-    return bool(isolation.get("namespaces") and isolation.get("read_only_root") and isolation.get("landlock")
-                and isolation.get("seccomp"))
-
-
-def _clip(text: str, limit: int = protocol.MAX_FEEDBACK) -> str:
-    return text if len(text) <= limit else text[:limit - 20] + " [... cut here]"
-
-
-def answer_cell_note(failure: dict) -> str:
-    """The note on an answer cell that raised (its tests may still pass on the names it defined first)."""
-    return _clip(f"your answer cell `{failure['cell']}` raised an error after defining its names: "
-                 f"{failure['outcome'].feedback}")
-
-
-def answer_cell_cause(outcome: Outcome, failures: list) -> Outcome:
-    """A name the test could not find because its answer cell raised first: that error is the cause. Only
-    the feedback changes, and only for a test that did not pass; the status stays the judge's."""
-    answer_failures = [f for f in failures if not f["setup"]]
-    setup_failures = [f for f in failures if f["setup"]]
-    if setup_failures and outcome.status != "passed":
-        f = setup_failures[0]
-        return Outcome("error", _clip(f"a setup cell of the course failed ({f['outcome'].feedback}); tell your "
-                                      "instructor."), "setup-error", details=outcome.details)
-    if answer_failures and outcome.status != "passed" and outcome.mistake in ("not-defined", "name-error"):
-        f = answer_failures[0]
-        cause = f["outcome"]
-        return Outcome(cause.status, _clip(f"your answer cell `{f['cell']}` raised an error: {cause.feedback}"),
-                       cause.mistake or "exception", details=outcome.details)
-    return outcome
+    return Outcome.from_wire(message)
 
 
 class OutOfTime(BaseException):
@@ -316,6 +282,6 @@ def test_verdict(grade_id: str, source: str, sock: socket.socket, judge: Judge, 
                                    "tell your instructor.", "grader-error")
     finally:
         shared.attach_learner(None)
-    verdict = {"status": outcome.status, "feedback": _clip(str(outcome.feedback)),
+    verdict = {"status": outcome.status, "feedback": clip(str(outcome.feedback)),
                "mistake": str(outcome.mistake)[:200], "details": outcome.details}
     return json.dumps(verdict, default=str).encode()

@@ -19,6 +19,7 @@ import time
 from autograder.engine.sandbox import cells, confine, learner, protocol, proxy, seccomp
 from autograder.engine.sandbox.cells import Outcome
 from autograder.engine.sandbox.channel import Channel, ChannelClosed, ChannelTimeout, CodecError, recv_fd, send_fd
+from autograder.engine.sandbox.isolation import Isolation
 
 ANSWER_TIMEOUT = ("time limit exceeded while running your answer cells: is there an infinite loop, or work "
                   "far larger than the exercise needs? (the answers run once, before any test)")
@@ -67,16 +68,16 @@ def read_started(message: bytes, sockets: list) -> tuple[int, list]:
     return pid, sockets
 
 
-def read_hello(message: bytes, fd: int | None) -> tuple[dict, int | None]:
+def read_hello(message: bytes, fd: int | None) -> tuple[Isolation, int | None]:
     """The sandbox's `hello`: (the layers it reported, its seccomp listener if it reported one); ProtocolError
     (the descriptor closed) if it is not one."""
     try:
-        isolation = dict(protocol.check_json("hello", message, 4096)["isolation"])
+        isolation = Isolation.from_wire(protocol.check_json("hello", message, 4096)["isolation"])
     except protocol.ProtocolError:
         if fd is not None:
             os.close(fd)
         raise
-    listener = fd if isolation.get("seccomp") else None
+    listener = fd if isolation.seccomp else None
     if fd is not None and listener is None:
         os.close(fd)
     return isolation, listener
@@ -91,7 +92,7 @@ class LearnerSandbox:
         self.labels = {label for label, _ in job["cells"]}
         self.pid = self.fds = self.control = self.listener = None  # the sandbox, our own child
         self.starter = self.starter_pid = None
-        self.isolation: dict = {}   # the layers it reported in `hello`
+        self.isolation = Isolation()  # the layers it reported in `hello`
         self.peak_mb = 0.0          # the largest of its test copies so far (its `ended`)
         self.fork_leave = 0         # fork attempts the seccomp listener lets through
         self.starts = 0

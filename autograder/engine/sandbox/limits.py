@@ -1,8 +1,8 @@
-"""What one grading may use, and what it is asked to do."""
+"""What one grading may use."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # Isolation levels, strongest first. "full" uses every layer the machine offers (and reports what it had);
 # the weaker ones are forced for tests and for machines where a layer misbehaves.
@@ -24,12 +24,16 @@ class Limits:
     restarts: int = 3                # fresh learner processes a notebook may need (after a timeout or a stall)
     isolation: str = "full"          # one of ISOLATION_LEVELS
 
-
-@dataclass
-class Job:
-    """One test cell on a notebook's setup and answer cells (the sandbox's own tests use it)."""
-    cells: list                      # [(label, source)] setup and answer cells, in notebook order
-    test_id: str
-    test_source: str
-    seed: int = 0
-    limits: Limits = field(default_factory=Limits)
+    @classmethod
+    def from_settings(cls, settings: dict, isolation: str = "full", seconds_cap: float | None = None) -> "Limits":
+        """The limits of a grading at `isolation`: the defaults, with each of `settings` (field -> value; None, the
+        isolation and any other name left out) in the field's type; each test's time cut to `seconds_cap` (at least
+        1 s) where that is less. The one builder: the CLI's options, and gradescope.json's "limits" with the time
+        budget's cap."""
+        limits = cls(isolation=isolation)
+        for key, value in settings.items():
+            if key in cls.__dataclass_fields__ and key != "isolation" and value is not None:
+                setattr(limits, key, type(getattr(limits, key))(value))
+        if seconds_cap is not None and seconds_cap < limits.seconds_per_test:
+            limits.seconds_per_test = max(1.0, float(seconds_cap))
+        return limits

@@ -16,7 +16,8 @@ reader reports as such, never with an exception that escapes.
     root's control        grader -> root            judge (a signal, with the notebook's socket attached)
     notebook (frames)     grader -> judge           job, then tests (a frame of its own, read once the
                                                     learner's starter exists)
-                          judge -> grader           graded (an outcome per test), or failed (why not)
+                          judge -> grader           graded (an outcome per test, the isolation once), or
+                                                    failed (why not)
     starter (seqpacket)   judge -> starter          start (a signal)
                           starter -> judge          started (with the sandbox's two sockets attached)
     (within the judge)    a test's run -> judge     verdict (its JSON, checked before it joins the reply)
@@ -106,8 +107,7 @@ _ISOLATION = {"type": "object", "maxProperties": 30, "propertyNames": {"maxLengt
 DETAILS = _object({
     "exception": _NAME, "exit": _NAME, "check_seconds": _SECONDS, "child_maxrss_mb": _SECONDS, "round_trips": _COUNT,
     "phases": {"type": "object", "maxProperties": 20, "propertyNames": {"maxLength": 200},
-               "additionalProperties": _SECONDS},
-    "isolation": _ISOLATION}, required=[])
+               "additionalProperties": _SECONDS}}, required=[])
 
 # cells.Outcome as the judge sends it (dataclasses.asdict).
 OUTCOME = _object({"status": {"enum": list(STATUSES)}, "feedback": {"type": "string", "maxLength": MAX_FEEDBACK},
@@ -134,7 +134,7 @@ JUDGE_REPLIES = {
                        "notes": {"type": "array", "maxItems": 400,
                                  "items": {"type": "string", "maxLength": MAX_FEEDBACK}},
                        "output": {"type": "string", "maxLength": MAX_OUTPUT},
-                       "answers_seconds": _SECONDS}, required=["outcomes", "notes", "output"]),
+                       "isolation": _ISOLATION}, required=["outcomes", "notes", "output"]),
     "failed": _object({"error": _TEXT}),
 }
 

@@ -13,7 +13,6 @@ import socket
 import site
 import sys
 import sysconfig
-from dataclasses import asdict
 from pathlib import Path
 
 from autograder.engine.sandbox import hugepages, integrity, protocol, seccomp, warm
@@ -210,8 +209,7 @@ def judge_main(channel: Channel) -> None:
 
     try:
         job = protocol.check("job", _recv(channel))
-        result = judge.grade_notebook(job, learner_read_roots(job["protected"]), read_tests)
-        reply = dict(result, outcomes=[asdict(o) for o in result["outcomes"]])
+        reply = judge.grade_notebook(job, learner_read_roots(job["protected"]), read_tests).to_wire()
     except BaseException as error:  # noqa: BLE001 - the grader's own failure, for its report
         reply = {"error": f"{type(error).__name__}: {error}"[:protocol.MAX_TEXT]}
     try:
