@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from autograder.engine.sandbox import Job, Limits
+from autograder.engine.sandbox import Limits
 
 LIMITS = Limits(seconds_per_test=60)
 
@@ -77,8 +77,8 @@ raise AssertionError(f"trips {{link.requests - before}}; result {{result!r}}; x 
 
 def gradcheck(sandbox, answer: str, planned: bool, fn: str = "Fn.apply") -> tuple:
     """(what gradcheck returned or raised, its round trips, the input after it), from a fresh learner's copy."""
-    outcome = sandbox.run(Job([("setup:setup_1", HEADER), ("answer_Fn", answer)], "test_plan",
-                              TEST.format(fn=fn, planned=planned), limits=LIMITS))
+    outcome, = sandbox.run([("setup:setup_1", HEADER), ("answer_Fn", answer)],
+                           [("test_plan", TEST.format(fn=fn, planned=planned))], limits=LIMITS).outcomes
     found = re.search(r"trips (\d+); (result .*)", outcome.feedback, re.S)
     assert found, outcome.feedback
     return int(found.group(1)), found.group(2)
@@ -122,8 +122,8 @@ assert shared.learner().plans_sent == 0
 
 
 def test_a_gradcheck_of_more_evaluations_than_a_plan_holds_asks_one_request_at_a_time(sandbox):
-    outcome = sandbox.run(Job([("setup:setup_1", "import torch\n"), ("answer_Fn", MANY)], "test_plan", MANY_TEST,
-                              limits=LIMITS))
+    outcome, = sandbox.run([("setup:setup_1", "import torch\n"), ("answer_Fn", MANY)], [("test_plan", MANY_TEST)],
+                           limits=LIMITS).outcomes
     assert outcome.status == "passed", outcome.feedback
 
 
