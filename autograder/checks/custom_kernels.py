@@ -31,7 +31,7 @@ import torch
 
 from autograder import kernels
 from autograder.checks import common as c
-from autograder.checks.compile_export_ops import (
+from autograder.checks.compile_export.ops import (
     FAKE_READS_DATA, _CUSTOM_OP_DEF, _dispatcher_op, as_metadata, contiguous_strides, fake_outputs, opcheck_results,
     require_op as _require_custom_op,
 )

@@ -22,7 +22,7 @@ import nbformat
 import pytest
 
 from autograder.classroom import gradescope
-from autograder.classroom.gradescope_schema import RESULTS_SCHEMA  # the schema the autograder checks at run time
+from autograder.classroom.gradescope.schema import RESULTS_SCHEMA  # the schema the autograder checks at run time
 from autograder.maintain import samples
 
 from helpers import ROOT, run_cli

@@ -323,7 +323,7 @@ def test_grade_refuses_an_oversized_notebook_before_reading_it(tmp_path):
 
 
 def test_run_autograders_own_fallback_is_plain_text_too():
-    from autograder.classroom import gradescope_scripts
+    from autograder.classroom.gradescope import scripts as gradescope_scripts
 
     fallback = gradescope_scripts.RUN_AUTOGRADER.split("<<'JSON'\n")[1].split("\nJSON")[0]
     assert json.loads(fallback)["output_format"] == "text" and json.loads(fallback)["score"] == 0

@@ -207,8 +207,8 @@ def _leaves(created: dict) -> list:
 # (learner_record.observed), every backward of a Function the judge calls recorded alike, and, once the call has
 # returned, a description of what it keeps for backward, by a probe found in the registry's snapshot. The last few
 # descriptions are kept, with a weak reference to each call's output, for the judge to read (`op_record`).
-_DESCRIBE = "autograder.checks.behaviour_record:describe_call"
-_AFTER = "autograder.checks.behaviour_record:after_call"
+_DESCRIBE = "autograder.checks.behaviour.record:describe_call"
+_AFTER = "autograder.checks.behaviour.record:after_call"
 _WEAKREF = weakref.ref
 _KEPT_RECORDS = 8
 

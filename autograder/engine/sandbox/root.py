@@ -60,9 +60,9 @@ def prepare(for_a_class: bool = False) -> None:
         pass  # notebook 16's setup cell then fails, naming what is missing; the other notebooks grade as usual
 
     checks = Path(__file__).resolve().parents[2] / "checks"  # every check module, by listing the folder
-    for module in sorted(p.stem for p in checks.glob("*.py")):
-        if not module.startswith("_"):
-            importlib.import_module(f"autograder.checks.{module}")
+    for module in sorted(p.relative_to(checks).with_suffix("").parts for p in checks.rglob("*.py")):
+        if not module[-1].startswith("_"):
+            importlib.import_module(".".join(("autograder", "checks") + module))
     # The first gradcheck in a process costs 0.3-0.5 s of lazy initialisation: pay it once, here.
     x = torch.randn(3, dtype=torch.float64, requires_grad=True)
     torch.autograd.gradcheck(lambda t: (t * t).sin(), (x,))

@@ -1,0 +1,135 @@
+"""Checks for notebook 09's `ClampWithMask` (see `external`): `ClampWithMask.apply(x, lo, hi)` is
+(x.clamp(lo, hi), mask), mask a float tensor of x's dtype, 1 where lo <= x <= hi, marked non-differentiable; the
+gradient reaches x only where the mask is 1.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from autograder.checks import common as c
+from autograder.checks.external.shared import _call, _gradcheck, _grads
+
+
+CLAMP = "ClampWithMask"
+CLAMP_HINT = "the gradient reaches x only where lo <= x <= hi: return grad_output * mask (and None for lo, hi)."
+
+
+def _clamp_outputs(ClampWithMask, x, lo, hi):
+    out = _call(ClampWithMask.apply, x, lo, hi, what="ClampWithMask.forward")
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        c.fail("wrong-outputs", f"ClampWithMask.apply(x, lo, hi) should return a pair (clamped, mask), got "
+                                f"{type(out).__name__}.")
+    y, mask = out
+    if not isinstance(y, torch.Tensor) or not isinstance(mask, torch.Tensor):
+        c.fail("not-a-tensor", "ClampWithMask.apply(x, lo, hi) should return two tensors (clamped, mask).")
+    return y, mask
+
+
+def _expected_mask(x, lo, hi):
+    xd = x.detach()
+    return ((xd >= lo) & (xd <= hi)).to(xd.dtype)
+
+
+def _require_mask(mask, x, lo, hi, what):
+    if mask.dtype == torch.bool:
+        c.fail("bool-mask", f"the mask of {what} is a bool tensor: it must be a float tensor of x's dtype "
+                            "(1.0 inside, 0.0 outside): convert the comparison's result to x's dtype.")
+    if mask.dtype != x.dtype:
+        c.fail("wrong-dtype", f"the mask of {what} has dtype {mask.dtype}: it must have x's dtype ({x.dtype}).")
+    c.require_shape(mask, x.shape, f"the mask of {what}")
+    expected = _expected_mask(x, lo, hi)
+    if not bool(torch.equal(mask.detach(), expected)):
+        xd = x.detach()
+        at_bounds = (xd == lo) | (xd == hi)
+        if bool((mask.detach() != expected)[~at_bounds].sum() == 0):
+            c.fail("boundary-excluded", f"the mask of {what} is 0 where x equals lo or hi exactly: the boundary "
+                                        "points belong inside (use lo <= x <= hi, not <).")
+        c.fail("wrong-mask", f"the mask of {what} is wrong: 1.0 where lo <= x <= hi, 0.0 elsewhere.")
+
+
+def clamp_values(ClampWithMask) -> None:
+    """Visible: clamped values, mask and gradient on a small example."""
+    c.require_function(ClampWithMask, CLAMP)
+    c.require_self_contained(ClampWithMask, CLAMP)
+    x = torch.tensor([-2.0, -0.7, 0.0, 0.4, 1.5], dtype=torch.float64, requires_grad=True)
+    lo, hi = -1.0, 1.0
+    y, mask = _clamp_outputs(ClampWithMask, x, lo, hi)
+    c.require_close(y, x.detach().clamp(lo, hi), "the first output of ClampWithMask.apply(x, -1.0, 1.0)",
+                    "wrong-forward", "it should be x.clamp(lo, hi).")
+    _require_mask(mask, x, lo, hi, "ClampWithMask.apply(x, -1.0, 1.0)")
+    c.require_own_node(y, ClampWithMask, CLAMP)
+    (grad,) = _grads(y, [x], what="ClampWithMask.backward")
+    if grad is None:
+        c.fail("no-gradient", "ClampWithMask gave x no gradient.")
+    c.require_close(grad, _expected_mask(x, lo, hi), "the gradient of ClampWithMask.apply(x, -1.0, 1.0)[0].sum()",
+                    "wrong-derivative", CLAMP_HINT)
+
+
+MASK_CASES = ("marked",)
+MASK_TABLE = ("marked", torch.float64, torch.float32)
+
+
+def clamp_mask(ClampWithMask, cases=MASK_CASES) -> None:
+    """The mask needs no grad (mark_non_differentiable). "marked": on a small example; a dtype: and it has x's
+    dtype, and includes lo and hi exactly."""
+    c.require_function(ClampWithMask, CLAMP)
+    for case in cases:
+        if case == "marked":
+            x = torch.tensor([-2.0, 0.0, 2.0], dtype=torch.float64, requires_grad=True)
+            _, mask = _clamp_outputs(ClampWithMask, x, -1.0, 1.0)
+            _require_not_differentiable(mask, "ClampWithMask.apply(x, -1.0, 1.0)")
+        else:
+            _clamp_mask_in(ClampWithMask, case)
+
+
+def _require_not_differentiable(mask, what) -> None:
+    if mask.requires_grad:
+        c.fail("mask-requires-grad",
+               f"the mask of {what} requires grad, so autograd treats it as differentiable (a loss that uses it "
+               "would send a gradient into your backward). Call ctx.mark_non_differentiable(mask) in forward.")
+
+
+def _clamp_mask_in(ClampWithMask, dtype) -> None:
+    x = torch.tensor([-1.5, -0.5, -0.25, 0.0, 0.5, 0.75, 2.0], dtype=dtype, requires_grad=True)
+    lo, hi = -0.5, 0.75
+    what = f"ClampWithMask.apply(x, {lo}, {hi}) for a {dtype} x"
+    y, mask = _clamp_outputs(ClampWithMask, x, lo, hi)
+    if y.dtype != dtype:
+        c.fail("wrong-dtype", f"the clamped output of {what} has dtype {y.dtype}.")
+    _require_mask(mask, x, lo, hi, what)
+    _require_not_differentiable(mask, what)
+    (grad,) = _grads(y, [x], what="ClampWithMask.backward")
+    if grad is None:
+        c.fail("no-gradient", "ClampWithMask gave x no gradient.")
+    c.require_close(grad, _expected_mask(x, lo, hi), f"the gradient of {what}, boundary points included",
+                    "wrong-derivative", CLAMP_HINT)
+
+
+# (seed, shape, lo, hi)
+CLAMP_CASES = ((0, (6,), -0.5, 0.5),)
+CLAMP_TABLE = tuple((seed, shape, lo, hi) for seed in (0, 1, 2)
+                    for shape, lo, hi in (((6,), -0.5, 0.5), ((3, 4), -1.0, 0.2), ((2, 3, 4), 0.1, 1.2)))
+
+
+def clamp_gradcheck(ClampWithMask, cases=CLAMP_CASES) -> None:
+    """float64 finite differences away from lo and hi for each (seed, shape, lo, hi) of `cases`, and None for
+    lo, hi (crafted ctx)."""
+    c.require_function(ClampWithMask, CLAMP)
+    for seed, shape, lo, hi in cases:
+        x = c.randn(*shape, seed=seed, away_from=(lo, hi), scale=1.5)
+        _gradcheck(lambda t, a=lo, b=hi: ClampWithMask.apply(t, a, b)[0], (x,),
+                    f"ClampWithMask on shape {shape} with lo={lo}, hi={hi}", hint=CLAMP_HINT,
+                    reference=lambda t, a=lo, b=hi: t.clamp(a, b))
+    x = c.randn(2, 3, seed=cases[0][0] + 4)
+    ctx = c.FakeCtx((True, False, False))
+    with torch.no_grad():
+        y, mask = _call(ClampWithMask.forward, ctx, x, -0.5, 0.5, what="ClampWithMask.forward")
+        grads = _call(ClampWithMask.backward, ctx, torch.ones_like(y), torch.zeros_like(mask),
+                      what="ClampWithMask.backward")
+    if not isinstance(grads, (tuple, list)) or len(grads) != 3:
+        c.fail("wrong-arity", "ClampWithMask.backward must return three values, one per forward input: the gradient "
+                              "of x, then None for lo and None for hi.")
+    if grads[1] is not None or grads[2] is not None:
+        c.fail("missing-none", "ClampWithMask.backward returned a gradient for lo or hi, which are floats: return "
+                               "None in those positions.")
