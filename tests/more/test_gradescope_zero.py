@@ -7,7 +7,7 @@ import nbformat
 import pytest
 
 from autograder.classroom import gradescope
-from autograder.classroom.gradescope import results as gradescope_results
+from autograder.classroom.gradescope import result_entries as gradescope_results
 from autograder.classroom.gradescope.schema import problems
 
 

@@ -6,9 +6,9 @@
   answers what backward (or, in `forward_mode`, what jvp) would read. It crosses to the learner's process by
   value (it is a `common.FakeCtx`), as every stand-in ctx does; its classes are made on first use, by this
   module's `__getattr__`, in both processes.
-- `kept_by_graph(outputs)` (`behaviour_graph`): what an autograd graph keeps alive for backward, read from the
+- `kept_by_graph(outputs)` (`behaviour/graph.py`): what an autograd graph keeps alive for backward, read from the
   graph itself, so neither the answer's own saved-tensor hooks nor a list on ctx hide a tensor from it.
-- The real node (`behaviour_node`): what the node autograd made for `Fn.apply` saved and what else the call left
+- The real node (`behaviour/node.py`): what the node autograd made for `Fn.apply` saved and what else the call left
   alive (`real_node`), what the learner's backward returns with that node as its ctx (`real_backward`,
   `backward_by_its_node`), and `function_apply(Fn, *args)`, torch.autograd.Function's own `apply`, bound when
   the module is imported, for the probes that run torch.func transforms and forward-mode AD on a Function.

@@ -3,7 +3,7 @@
 A stand-in ctx is an object an answer can recognise (its type, module, MRO, the node attributes it lacks), so no
 point rests on it alone: each check that reads a direct call with a stand-in ctx reads the same property of the
 node autograd itself made, and needs both to agree. Both readings come from ordinary calls, which the learner's
-process records alike (`behaviour_record`, `learner_record`): `real_node`, what the node of `Fn.apply` saved and what
+process records alike (`behaviour/record.py`, `learner_record`): `real_node`, what the node of `Fn.apply` saved and what
 else the call left alive; `real_backward`, what the learner's backward returned with that node as its ctx, before
 the engine checked or repaired it (`backward_by_its_node` on the judge's side).
 Everything is read with accessors bound when this module was imported, before any answer ran (the integrity
@@ -65,13 +65,13 @@ def alive_after(call):
 
 
 def real_node(Fn, inputs: tuple, grad_output=None) -> dict:
-    """out = Fn.apply(*inputs), an ordinary call (`behaviour_record.ordinary_call`: the learner's process records
+    """out = Fn.apply(*inputs), an ordinary call (`behaviour.record.ordinary_call`: the learner's process records
     every call it serves the same way, so this one cannot be told from any other), then what its real node keeps for
     backward, read from that record after the call.
 
     Facts: "output" (the tensor returned; None when it is not one, "node" False when it has no node of a Function);
     "saved": one {"kind", "tensor"} per tensor the node saved (its saved_tensors, read through the C accessor), kind
-    as `behaviour_record.kind_of` says; "kept": every other tensor made during the call and still alive after it,
+    as `behaviour.record.kind_of` says; "kept": every other tensor made during the call and still alive after it,
     wherever it is kept (on ctx, in any container, in a global), as {"kind", "where", "nbytes", "tensor"};
     "unreadable": where a kept tensor's storage could not be read (the check fails closed on it). With
     `grad_output`: "after" holds the output and the saved tensors as they are after one backward of out with that

@@ -8,7 +8,7 @@ output's tangent) and torch.func's transforms (vmap, vmap(grad), vmap(jvp), jvp,
 give for torch.logsumexp; besides x itself, only reduced-size tensors are kept for backward.
 
 Every check takes `cases=`: its default is what the visible test runs, the hidden tests pass the larger tables of
-capstone_cases.py. A case is a tuple whose last item is its seed. Errors become mistakes only through the rule
+capstone/cases.py. A case is a tuple whose last item is its seed. Errors become mistakes only through the rule
 tables (`RULES`, `FORWARD_RULES`): see autograder/checks/explain.py.
 
 Where the judge can, it verifies the Function's own static methods rather than what a transform reports: the
@@ -19,10 +19,10 @@ in the probe `transformed`, which returns only the tensors computed; the compari
 reference is torch.logsumexp (and torch.func's transforms of it, computed here), bound when this module is
 imported.
 
-Where each part lives: capstone_cases.py (the case tables), capstone_rules.py (hints, rule tables, references and
-the calls of learner code), capstone_values.py (values, stability, masked rows, shapes, the Nones, gradcheck and
-gradgradcheck), capstone_forward.py (the Function's own jvp), capstone_transforms.py (torch.func's transforms, the
-probe `transformed`) and capstone_memory.py (what is kept for backward, the probe `kept_for_backward`). This module
+Where each part lives: capstone/cases.py (the case tables), capstone/rules.py (hints, rule tables, references and
+the calls of learner code), capstone/values.py (values, stability, masked rows, shapes, the Nones, gradcheck and
+gradgradcheck), capstone/forward.py (the Function's own jvp), capstone/transforms.py (torch.func's transforms, the
+probe `transformed`) and capstone/memory.py (what is kept for backward, the probe `kept_for_backward`). This module
 is the one the notebook imports (`from autograder.checks import capstone as check`): it names the checks and their
 case tables.
 """

@@ -18,7 +18,7 @@ from autograder.checks.capstone.rules import NAME, require_logsumexp, run
 
 def kept_for_backward(LSE, x, dim, keepdim) -> dict:
     """LogSumExp.apply(x, dim, keepdim), an ordinary call (the learner's process records every call it serves the
-    same way: `behaviour_record`), then what it keeps for backward, from that record: the output, the bytes of its
+    same way: `behaviour/record.py`), then what it keeps for backward, from that record: the output, the bytes of its
     storage and of x's, and every distinct storage kept for backward (what the node saved, what the graph packed and
     every tensor among the ctx's attributes, in containers too, and every other tensor the call made that is still
     alive): its bytes, whether it is x's or the output's, where on ctx it was found, and the tensor kept."""

@@ -39,7 +39,7 @@ HESSIAN_HINT = ("hessian is jacfwd(jacrev(f)): forward mode through your backwar
 # ------------------------------------------------------------------------------------------ the rules
 
 # torch.func's own messages are recognised in raw_errors.py; the feedback notebooks 10 and 10b give in the same words
-# comes from torch_func_rules.py.
+# comes from torch_func/rules.py.
 SIZE_MSG = "Trying to set a forward gradient that has a different size"
 COUNT_MSG = "jvp returned an invalid number of forward gradients"
 BROADCAST = ("size-mismatch", "not-broadcastable", "cannot-broadcast", "shape-mismatch")   # raw_errors.RAW's codes

@@ -118,18 +118,18 @@ def require_function(obj, name: str) -> None:
              "with `ctx` as the first argument, never on an instance.")
 
 
-def _snapshot_inputs(values) -> list:
+def snapshot_inputs(values) -> list:
     """(tensor, copy of its values) for every tensor among `values` (and in tuples or lists among them)."""
     found = []
     for value in values:
         if isinstance(value, (tuple, list)):
-            found += _snapshot_inputs(value)
+            found += snapshot_inputs(value)
         elif isinstance(value, torch.Tensor):
             found.append((value, value.detach().clone()))
     return found
 
 
-def _require_inputs_unchanged(snapshots: list, what: str) -> None:
+def require_inputs_unchanged(snapshots: list, what: str) -> None:
     """Every expected value is computed from the inputs after the call: an input the learner's code
     changed in place (x.data.zero_(), x.mul_() under no_grad) would make wrong answers look right."""
     for tensor, before in snapshots:
@@ -173,10 +173,10 @@ def engine_rules(names: Sequence[str] = ()) -> tuple:
 def call(fn: Callable, *args, what: str, names: Sequence[str] = ()):
     """Call learner code, turning 'not implemented yet' and crashes into plain feedback (`names`: forward's
     inputs, for the feedback)."""
-    inputs = _snapshot_inputs(args)
+    inputs = snapshot_inputs(args)
     with explained(what, engine_rules(names)):
         result = fn(*args)
-    _require_inputs_unchanged(inputs, what)
+    require_inputs_unchanged(inputs, what)
     return result
 
 
@@ -283,7 +283,7 @@ def _fast_then_slow(check: Callable, fn: Callable, inputs, **options) -> None:
     """`check` (torch's gradcheck or gradgradcheck) in fast mode; the slow mode unless fast mode passed and left
     the inputs as they were."""
     rng = torch.get_rng_state()
-    snapshots = _snapshot_inputs(inputs if isinstance(inputs, (tuple, list)) else (inputs,))
+    snapshots = snapshot_inputs(inputs if isinstance(inputs, (tuple, list)) else (inputs,))
     try:
         check(fn, inputs, **dict(options, atol=options["atol"] / FAST_TIGHTER,
                                  rtol=options["rtol"] / FAST_TIGHTER, fast_mode=True))
@@ -313,7 +313,7 @@ def gradcheck(fn: Callable, inputs: tuple, what: str, code: str = "wrong-derivat
               names: Sequence[str] = (), reference: Callable | None = None, **kwargs) -> None:
     """float64 finite-difference check of `fn`'s backward, with plain feedback on failure (`names`: `fn`'s
     inputs, in order, for the feedback). With `reference` (the same function written with torch ops, in the
-    judge), backward is also compared with the judge's own derivative on a random grad_output (`common_vjp`):
+    judge), backward is also compared with the judge's own derivative on a random grad_output (`common/vjp.py`):
     finite differences of the learner's forward are not the only evidence."""
     with explained(what, _gradcheck_rules(code, hint, names)):
         _fast_then_slow(_gradcheck, fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **kwargs)
@@ -326,7 +326,7 @@ def gradcheck(fn: Callable, inputs: tuple, what: str, code: str = "wrong-derivat
 def gradgradcheck(fn: Callable, inputs: tuple, what: str, code: str = "not-twice-differentiable",
                   hint: str = "", reference: Callable | None = None) -> None:
     """float64 finite-difference check of second derivatives; with `reference`, also the judge's own second
-    derivative on random directions (`common_vjp`)."""
+    derivative on random directions (`common/vjp.py`)."""
     rules = (NOT_IMPLEMENTED, Rule(code, None, "{what}: second derivatives are wrong or unavailable ({line}). "
                                    + literal(hint), types=(RuntimeError,)))
     with explained(what, rules):
@@ -344,8 +344,8 @@ def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, wha
     inputs of the Function's forward, for the feedback)."""
     if grad_output is None:
         grad_output = torch.ones_like(output)
-    snapshots = _snapshot_inputs(inputs)
+    snapshots = snapshot_inputs(inputs)
     with explained(what, engine_rules(names)):
         grads = torch.autograd.grad(output, inputs, grad_output, allow_unused=True)
-    _require_inputs_unchanged(snapshots, what)
+    require_inputs_unchanged(snapshots, what)
     return grads

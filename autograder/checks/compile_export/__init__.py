@@ -4,10 +4,10 @@ as `check`.
 Two custom operators made with `torch.library.custom_op`, each with a NumPy kernel, a fake kernel
 (`register_fake`) and an autograd formula (`register_autograd`):
 
-- `numpy_sin` is `course::numpy_sin`, x -> sin(x): its checks are in `compile_export_sin`.
+- `numpy_sin` is `course::numpy_sin`, x -> sin(x): its checks are in `compile_export/sin.py`.
 - `numpy_topk` is `course::numpy_topk`, (x, k) -> (values, indices) of the k largest entries along the last
-  dim: its checks are in `compile_export_topk`.
-- What both share (the Rule tables, what an operator is, opcheck's verdict) is in `compile_export_ops`.
+  dim: its checks are in `compile_export/topk.py`.
+- What both share (the Rule tables, what an operator is, opcheck's verdict) is in `compile_export/ops.py`.
 
 When grading, the learner's names are proxies here (autograder/engine/sandbox/proxy.py). Values, gradients, gradcheck
 and the fake kernel's outputs are computed by calling the operator (or its registered fake kernel, an attribute

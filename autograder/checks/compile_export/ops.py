@@ -79,18 +79,18 @@ OPCHECK_RULES = OP_RULES + (
 )
 
 
-def _op_call(fn, *args, what: str, rules: tuple | None = None):
+def op_call(fn, *args, what: str, rules: tuple | None = None):
     """Call learner code; an error becomes the Mistake of the first rule of `rules` (by default the operator's
     rules, then any error as op-error) that recognises it."""
     with explained(what, OP_RULES + (OP_ERROR,) if rules is None else rules):
         return fn(*args)
 
 
-def _tolerance(dtype):
+def tolerance(dtype):
     return (1e-6, 1e-7) if dtype == torch.float32 else (1e-12, 1e-12)
 
 
-def _require_tensor(result, call: str, op: str, qualname: str) -> None:
+def require_tensor(result, call: str, op: str, qualname: str) -> None:
     """The operator returned a tensor (an autograd.Function class, called, returns an instance of itself)."""
     if not isinstance(result, torch.Tensor):
         c.fail("not-a-custom-op",
@@ -105,16 +105,16 @@ def _require_tensor(result, call: str, op: str, qualname: str) -> None:
 # the one the dispatcher knows by its name, built here from the C registry; the object only has to be the
 # CustomOpDef that torch.library registered under that name. Everything is bound when this module is imported,
 # before any answer ran.
-_CUSTOM_OP_DEF = torch.library.CustomOpDef
-_OPDEFS = _custom_ops.OPDEFS                      # qualname -> the CustomOpDef torch.library.custom_op registered
+CUSTOM_OP_DEF = torch.library.CustomOpDef
+OPDEFS = _custom_ops.OPDEFS                      # qualname -> the CustomOpDef torch.library.custom_op registered
 _OP_OVERLOAD, _OP_PACKET = torch._ops.OpOverload, torch._ops.OpOverloadPacket
 _JIT_OPERATION, _OPERATION_OVERLOAD = torch._C._jit_get_operation, torch._C._get_operation_overload
 _SCHEMA_OF = torch._C._get_schema
 _TYPE, _ISSUBCLASS, _FUNCTION = type, issubclass, torch.autograd.Function
-_INSTANCE_DICT = object.__getattribute__
+INSTANCE_DICT = object.__getattribute__
 
 
-def _dispatcher_op(qualname: str):
+def dispatcher_op(qualname: str):
     """The default overload of the operator the dispatcher knows as `qualname`, as a fresh OpOverload made from
     the C registry (not torch.ops' cache, which is an attribute anyone can set), or None when there is none."""
     try:
@@ -138,16 +138,16 @@ def op_facts(op, qualname: str) -> dict:
     (`qualname` when it is one of them), None when there is none; "fake" the fake kernel that operator's
     registration runs (None when none was registered)."""
     kind = _TYPE(op)
-    facts = {"type": kind.__name__, "is_custom_op": kind is _CUSTOM_OP_DEF,
+    facts = {"type": kind.__name__, "is_custom_op": kind is CUSTOM_OP_DEF,
              "is_function": _ISSUBCLASS(kind, type) and _ISSUBCLASS(op, _FUNCTION),
              "names": [], "operator": None, "fake": None}
     if not facts["is_custom_op"]:
         return facts
-    facts["names"] = sorted(name for name, registered in list(_OPDEFS.items()) if registered is op)
+    facts["names"] = sorted(name for name, registered in list(OPDEFS.items()) if registered is op)
     named = qualname if qualname in facts["names"] else next(iter(facts["names"]), None)
     if named is not None:
-        facts["operator"] = _dispatcher_op(named)
-        facts["fake"] = _INSTANCE_DICT(op, "__dict__").get("_abstract_fn")
+        facts["operator"] = dispatcher_op(named)
+        facts["fake"] = INSTANCE_DICT(op, "__dict__").get("_abstract_fn")
     return facts
 
 
@@ -178,7 +178,7 @@ def require_op(op, name: str, qualname: str) -> dict:
     return facts
 
 
-def _runnable(op, qualname: str, name: str | None = None):
+def runnable(op, qualname: str, name: str | None = None):
     """What the values and gradient tests call: the dispatcher's operator `qualname` (never the object's own
     `_opoverload`), once `op` is the CustomOpDef torch.library registered under that name (`require_op`). Anything
     else fails here: an object that only behaves like the operator (a plain function, a `__class__` that says
@@ -186,7 +186,7 @@ def _runnable(op, qualname: str, name: str | None = None):
     return require_op(op, name or qualname.partition("::")[2], qualname)["operator"]
 
 
-def _surface(error: Exception):
+def surface(error: Exception):
     """Re-raise `error`, in the learner's process, so that what crosses to the judge (an error's type and
     message, not the chain of errors it wraps) still says what the rules read: an error wrapping the learner's
     NotImplementedError (opcheck's OpCheckError does) is raised as a NotImplementedError with the same
@@ -196,11 +196,11 @@ def _surface(error: Exception):
     raise error
 
 
-def _surfacing(fn, *args):
+def surfacing(fn, *args):
     try:
         return fn(*args)
     except Exception as error:  # noqa: BLE001 - re-raised
-        _surface(error)
+        surface(error)
 
 
 # What torch.library.opcheck runs, bound before any answer: it looks `optests.opcheck` up at every call, and the
@@ -216,7 +216,7 @@ def opcheck_results(op, args: tuple) -> dict:
     try:
         return _DICT(_OPCHECK(op, args))
     except Exception as error:  # noqa: BLE001 - re-raised
-        _surface(error)
+        surface(error)
 
 
 # A custom operator on fake tensors, as torch.compile, torch.export and opcheck call it: the fake kernel where it is
@@ -231,7 +231,7 @@ def fake_outputs(qualname: str, shape: tuple, stride: tuple, dtype, extra: tuple
     the answer's) called as op(x, *extra) under a FakeTensorMode, x a fake tensor of that shape, strides and dtype
     (no data); each output's (shape, strides, dtype name), None for what is not a tensor. The judge compares them
     with its own expectation (`require_op` has found the operator first)."""
-    op = _dispatcher_op(qualname)
+    op = dispatcher_op(qualname)
     with _FAKE_MODE():
         out = op(_EMPTY_STRIDED(shape, stride, dtype=dtype), *extra)
     out = out if isinstance(out, (tuple, list)) else (out,)

@@ -13,13 +13,13 @@ from __future__ import annotations
 import functools
 
 import torch
-import torch._dynamo  # noqa: F401 - imported before the integrity baseline (see compile_export_ops)
+import torch._dynamo  # noqa: F401 - imported before the integrity baseline (see compile_export/ops.py)
 import torch.export  # noqa: F401
 
 from autograder.checks import common as c
 from autograder.checks.compile_export.ops import (
-    OPCHECK_RULES, _CUSTOM_OP_DEF, _INSTANCE_DICT, _OPDEFS, _op_call, _require_tensor, _runnable, _surface,
-    _surfacing, _tolerance, opcheck_results, require_op,
+    OPCHECK_RULES, CUSTOM_OP_DEF, INSTANCE_DICT, OPDEFS, op_call, require_tensor, runnable, surface,
+    surfacing, tolerance, opcheck_results, require_op,
 )
 
 
@@ -52,10 +52,10 @@ def use_exercise_fake(qualname: str, on: bool) -> None:
     """In the learner's process: the operator `qualname` (found in torch.library's registry) runs on fake tensors
     with the exercise's fake kernel while `on`, then with its own again. The compile and export tests judge
     tracing and the exported graph with it, so that the fake kernel's own rule costs only opcheck's point."""
-    opdef = _OPDEFS.get(qualname)
-    if type(opdef) is not _CUSTOM_OP_DEF:
+    opdef = OPDEFS.get(qualname)
+    if type(opdef) is not CUSTOM_OP_DEF:
         return
-    fakes = _INSTANCE_DICT(opdef, "__dict__")
+    fakes = INSTANCE_DICT(opdef, "__dict__")
     if on:
         _OWN_FAKES[qualname] = fakes.get("_abstract_fn")
         def exercise_fake(x):  # made here at each use: no module holds the exercise's fake for an answer to import
@@ -69,36 +69,36 @@ def use_exercise_fake(qualname: str, on: bool) -> None:
 def sin_values(op, cases=SIN_VALUES_DEFAULT) -> None:
     """Values (dtype and shape kept) and x left unchanged, for each case: computed by calling numpy_sin here and
     compared with torch.sin (the gradient is sin_gradcheck's rule)."""
-    op = _runnable(op, QUALNAME)
+    op = runnable(op, QUALNAME)
     for shape, dtype, scale, seed in cases:
         x = c.randn(*shape, seed=seed, requires_grad=False, dtype=dtype, scale=scale)
         original = x.clone()
         call = f"numpy_sin(x) for a {dtype} input of shape {shape}"
-        y = _op_call(op, x, what=call)
-        _require_tensor(y, call, OP, QUALNAME)
+        y = op_call(op, x, what=call)
+        require_tensor(y, call, OP, QUALNAME)
         if not bool(torch.equal(x, original)):
             c.fail("kernel-mutates-input",
                    "numpy_sin(x) changed x itself, although mutates_args=() promises it does not: the NumPy array "
                    "x.numpy() gives shares x's memory, and the kernel wrote into it.")
-        rtol, atol = _tolerance(dtype)
+        rtol, atol = tolerance(dtype)
         c.require_close(y, torch.sin(original), call, "wrong-forward",
                         "the kernel should return np.sin of x's data as a tensor of x's dtype.", rtol=rtol, atol=atol)
 
 
 def sin_gradcheck(op, cases=SIN_GRADCHECK_DEFAULT) -> None:
     """float64 gradcheck of numpy_sin on each (shape, seed)."""
-    op = _runnable(op, QUALNAME)
+    op = runnable(op, QUALNAME)
     for shape, seed in cases:
         x = c.randn(*shape, seed=seed)
         what = f"numpy_sin on shape {shape}"
         original = x.detach().clone()
-        y = _op_call(op, x, what=what)  # a clear message for a missing backward or a NumPy scalar
-        _require_tensor(y, f"numpy_sin(x) for x of shape {shape}", OP, QUALNAME)
+        y = op_call(op, x, what=what)  # a clear message for a missing backward or a NumPy scalar
+        require_tensor(y, f"numpy_sin(x) for x of shape {shape}", OP, QUALNAME)
         if not bool(torch.equal(x.detach(), original)):  # then backward reads a changed x: name the cause
             c.fail("kernel-mutates-input", f"{what}: numpy_sin(x) changed x itself, so backward saw another x "
                                            "than the one sin was taken of (mutates_args=() promises no change).")
-        _op_call(c.backward_grads, y, [x], what=what)
-        _op_call(functools.partial(c.gradcheck, reference=torch.sin), op, (x,), what, "wrong-derivative", SIN_HINT,
+        op_call(c.backward_grads, y, [x], what=what)
+        op_call(functools.partial(c.gradcheck, reference=torch.sin), op, (x,), what, "wrong-derivative", SIN_HINT,
                  what=what)
 
 
@@ -108,7 +108,7 @@ def sin_opcheck(op, cases=SIN_OPCHECK_DEFAULT) -> None:
     for shape, dtype, requires_grad, seed in cases:
         x = c.randn(*shape, seed=seed, requires_grad=requires_grad, dtype=dtype)
         what = f"torch.library.opcheck(numpy_sin, (x,)) for x of shape {tuple(x.shape)}, {x.dtype}"
-        _op_call(opcheck_results, op, (x,), what=what, rules=OPCHECK_RULES)
+        op_call(opcheck_results, op, (x,), what=what, rules=OPCHECK_RULES)
 
 
 @c.compiling_probe
@@ -121,7 +121,7 @@ def compiled(op):
     def fn(t):
         return op(t) * 2.0 + 1.0
 
-    return functools.partial(_surfacing, torch.compile(fn, backend="aot_eager", fullgraph=True))
+    return functools.partial(surfacing, torch.compile(fn, backend="aot_eager", fullgraph=True))
 
 
 def sin_compile(op, cases=SIN_COMPILE_DEFAULT) -> None:
@@ -145,21 +145,21 @@ def _sin_compile(op, cases) -> None:
         fn = compiled(op)
         x = c.randn(*shape, seed=seed, dtype=dtype)
         eager_x = x.detach().clone().requires_grad_(True)
-        eager = _op_call(op, eager_x, what=f"numpy_sin(x) for x of shape {tuple(shape)}")
+        eager = op_call(op, eager_x, what=f"numpy_sin(x) for x of shape {tuple(shape)}")
         try:
-            (eager_grad,) = _op_call(c.backward_grads, eager * 2.0 + 1.0, [eager_x], what="numpy_sin's backward")
+            (eager_grad,) = op_call(c.backward_grads, eager * 2.0 + 1.0, [eager_x], what="numpy_sin's backward")
         except c.Mistake as mistake:
             if mistake.code != "no-autograd":
                 raise
             eager_grad = None
-        y = _op_call(fn, x if eager_grad is not None else x.detach(), what=what)
-        rtol, atol = _tolerance(x.dtype)
+        y = op_call(fn, x if eager_grad is not None else x.detach(), what=what)
+        rtol, atol = tolerance(x.dtype)
         c.require_close(y, eager.detach() * 2.0 + 1.0, f"the compiled function's output ({x.dtype})",
                         "wrong-compiled-forward", "it differs from the same function run eagerly.",
                         rtol=rtol, atol=atol)
         if eager_grad is None:
             continue
-        (grad,) = _op_call(c.backward_grads, y, [x], what=what + ", backward")
+        (grad,) = op_call(c.backward_grads, y, [x], what=what + ", backward")
         c.require_close(grad, eager_grad, f"the gradient through the compiled function ({x.dtype})",
                         "wrong-compiled-backward", "it differs from the gradient of the same function run eagerly: "
                         "backward and setup_context run on fake tensors when traced, where only torch operations "
@@ -186,7 +186,7 @@ def export_facts(op, x, extra: tuple = ()) -> dict:
     try:
         program = torch.export.export(_UsesOp(op, *extra), (x,))
     except Exception as error:  # noqa: BLE001 - re-raised
-        _surface(error)
+        surface(error)
     nodes = []
     for node in program.graph.nodes:
         if node.op == "call_function":
@@ -215,19 +215,19 @@ def _sin_export(op, cases) -> None:
     what = "torch.export.export of a module returning numpy_sin(x) * 2"
     for shape, dtype, seed in cases:
         x = c.randn(*shape, seed=seed, requires_grad=False, dtype=dtype)
-        program = _op_call(export_facts, op, x, what=what)
+        program = op_call(export_facts, op, x, what=what)
         nodes = [n for n in program["nodes"] if "numpy_sin" in n["target"]]
         if not nodes:
             c.fail("op-not-in-graph", f"{what}: the exported graph has no course::numpy_sin node, so the exporter "
                                       "never saw your operator: define numpy_sin with torch.library.custom_op.")
-        real = _op_call(op, x.clone(), what="numpy_sin(x)")  # a clone: changing x is sin_values' rule
+        real = op_call(op, x.clone(), what="numpy_sin(x)")  # a clone: changing x is sin_values' rule
         recorded = nodes[0]["outputs"][0]
         if recorded is not None and (tuple(recorded[0]) != tuple(real.shape) or recorded[1] != real.dtype):
             c.fail("fake-kernel-mismatch",
                    f"{what}: the exported graph records numpy_sin's output as shape {tuple(recorded[0])}, "
                    f"{recorded[1]} (from your fake kernel), but the real kernel returns shape "
                    f"{tuple(real.shape)}, {real.dtype}: the two kernels disagree.")
-        out = _op_call(program["module"], x.clone(), what="the exported program")
-        rtol, atol = _tolerance(x.dtype)
+        out = op_call(program["module"], x.clone(), what="the exported program")
+        rtol, atol = tolerance(x.dtype)
         c.require_close(out, 2 * real, "the exported program's output", "wrong-exported-forward",
                         "it differs from numpy_sin(x) * 2 run eagerly.", rtol=rtol, atol=atol)

@@ -13,7 +13,7 @@ import torch
 
 from autograder.checks import common as c
 from autograder.checks.compile_export.ops import (
-    FAKE_READS_DATA, OPCHECK_RULES, OP_ERROR, OP_RULES, _CUSTOM_OP_DEF, _INSTANCE_DICT, _OPDEFS, _op_call, _require_tensor, _runnable,
+    FAKE_READS_DATA, OPCHECK_RULES, OP_ERROR, OP_RULES, CUSTOM_OP_DEF, INSTANCE_DICT, OPDEFS, op_call, require_tensor, runnable,
     as_metadata, fake_outputs, opcheck_results, require_op,
 )
 from autograder.checks.explain import Rule, literal
@@ -57,9 +57,9 @@ def _topk_input(shape, dtype, seed, requires_grad=False):
 
 def _topk_outputs(op, x, k, what):
     """(values, indices), or a plain-words failure when the operator returns something else."""
-    out = _op_call(op, x, k, what=what, rules=TOPK_RULES + OP_RULES + (OP_ERROR,))
+    out = op_call(op, x, k, what=what, rules=TOPK_RULES + OP_RULES + (OP_ERROR,))
     if isinstance(out, torch.Tensor) or not isinstance(out, (tuple, list)):
-        _require_tensor(out, what, TOPK, TOPK_QUALNAME)
+        require_tensor(out, what, TOPK, TOPK_QUALNAME)
         c.fail("wrong-outputs", f"{what} returned one tensor; it returns two, (values, indices): declare the "
                                 "return type tuple[torch.Tensor, torch.Tensor] and return both.")
     if len(out) != 2 or not all(isinstance(t, torch.Tensor) for t in out):
@@ -70,7 +70,7 @@ def _topk_outputs(op, x, k, what):
 def topk_values(op, cases=TOPK_VALUES_DEFAULT) -> None:
     """The k largest values along the last dim, largest first, in x's dtype; int64 indices pointing at them; x left
     unchanged. Computed by calling numpy_topk here and compared with torch.topk."""
-    op = _runnable(op, TOPK_QUALNAME)
+    op = runnable(op, TOPK_QUALNAME)
     for shape, k, dtype, seed in cases:
         x = _topk_input(shape, dtype, seed)
         original = x.clone()
@@ -100,20 +100,20 @@ def topk_values(op, cases=TOPK_VALUES_DEFAULT) -> None:
 def topk_gradient(op, cases=TOPK_GRADIENT_DEFAULT) -> None:
     """The gradient through the values (weighted by a random grad_values) lands at the picked places of x, and
     a float64 gradcheck of the values passes. Computed here, through the operator."""
-    op = _runnable(op, TOPK_QUALNAME)
+    op = runnable(op, TOPK_QUALNAME)
     for shape, k, dtype, seed in cases:
         x = _topk_input(shape, dtype, seed, requires_grad=True)
         what = f"numpy_topk(x, {k}) for x of shape {shape}"
         values, _ = _topk_outputs(op, x, k, what)
         weights = c.randn(*values.shape, seed=seed + 1000, requires_grad=False, dtype=dtype)
-        (grad,) = _op_call(c.backward_grads, values, [x], weights, what=f"the backward of {what}",
+        (grad,) = op_call(c.backward_grads, values, [x], weights, what=f"the backward of {what}",
                            rules=TOPK_RULES + OP_RULES + (OP_ERROR,))
         if grad is None:
             c.fail("no-gradient", f"{what} gave x no gradient through the values: " + TOPK_HINT)
         expected = torch.zeros_like(x.detach()).scatter(-1, torch.topk(x.detach(), k, dim=-1).indices, weights)
         c.require_close(grad, expected, f"the gradient of x through the values of {what}", "gradient-not-scattered",
                         TOPK_HINT)
-        _op_call(c.gradcheck, lambda t: op(t, k)[0], (x,), f"the values of {what}", "gradient-not-scattered",
+        op_call(c.gradcheck, lambda t: op(t, k)[0], (x,), f"the values of {what}", "gradient-not-scattered",
                  TOPK_HINT, what=what, rules=TOPK_RULES + OP_RULES + (OP_ERROR,))
 
 
@@ -126,7 +126,7 @@ def topk_fake_kernel(op, cases=TOPK_FAKE_DEFAULT) -> None:
     for shape, k, dtype, seed in cases:
         x = _topk_input(shape, dtype, seed)
         what = f"the fake kernel of numpy_topk(x, {k}), for a fake {dtype} x of shape {shape} (FakeTensorMode)"
-        got = _op_call(fake_outputs, TOPK_QUALNAME, tuple(x.shape), tuple(x.stride()), dtype, (k,), what=what,
+        got = op_call(fake_outputs, TOPK_QUALNAME, tuple(x.shape), tuple(x.stride()), dtype, (k,), what=what,
                        rules=(FAKE_READS_DATA,) + TOPK_RULES + OP_RULES + (OP_ERROR,))
         got = [as_metadata(item) for item in got] if isinstance(got, (list, tuple)) else []
         if len(got) != 2 or any(item is None for item in got):
@@ -160,10 +160,10 @@ def use_stand_ins(on: bool) -> None:
     with a fake kernel made here (none at import: the fake test, in a fork of its own, reaches none), and its
     backward's result is read as (grad_x, None); then with its own again. opcheck then judges the schema, the
     registration and tracing: the fake kernel and the arity cost only their own tests' points."""
-    opdef = _OPDEFS.get(TOPK_QUALNAME)
-    if type(opdef) is not _CUSTOM_OP_DEF:
+    opdef = OPDEFS.get(TOPK_QUALNAME)
+    if type(opdef) is not CUSTOM_OP_DEF:
         return
-    state = _INSTANCE_DICT(opdef, "__dict__")
+    state = INSTANCE_DICT(opdef, "__dict__")
     if on:
         def stand_in_fake(x, k):   # made here, in this test's copy only: no module of the checks holds a right fake
             shape = (*x.shape[:-1], k)
@@ -187,6 +187,6 @@ def topk_opcheck(op, cases=TOPK_OPCHECK_DEFAULT) -> None:
         for shape, k, dtype, requires_grad, seed in cases:
             x = _topk_input(shape, dtype, seed, requires_grad=requires_grad)
             what = f"torch.library.opcheck(numpy_topk, (x, {k})) for x of shape {shape}, {dtype}"
-            _op_call(opcheck_results, op, (x, k), what=what, rules=TOPK_RULES + OPCHECK_RULES)
+            op_call(opcheck_results, op, (x, k), what=what, rules=TOPK_RULES + OPCHECK_RULES)
     finally:
         use_stand_ins(False)

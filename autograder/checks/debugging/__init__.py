@@ -27,9 +27,9 @@ The right causes are not here: they live in solutions/debugging_key.json (`answe
 reads, as notebook 00's decisions do. Everything but the memory test is computed in the judge; whether the output is
 freed is a fact only the learner's process can see (`dropped_output`, a probe).
 
-The checks live in one module per exercise (`debugging_scaleshift`, `debugging_sinc`, `debugging_linearmap`,
-`debugging_gaussian`, `debugging_divideby`), the causes and the `cause` check in `debugging_shared`; the notebook's
-test cells import this module.
+The checks live in one module per exercise in debugging/ (`scaleshift.py`, `sinc.py`, `linearmap.py`, `gaussian.py`,
+`divideby.py`), the causes and the `cause` check in `shared.py`; the notebook's test cells import this module (the
+folder's __init__.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.debugging.shared import _fmt, symptom_remains
+from autograder.checks.debugging.shared import fmt, symptom_remains
 
 
 DIVIDE = "DivideBy"
@@ -29,7 +29,7 @@ def divide_number(DivideBy, cases=NUMBER_CASES[:1]) -> None:
     c.require_self_contained(DivideBy, DIVIDE)
     for shape, t, seed in cases:
         x = c.randn(*shape, seed=seed)
-        what = f"{DIVIDE}.apply(x, {t!r}) for x of shape {_fmt(x.shape)} (t a Python {type(t).__name__})"
+        what = f"{DIVIDE}.apply(x, {t!r}) for x of shape {fmt(x.shape)} (t a Python {type(t).__name__})"
         out = c.call(DivideBy.apply, x, t, what=what, names=DIVIDE_INPUTS)
         c.require_close(out, x.detach() / t, what, "wrong-forward", "forward returns x / t.")
         g = c.randn(*shape, seed=seed + 1, requires_grad=False)
@@ -48,7 +48,7 @@ def divide_tensor(DivideBy, cases=TENSOR_CASES[:1]) -> None:
         x = c.randn(*shape, seed=seed, requires_grad=x_grad)
         t = torch.tensor(value, dtype=torch.float64, requires_grad=t_grad)
         needs = [name for name, on in (("x", x_grad), ("t", t_grad)) if on]
-        what = (f"{DIVIDE}.apply(x, t) for x of shape {_fmt(x.shape)} and a 0-d tensor t, "
+        what = (f"{DIVIDE}.apply(x, t) for x of shape {fmt(x.shape)} and a 0-d tensor t, "
                 f"{' and '.join(needs)} requiring grad")
         out = c.call(DivideBy.apply, x, t, what=what, names=DIVIDE_INPUTS)
         c.require_close(out, x.detach() / t.detach(), what, "wrong-forward", "forward returns x / t.")

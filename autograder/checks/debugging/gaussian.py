@@ -17,7 +17,7 @@ import torch
 from autograder.checks import behaviour, raw_errors
 from autograder.checks.behaviour import record as behaviour_record
 from autograder.checks import common as c
-from autograder.checks.debugging.shared import _fmt, symptom_remains
+from autograder.checks.debugging.shared import fmt, symptom_remains
 
 
 GAUSSIAN = "Gaussian"
@@ -54,7 +54,7 @@ def dropped_output(Fn, x) -> dict:
     """Is out = Fn.apply(x) freed as soon as its last reference is dropped, before any backward ("freed") and after
     one ("freed_after_backward"); and, if not, once the collector runs ("collected"). Each call is an ordinary one:
     the learner's process records every call it serves the same way, under the same collector state, and lets go
-    of both calls read here only after the last of them (`behaviour_record.recorded(release=True)`)."""
+    of both calls read here only after the last of them (`behaviour.record.recorded(release=True)`)."""
     if behaviour_record.serving() is None:
         behaviour_record.noted("record of an ordinary call")
         return _dropped_here(Fn, x)
@@ -155,7 +155,7 @@ def gaussian_freed(Gaussian, cases=FREED_CASES[:1]) -> None:
     c.require_self_contained(Gaussian, GAUSSIAN)
     for shape, seed in cases:
         x = c.randn(*shape, seed=seed, requires_grad=False)
-        what = f"{GAUSSIAN}.apply(x) for x of shape {_fmt(x.shape)}"
+        what = f"{GAUSSIAN}.apply(x) for x of shape {fmt(x.shape)}"
         facts = c.call(dropped_output, Gaussian, x, what=what)
         if facts.get("output") is None:
             c.fail("not-a-tensor", f"{what} should return a tensor.")
@@ -177,7 +177,7 @@ def gaussian_values(Gaussian, cases=GAUSSIAN_VALUES_CASES[:1]) -> None:
     c.require_function(Gaussian, GAUSSIAN)
     for shape, seed in cases:
         x = c.randn(*shape, seed=seed)
-        what = f"{GAUSSIAN}.apply(x) for x of shape {_fmt(x.shape)}"
+        what = f"{GAUSSIAN}.apply(x) for x of shape {fmt(x.shape)}"
         y = c.call(Gaussian.apply, x, what=what)
         expected = torch.exp(-x.detach() ** 2)
         c.require_close(y, expected, what, "wrong-forward", "forward returns exp(-x**2).")

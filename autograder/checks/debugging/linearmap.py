@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.debugging.shared import _fmt, symptom_remains
+from autograder.checks.debugging.shared import fmt, symptom_remains
 from autograder.checks.explain import Rule
 
 
@@ -47,7 +47,7 @@ def linear_inplace(LinearMap, cases=INPLACE_CASES[:1]) -> None:
     for changed, n, m, d, seed in cases:
         leaf_x, leaf_w, g = _linear_inputs(n, m, d, seed)
         x, w = leaf_x * 1.0, leaf_w * 1.0   # non-leaves we may change in place
-        what = f"{LINEAR}.apply(x, w) for x of shape {_fmt(x.shape)}, w of shape {_fmt(w.shape)}"
+        what = f"{LINEAR}.apply(x, w) for x of shape {fmt(x.shape)}, w of shape {fmt(w.shape)}"
         out = c.call(LinearMap.apply, x, w, what=what, names=LINEAR_INPUTS)
         expected = (g @ w.detach(), g.T @ x.detach())       # what forward saw
         with torch.no_grad():
@@ -85,7 +85,7 @@ def linear_values(LinearMap, cases=LINEAR_VALUES_CASES[:1]) -> None:
     c.require_function(LinearMap, LINEAR)
     for n, m, d, seed in cases:
         x, w, g = _linear_inputs(n, m, d, seed)
-        what = f"{LINEAR}.apply(x, w) for x of shape {_fmt(x.shape)}, w of shape {_fmt(w.shape)}"
+        what = f"{LINEAR}.apply(x, w) for x of shape {fmt(x.shape)}, w of shape {fmt(w.shape)}"
         out = c.call(LinearMap.apply, x, w, what=what, names=LINEAR_INPUTS)
         c.require_close(out, x.detach() @ w.detach().T, what, "wrong-forward", "forward returns x @ w.T.")
         grads = c.backward_grads(out, [x, w], g, what=f"{LINEAR}.backward", names=LINEAR_INPUTS)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.debugging.shared import _fmt, symptom_remains
+from autograder.checks.debugging.shared import fmt, symptom_remains
 
 
 SCALE = "ScaleShift"
@@ -28,7 +28,7 @@ def _scale_grads(Fn, shapes, seed):
     x, w, b = (c.randn(*s, seed=seed + 100 * k) for k, s in enumerate(shapes))
     out = c.call(Fn.apply, x, w, b, what=f"{SCALE}.apply(x, w, b)", names=SCALE_INPUTS)
     shape = torch.broadcast_shapes(*shapes)
-    c.require_shape(out, shape, f"{SCALE}.apply(x, w, b) for shapes {', '.join(map(_fmt, shapes))}")
+    c.require_shape(out, shape, f"{SCALE}.apply(x, w, b) for shapes {', '.join(map(fmt, shapes))}")
     c.require_close(out, x.detach() * w.detach() + b.detach(), f"{SCALE}.apply(x, w, b)", "wrong-forward",
                     "forward returns x * w + b.")
     g = c.randn(*shape, seed=seed + 7, requires_grad=False)
@@ -44,7 +44,7 @@ def _scale_cases(Fn, cases, broadcast: bool) -> None:
     for shapes, seed in cases:
         inputs, g, got, expected = _scale_grads(Fn, shapes, seed)
         for name, t, grad, ref in zip(SCALE_INPUTS, inputs, got, expected):
-            what = f"the gradient of {name} (x, w, b of shapes {', '.join(map(_fmt, shapes))})"
+            what = f"the gradient of {name} (x, w, b of shapes {', '.join(map(fmt, shapes))})"
             if grad is None:
                 c.fail("missing-gradient", f"{what}: {name} requires grad but got none. Return its gradient.")
             c.require_shape(grad, t.shape, what, "wrong-grad-shape")
@@ -81,7 +81,7 @@ def _name_the_broken_rule(Fn, shapes, seed, name, t, grad, ref, g, what, broadca
                for a, e in zip(got, expected)):
             c.fail("broadcast-gradient",
                    f"{what} is wrong (largest error {worst:.3g}): {name} is broadcast against an output of shape "
-                   f"{_fmt(g.shape)}, and the same backward is right when every input has the output's shape. "
+                   f"{fmt(g.shape)}, and the same backward is right when every input has the output's shape. "
                    "Compare, for this input, what backward sums and what it multiplies. " + SCALE_HINT)
 
 

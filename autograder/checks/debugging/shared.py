@@ -68,7 +68,7 @@ def cause(exercise: str, chosen, cases=(LISTED,)) -> None:
                               f"{key['look']}")
 
 
-def _fmt(shape) -> str:
+def fmt(shape) -> str:
     return str(tuple(shape)).replace(",)", ")")
 
 

@@ -35,7 +35,7 @@ import math
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.debugging.shared import _fmt, symptom_remains
+from autograder.checks.debugging.shared import fmt, symptom_remains
 
 
 SINC = "Sinc"
@@ -98,7 +98,7 @@ def sinc_zero(Sinc, cases=(((5,), torch.float64, 200, 2),)) -> None:
     for shape, dtype, seed, zeros in cases:
         x = _zero_input(shape, dtype, seed, zeros)
         at = x.detach() == 0
-        what = f"{SINC}.apply(x) for x of shape {_fmt(x.shape)} ({str(dtype)[6:]}) with {int(at.sum())} zero(s)"
+        what = f"{SINC}.apply(x) for x of shape {fmt(x.shape)} ({str(dtype)[6:]}) with {int(at.sum())} zero(s)"
         y = c.call(Sinc.apply, x, what=what)
         value, slope = _sinc_value_and_slope(x)
         rtol, atol = _tolerance(dtype)

@@ -7,8 +7,8 @@
 - `ClampWithMask.apply(x, lo, hi)`: (x.clamp(lo, hi), mask), mask a float tensor of x's dtype, 1 where
   lo <= x <= hi, marked non-differentiable; the gradient reaches x only where the mask is 1.
 
-The checks live in one module per exercise (`external_cumsum`, `external_sort`, `external_clamp`), what they share
-in `external_shared`; the notebook's test cells import this module.
+The checks live in one module per exercise in external/ (`cumsum.py`, `sort.py`, `clamp.py`), what they share in
+`shared.py`; the notebook's test cells import this module (the folder's __init__.py).
 """
 
 from __future__ import annotations

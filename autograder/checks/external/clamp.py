@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.external.shared import _call, _gradcheck, _grads
+from autograder.checks.external.shared import call, gradcheck, grads_of
 
 
 CLAMP = "ClampWithMask"
@@ -16,7 +16,7 @@ CLAMP_HINT = "the gradient reaches x only where lo <= x <= hi: return grad_outpu
 
 
 def _clamp_outputs(ClampWithMask, x, lo, hi):
-    out = _call(ClampWithMask.apply, x, lo, hi, what="ClampWithMask.forward")
+    out = call(ClampWithMask.apply, x, lo, hi, what="ClampWithMask.forward")
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         c.fail("wrong-outputs", f"ClampWithMask.apply(x, lo, hi) should return a pair (clamped, mask), got "
                                 f"{type(out).__name__}.")
@@ -59,7 +59,7 @@ def clamp_values(ClampWithMask) -> None:
                     "wrong-forward", "it should be x.clamp(lo, hi).")
     _require_mask(mask, x, lo, hi, "ClampWithMask.apply(x, -1.0, 1.0)")
     c.require_own_node(y, ClampWithMask, CLAMP)
-    (grad,) = _grads(y, [x], what="ClampWithMask.backward")
+    (grad,) = grads_of(y, [x], what="ClampWithMask.backward")
     if grad is None:
         c.fail("no-gradient", "ClampWithMask gave x no gradient.")
     c.require_close(grad, _expected_mask(x, lo, hi), "the gradient of ClampWithMask.apply(x, -1.0, 1.0)[0].sum()",
@@ -99,7 +99,7 @@ def _clamp_mask_in(ClampWithMask, dtype) -> None:
         c.fail("wrong-dtype", f"the clamped output of {what} has dtype {y.dtype}.")
     _require_mask(mask, x, lo, hi, what)
     _require_not_differentiable(mask, what)
-    (grad,) = _grads(y, [x], what="ClampWithMask.backward")
+    (grad,) = grads_of(y, [x], what="ClampWithMask.backward")
     if grad is None:
         c.fail("no-gradient", "ClampWithMask gave x no gradient.")
     c.require_close(grad, _expected_mask(x, lo, hi), f"the gradient of {what}, boundary points included",
@@ -118,14 +118,14 @@ def clamp_gradcheck(ClampWithMask, cases=CLAMP_CASES) -> None:
     c.require_function(ClampWithMask, CLAMP)
     for seed, shape, lo, hi in cases:
         x = c.randn(*shape, seed=seed, away_from=(lo, hi), scale=1.5)
-        _gradcheck(lambda t, a=lo, b=hi: ClampWithMask.apply(t, a, b)[0], (x,),
+        gradcheck(lambda t, a=lo, b=hi: ClampWithMask.apply(t, a, b)[0], (x,),
                     f"ClampWithMask on shape {shape} with lo={lo}, hi={hi}", hint=CLAMP_HINT,
                     reference=lambda t, a=lo, b=hi: t.clamp(a, b))
     x = c.randn(2, 3, seed=cases[0][0] + 4)
     ctx = c.FakeCtx((True, False, False))
     with torch.no_grad():
-        y, mask = _call(ClampWithMask.forward, ctx, x, -0.5, 0.5, what="ClampWithMask.forward")
-        grads = _call(ClampWithMask.backward, ctx, torch.ones_like(y), torch.zeros_like(mask),
+        y, mask = call(ClampWithMask.forward, ctx, x, -0.5, 0.5, what="ClampWithMask.forward")
+        grads = call(ClampWithMask.backward, ctx, torch.ones_like(y), torch.zeros_like(mask),
                       what="ClampWithMask.backward")
     if not isinstance(grads, (tuple, list)) or len(grads) != 3:
         c.fail("wrong-arity", "ClampWithMask.backward must return three values, one per forward input: the gradient "

@@ -11,7 +11,7 @@ import torch
 
 from autograder.checks import common as c
 from autograder.checks.explain import Rule, explained
-from autograder.checks.external.shared import EXTERNAL_RULES, NUMPY_ERROR, ONCE, _call, _gradcheck, _grads
+from autograder.checks.external.shared import EXTERNAL_RULES, NUMPY_ERROR, ONCE, call, gradcheck, grads_of
 
 
 # The breadth of each check is its `cases=`: the default is what the visible test runs, the tables below what
@@ -51,13 +51,13 @@ def cumsum_values(NumpyCumsum) -> None:
     c.require_self_contained(NumpyCumsum, CUMSUM)
     x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=torch.float64, requires_grad=True)
     for dim in (0, 1):
-        y = _call(NumpyCumsum.apply, x, dim, what="NumpyCumsum.forward")
+        y = call(NumpyCumsum.apply, x, dim, what="NumpyCumsum.forward")
         _require_output(y, x, f"NumpyCumsum.apply(x, {dim})")
         c.require_close(y, torch.cumsum(x.detach(), dim), f"NumpyCumsum.apply(x, {dim})", "wrong-forward",
                         f"forward should return np.cumsum along axis={dim} (use the dim argument).")
     c.require_own_node(y, NumpyCumsum, CUMSUM)
     weights = torch.tensor([[1.0, 10.0, 100.0], [-1.0, 2.0, 0.5]], dtype=torch.float64)
-    (grad,) = _grads(y, [x], weights, what="NumpyCumsum.backward")
+    (grad,) = grads_of(y, [x], weights, what="NumpyCumsum.backward")
     if grad is None:
         c.fail("no-gradient", "NumpyCumsum gave x no gradient: backward must return the gradient of x first.")
     c.require_close(grad, _torch_cumsum_grad(weights, 1), "the gradient of NumpyCumsum.apply(x, 1)",
@@ -75,13 +75,13 @@ def cumsum_dims_and_dtypes(NumpyCumsum, cases=DIMS_CASES) -> None:
             for dtype in (torch.float64, torch.float32):
                 x = c.randn(*shape, seed=seed, dtype=dtype)
                 what = f"NumpyCumsum.apply(x, {dim}) on a {dtype} input of shape {shape}"
-                y = _call(NumpyCumsum.apply, x, dim, what=what)
+                y = call(NumpyCumsum.apply, x, dim, what=what)
                 _require_output(y, x, what)
                 c.require_close(y, torch.cumsum(x.detach(), dim), what, "wrong-forward",
                                 "forward should return np.cumsum(..., axis=dim): the dim argument decides the axis "
                                 "(negative dims count from the end).", rtol=1e-5, atol=1e-5)
                 g = c.randn(*shape, seed=seed + 50, dtype=dtype, requires_grad=False)
-                (grad,) = _grads(y, [x], g, what="NumpyCumsum.backward")
+                (grad,) = grads_of(y, [x], g, what="NumpyCumsum.backward")
                 if grad is None:
                     c.fail("no-gradient", "NumpyCumsum gave x no gradient.")
                 _require_output(grad, x, f"the gradient of {what}")
@@ -90,7 +90,7 @@ def cumsum_dims_and_dtypes(NumpyCumsum, cases=DIMS_CASES) -> None:
     # A transposed (non-contiguous) input.
     base = c.randn(4, 3, seed=cases[0] + 7, requires_grad=False)
     x = base.t().requires_grad_(True)
-    y = _call(NumpyCumsum.apply, x, 1, what="NumpyCumsum.forward on a transposed input")
+    y = call(NumpyCumsum.apply, x, 1, what="NumpyCumsum.forward on a transposed input")
     c.require_close(y, torch.cumsum(x.detach(), 1), "NumpyCumsum on a transposed (non-contiguous) input",
                     "wrong-forward")
 
@@ -106,16 +106,16 @@ def cumsum_gradcheck(NumpyCumsum, cases=CUMSUM_CASES) -> None:
     c.require_function(NumpyCumsum, CUMSUM)
     first = cases[0][0]
     probe = c.randn(3, 4, seed=first)
-    _require_output(_call(NumpyCumsum.apply, probe, 1, what="NumpyCumsum.forward"), probe, "NumpyCumsum.apply(x, 1)")
+    _require_output(call(NumpyCumsum.apply, probe, 1, what="NumpyCumsum.forward"), probe, "NumpyCumsum.apply(x, 1)")
     for seed, shape, dim in cases:
         x = c.randn(*shape, seed=seed)
-        _gradcheck(lambda t, d=dim: NumpyCumsum.apply(t, d), (x,), f"NumpyCumsum on shape {shape}, dim {dim}",
+        gradcheck(lambda t, d=dim: NumpyCumsum.apply(t, d), (x,), f"NumpyCumsum on shape {shape}, dim {dim}",
                     hint=CUMSUM_HINT, reference=lambda t, d=dim: torch.cumsum(t, d))
     x = c.randn(3, 4, seed=first + 3)
     ctx = c.FakeCtx((True, False))
     with torch.no_grad():
-        _call(NumpyCumsum.forward, ctx, x, 1, what="NumpyCumsum.forward")
-        grads = _call(NumpyCumsum.backward, ctx, torch.ones(3, 4, dtype=torch.float64), what="NumpyCumsum.backward")
+        call(NumpyCumsum.forward, ctx, x, 1, what="NumpyCumsum.forward")
+        grads = call(NumpyCumsum.backward, ctx, torch.ones(3, 4, dtype=torch.float64), what="NumpyCumsum.backward")
     if not isinstance(grads, (tuple, list)) or len(grads) != 2:
         c.fail("wrong-arity", "NumpyCumsum.backward must return two values, one per forward input: the gradient "
                               "of x, then None for dim.")
@@ -148,7 +148,7 @@ SECOND_ORDER_RULES = (
 
 def _cumsum_once_differentiable(NumpyCumsum, seed: int) -> None:
     x = c.randn(3, 4, seed=seed)
-    y = _call(NumpyCumsum.apply, x, 1, what="NumpyCumsum.forward")
+    y = call(NumpyCumsum.apply, x, 1, what="NumpyCumsum.forward")
     _require_output(y, x, "NumpyCumsum.apply(x, 1)")
     what = "NumpyCumsum.backward under create_graph=True"
     with explained(what, FIRST_ORDER_RULES):

@@ -24,17 +24,17 @@ EXTERNAL_RULES = (
 )
 
 
-def _call(fn, *args, what):
+def call(fn, *args, what):
     """Like common.call, with plain words for the NumPy pitfalls."""
     with explained(what, EXTERNAL_RULES):
         return c.call(fn, *args, what=what)
 
 
-def _gradcheck(fn, inputs, what, hint, reference=None):
+def gradcheck(fn, inputs, what, hint, reference=None):
     with explained(what, EXTERNAL_RULES):
         c.gradcheck(fn, inputs, what, hint=hint, reference=reference)
 
 
-def _grads(output, inputs, grad_output=None, what="backward"):
+def grads_of(output, inputs, grad_output=None, what="backward"):
     with explained(what, EXTERNAL_RULES):
         return c.backward_grads(output, inputs, grad_output, what=what)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.external.shared import _call, _gradcheck, _grads
+from autograder.checks.external.shared import call, gradcheck, grads_of
 
 
 SORT = "SortWithIndices"
@@ -17,7 +17,7 @@ SORT_HINT = ("values[..., j] came from x[..., indices[..., j]], so backward must
 
 
 def _sort_outputs(SortWithIndices, x, what="SortWithIndices.apply(x)"):
-    out = _call(SortWithIndices.apply, x, what="SortWithIndices.forward")
+    out = call(SortWithIndices.apply, x, what="SortWithIndices.forward")
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         c.fail("wrong-outputs", f"{what} should return a pair (values, indices), got {type(out).__name__}.")
     values, indices = out
@@ -68,7 +68,7 @@ def sort_values(SortWithIndices) -> None:
     _require_values(x, values, "SortWithIndices.apply(x)")
     c.require_own_node(values, SortWithIndices, SORT)
     weights = torch.tensor([[1.0, 10.0, 100.0], [1.0, 10.0, 100.0]], dtype=torch.float64)
-    (grad,) = _grads(values, [x], weights, what="SortWithIndices.backward")
+    (grad,) = grads_of(values, [x], weights, what="SortWithIndices.backward")
     if grad is None:
         c.fail("no-gradient", "SortWithIndices gave x no gradient through the values.")
     # No ties: the permutation is the one torch.sort finds, whatever the indices returned (the indices' rule).
@@ -88,7 +88,7 @@ def sort_gradcheck(SortWithIndices, cases=SORT_GRADCHECK_CASES) -> None:
     c.require_function(SortWithIndices, SORT)
     for seed, shape in cases:
         x = c.randn(*shape, seed=seed)
-        _gradcheck(lambda t: SortWithIndices.apply(t)[0], (x,), f"the values of SortWithIndices on shape {shape}",
+        gradcheck(lambda t: SortWithIndices.apply(t)[0], (x,), f"the values of SortWithIndices on shape {shape}",
                     hint=SORT_HINT, reference=lambda t: torch.sort(t, dim=-1).values)
 
 
@@ -98,7 +98,7 @@ def _backward_scatters(SortWithIndices) -> bool:
     try:
         values, _ = _sort_outputs(SortWithIndices, x)
         g = c.randn(2, 5, seed=78, requires_grad=False)
-        (grad,) = _grads(values, [x], g, what="SortWithIndices.backward")
+        (grad,) = grads_of(values, [x], g, what="SortWithIndices.backward")
     except c.Mistake:
         return False
     expected = torch.zeros_like(g).scatter(-1, torch.sort(x.detach(), dim=-1).indices, g)
@@ -126,7 +126,7 @@ def sort_indices(SortWithIndices, cases=SORT_INDEX_CASES) -> None:
     # With ties the gradient must follow the indices actually returned.
     values, indices = _sort_outputs(SortWithIndices, ties)
     g = torch.arange(1.0, 11.0, dtype=torch.float64).reshape(2, 5)
-    (grad,) = _grads(values, [ties], g, what="SortWithIndices.backward")
+    (grad,) = grads_of(values, [ties], g, what="SortWithIndices.backward")
     expected = torch.zeros_like(g).scatter(-1, indices, g)
     c.require_close(grad, expected, "the gradient of x with ties, following the returned indices",
                     "wrong-derivative", SORT_HINT)
@@ -134,9 +134,9 @@ def sort_indices(SortWithIndices, cases=SORT_INDEX_CASES) -> None:
     ctx = c.FakeCtx((True,))
     x = c.randn(2, 4, seed=cases[0][0] + 9)
     with torch.no_grad():
-        values, indices = _call(SortWithIndices.forward, ctx, x, what="SortWithIndices.forward")
+        values, indices = call(SortWithIndices.forward, ctx, x, what="SortWithIndices.forward")
         gv = c.randn(2, 4, seed=cases[0][0] + 10, requires_grad=False)
-        grads = _call(SortWithIndices.backward, ctx, gv, torch.zeros_like(indices), what="SortWithIndices.backward")
+        grads = call(SortWithIndices.backward, ctx, gv, torch.zeros_like(indices), what="SortWithIndices.backward")
     grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
     while len(grads) > 1 and grads[-1] is None:  # the engine tolerates trailing Nones
         grads = grads[:-1]

@@ -25,10 +25,10 @@ stay in the learner's process, so `linear_forward` and `linear_trains` read them
 LinearFunction instead, so one mistake costs points once (in LinearFunction's tests) and the module's tests judge
 the module's own code.
 
-Where each part lives: inplace_scale.py and inplace_clamp.py (the in-place exercises), inplace_shared.py (what both
-are checked with), linear_function.py, linear_module.py and linear_probe.py (the probe `linear_facts`). This module
-is the one the notebook imports (`from autograder.checks import inplace_modules as check`): it names the checks and
-their case tables.
+Where each part lives, in inplace_modules/: scale.py and clamp.py (the in-place exercises), shared.py (what both are
+checked with), linear_function.py, linear_module.py and linear_probe.py (the probe `linear_facts`). This module (the
+folder's __init__.py) is the one the notebook imports (`from autograder.checks import inplace_modules as check`): it
+names the checks and their case tables.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Checks of ClampInplace (notebook 12): `ClampInplace.apply(x, low, high)` clamps x in place, returns x marked
-dirty and saves it, so backward reads its mask from the saved output (the contract: inplace_modules.py)."""
+dirty and saves it, so backward reads its mask from the saved output (the contract: inplace_modules/__init__.py)."""
 
 from __future__ import annotations
 

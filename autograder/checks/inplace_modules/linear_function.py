@@ -1,7 +1,8 @@
 """Checks of LinearFunction (notebook 12): `LinearFunction.apply(x, weight, bias)` is x @ weight.T + bias, whose
 backward returns a gradient of each input's exact shape, None for a missing bias and for every input whose
-ctx.needs_input_grad entry is False (the contract: inplace_modules.py). Its expected values (torch's own linear
-layer, differentiated by autograd) serve the Linear module's checks too (linear_module.py, linear_probe.py)."""
+ctx.needs_input_grad entry is False (the contract: inplace_modules/__init__.py). Its expected values (torch's own linear
+layer, differentiated by autograd) serve the Linear module's checks too (linear_module.py,
+linear_probe.py)."""
 
 from __future__ import annotations
 

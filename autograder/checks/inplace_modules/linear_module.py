@@ -1,7 +1,7 @@
 """Checks of Linear (notebook 12): `Linear(in_features, out_features, bias=True)`, an nn.Module whose nn.Parameters
 are weight (out, in) and bias (out,) and whose forward calls LinearFunction.apply (the contract:
-inplace_modules.py). The module is built through the proxy when grading; what running and training it gives is read
-through the probe `linear_facts` (linear_probe.py)."""
+inplace_modules/__init__.py). The module is built through the proxy when grading; what running and training it
+gives is read through the probe `linear_facts` (linear_probe.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Checks of ScaleInplace (notebook 12): `ScaleInplace.apply(x, alpha)` multiplies x in place by the float alpha
-and returns x itself, marked dirty; backward returns (grad_output * alpha, None) (the contract: inplace_modules.py)."""
+and returns x itself, marked dirty; backward returns (grad_output * alpha, None) (the contract:
+inplace_modules/__init__.py)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
 """Checks for notebook 08 (trading memory for compute): the module its test cells import as `check`.
 
 - `RecomputeSiLU.apply(x)` returns x * sigmoid(x), saves only x and recomputes the sigmoid in backward: its
-  checks are in `memory_recompute_silu`.
+  checks are in `memory/recompute_silu.py`.
 - `checkpointed_mlp(x, layers)` applies `h = silu(layer(h))` for each nn.Linear in `layers`, each block
   wrapped in `torch.utils.checkpoint.checkpoint(..., use_reentrant=False)`: its checks are in
-  `memory_checkpointed_mlp`.
-- The seeded layers and the saved-bytes measurement both use are in `memory_layers`.
+  `memory/checkpointed_mlp.py`.
+- The seeded layers and the saved-bytes measurement both use are in `memory/layers.py`.
 
 Each check takes `cases=`: its default is what the notebook's visible test runs, the hidden block passes the
 larger table beside it (`SILU_VALUE_CASES`, ...). Errors become mistakes through the Rule tables (`*_RULES`).

@@ -3,7 +3,7 @@
 `checkpointed_mlp(x, layers)` applies `h = silu(layer(h))` for each nn.Linear in `layers`, each block wrapped in
 `torch.utils.checkpoint.checkpoint(..., use_reentrant=False)`.
 
-Its values and gradients are the judge's own: its layers are `JudgeLinear`s (`memory_layers`). What only the
+Its values and gradients are the judge's own: its layers are `JudgeLinear`s (`memory/layers.py`). What only the
 learner's process can observe is its memory: one probe (`run_checkpointed`) builds real nn.Linear layers holding
 the weights the judge drew from (widths, seed), measures saved bytes twice (with a pack hook, which sees every
 tensor autograd keeps outside a checkpointed region and outside any hooks of the answer's own; and on the graph
@@ -23,7 +23,7 @@ from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.explain import Rule, literal
 from autograder.checks.memory.layers import (
-    _param_keys, _params, _weights, distinct_bytes, judge_layers, layers_from, make_layers, plain_mlp,
+    parameter_keys, parameters_of, seeded_weights, distinct_bytes, judge_layers, layers_from, make_layers, plain_mlp,
     record_saved,
 )
 
@@ -90,7 +90,7 @@ def _run_mlp(checkpointed_mlp, x, widths, seed, grads=True):
     them in an nn.Sequential, say), which cannot cross, runs in the learner's process instead, through the probe
     `run_checkpointed` with nn.Linear layers of the same weights."""
     layers = judge_layers(widths, seed)
-    inputs = ([x] if x.requires_grad else []) + _params(layers)  # as passed: the call replaces a layer's state
+    inputs = ([x] if x.requires_grad else []) + parameters_of(layers)  # as passed: the call replaces a layer's state
     try:
         out = _call_mlp(checkpointed_mlp, x, layers)
     except (TypeError, AttributeError) as error:
@@ -129,7 +129,7 @@ def _compare(out, got, x, widths, seed, what):
                            "layers' parameters. Do not detach h or run the blocks under torch.no_grad().")
     names = (["x"] if x.requires_grad else []) + [
         f"layers[{i}].{n}" for i in range(len(ref_layers)) for n in ("weight", "bias")]
-    expected = torch.autograd.grad(ref_out.sum(), ([ref_x] if x.requires_grad else []) + _params(ref_layers))
+    expected = torch.autograd.grad(ref_out.sum(), ([ref_x] if x.requires_grad else []) + parameters_of(ref_layers))
     missing = [name for name, g in zip(names, got) if g is None]
     if missing:
         c.fail("graph-cut",
@@ -232,14 +232,14 @@ def run_checkpointed(checkpointed_mlp, x, weights, all_grads: bool = False) -> d
     if not isinstance(out, torch.Tensor):
         facts["type"] = type(out).__name__
         return facts
-    facts["saved_bytes"] = distinct_bytes(saved, exclude=_param_keys(layers))
+    facts["saved_bytes"] = distinct_bytes(saved, exclude=parameter_keys(layers))
     # Read off the graph itself: hooks of the answer's own, which win over the pack hook above, hide nothing.
     kept = [t for _, t in behaviour.kept_by_graph([out])]
-    facts["graph_bytes"] = distinct_bytes(kept, exclude=_param_keys(layers))
+    facts["graph_bytes"] = distinct_bytes(kept, exclude=parameter_keys(layers))
     facts["forward_calls"] = list(calls)
     facts["out"], facts["requires_grad"] = out.detach(), bool(out.requires_grad)
     if out.requires_grad:
-        inputs = ([x] if x.requires_grad else []) + (_params(layers) if all_grads else [])
+        inputs = ([x] if x.requires_grad else []) + (parameters_of(layers) if all_grads else [])
         try:
             facts["grads"] = list(torch.autograd.grad(out.sum(), inputs, allow_unused=True))
         except (NotImplementedError, RuntimeError) as error:
@@ -254,7 +254,7 @@ def _probe_facts(checkpointed_mlp, x, widths, seed, all_grads=False) -> dict:
     """`run_checkpointed`'s facts; a call that fails or returns no tensor is a mistake."""
     if not callable(checkpointed_mlp):
         c.fail("not-defined", f"`{MLP}` must be a function checkpointed_mlp(x, layers).")
-    facts = run_checkpointed(checkpointed_mlp, x, _weights(widths, seed), all_grads=all_grads)
+    facts = run_checkpointed(checkpointed_mlp, x, seeded_weights(widths, seed), all_grads=all_grads)
     if "raised" in facts:
         c.explain(_as_error(facts["raised"]), f"{MLP}(x, layers)", CALL_RULES)
     if "type" in facts:
@@ -279,7 +279,7 @@ def _mlp_memory(checkpointed_mlp, widths, batch, seed) -> None:
     layers = make_layers(widths, seed)
     x = c.randn(batch, widths[0], seed=seed + 100)
     _, plain_saved = record_saved(lambda: plain_mlp(x, layers))
-    plain = distinct_bytes(plain_saved, exclude=_param_keys(layers))
+    plain = distinct_bytes(plain_saved, exclude=parameter_keys(layers))
     budget = batch * sum(widths[:-1]) * x.element_size()
     facts = _probe_facts(checkpointed_mlp, x, widths, seed)
     reentrant = facts["reentrant_warnings"]

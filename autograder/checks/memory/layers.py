@@ -71,7 +71,7 @@ class JudgeLinear(c.FakeCtx):
         return f"Linear(in_features={self.in_features}, out_features={self.out_features})"
 
 
-def _weights(widths, seed, dtype=torch.float64):
+def seeded_weights(widths, seed, dtype=torch.float64):
     """Seeded (weight, bias) of each layer (no draw from the global random generator)."""
     return [(c.randn(n_out, n_in, seed=seed + 31 * i, dtype=dtype) / n_in ** 0.5,
              c.randn(n_out, seed=seed + 31 * i + 1, dtype=dtype) * 0.5)
@@ -80,12 +80,12 @@ def _weights(widths, seed, dtype=torch.float64):
 
 def judge_layers(widths, seed):
     """JudgeLinear layers with the weights `make_layers` gives the same (widths, seed): leaves of the judge."""
-    return [JudgeLinear(w.detach().requires_grad_(), b.detach().requires_grad_()) for w, b in _weights(widths, seed)]
+    return [JudgeLinear(w.detach().requires_grad_(), b.detach().requires_grad_()) for w, b in seeded_weights(widths, seed)]
 
 
 def make_layers(widths, seed, dtype=torch.float64):
     """nn.Linear layers with seeded weights (no draw from the global random generator)."""
-    return layers_from(_weights(widths, seed, dtype))
+    return layers_from(seeded_weights(widths, seed, dtype))
 
 
 def layers_from(weights) -> list:
@@ -109,9 +109,9 @@ def plain_mlp(x, layers):
     return h
 
 
-def _params(layers):
+def parameters_of(layers):
     return [p for layer in layers for p in (layer.weight, layer.bias)]
 
 
-def _param_keys(layers):
-    return {storage_key(p) for p in _params(layers)}
+def parameter_keys(layers):
+    return {storage_key(p) for p in parameters_of(layers)}

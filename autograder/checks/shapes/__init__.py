@@ -10,8 +10,8 @@ checks therefore call forward and backward directly, with a `FakeCtx`, and look 
 since a stand-in ctx can be recognised, they also call backward with the node autograd made for `.apply` as its
 ctx (`behaviour.backward_by_its_node`, before the engine's repair), and need both to pass.
 
-The checks live in one module per exercise: `shapes_unbroadcast`, `shapes_broadcastmul` and `shapes_sumdim`
-(the direct calls they share in `shapes_direct`). The notebook's test cells import this module.
+The checks live in one module per exercise: `shapes/unbroadcast.py`, `shapes/broadcastmul.py` and `shapes/sumdim.py`
+(the direct calls they share in `shapes/direct.py`). The notebook's test cells import this module.
 """
 
 from __future__ import annotations

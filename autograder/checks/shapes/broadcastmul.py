@@ -2,7 +2,7 @@
 broadcasting; each gradient has exactly its input's shape.
 
 The engine sums a gradient of the broadcast shape down to the input's shape by itself, so `broadcastmul_shapes`
-calls forward and backward directly (`shapes_direct`) and with the node autograd made for `.apply` as the ctx
+calls forward and backward directly (`shapes/direct.py`) and with the node autograd made for `.apply` as the ctx
 (`behaviour.backward_by_its_node`), and needs both to pass.
 
 These tests judge BroadcastMul's own rules (the product rule, and summing each gradient to its input's shape), not
@@ -19,7 +19,7 @@ import torch
 
 from autograder.checks import behaviour
 from autograder.checks import common as c
-from autograder.checks.shapes.direct import _direct, _fmt
+from autograder.checks.shapes.direct import direct_call, fmt
 
 
 MUL_PAIRS = [((2, 3), (3,)), ((4, 1, 3), (2, 1)), ((), (2, 2)), ((3, 1), (1, 4))]
@@ -34,8 +34,8 @@ _MUL_HINT = ("the gradient of a is grad_output * b and the gradient of b is grad
 def _mul_engine(BroadcastMul, a, b, grad_output):
     out = c.call(BroadcastMul.apply, a, b, what="BroadcastMul.forward", names=INPUTS_MUL)
     expected_shape = torch.broadcast_shapes(a.shape, b.shape)
-    c.require_close(out, a.detach() * b.detach(), f"BroadcastMul.apply(a, b) for shapes {_fmt(a.shape)} and "
-                    f"{_fmt(b.shape)}", "wrong-forward", f"forward returns a * b, of shape {_fmt(expected_shape)}.")
+    c.require_close(out, a.detach() * b.detach(), f"BroadcastMul.apply(a, b) for shapes {fmt(a.shape)} and "
+                    f"{fmt(b.shape)}", "wrong-forward", f"forward returns a * b, of shape {fmt(expected_shape)}.")
     c.require_own_node(out, BroadcastMul, "BroadcastMul")
     return c.backward_grads(out, [a, b], grad_output, what="BroadcastMul.backward", names=INPUTS_MUL)
 
@@ -114,7 +114,7 @@ def _broadcastmul_values(BroadcastMul, cases) -> None:
                 c.fail("missing-gradient", f"BroadcastMul: {name} requires grad but got no gradient: "
                                            f"backward must return a gradient for {name}.")
             c.require_close(got, full.sum_to_size(x.shape),
-                            f"the gradient of {name} (shapes {_fmt(sa)} and {_fmt(sb)})", "wrong-derivative",
+                            f"the gradient of {name} (shapes {fmt(sa)} and {fmt(sb)})", "wrong-derivative",
                             _MUL_HINT)
 
 
@@ -129,7 +129,7 @@ def _broadcastmul_gradcheck(BroadcastMul, cases) -> None:
     for sa, sb, seed in cases:
         a = c.randn(*sa, seed=400 + seed)
         b = c.randn(*sb, seed=500 + seed)
-        c.gradcheck(BroadcastMul.apply, (a, b), f"BroadcastMul on shapes {_fmt(sa)} and {_fmt(sb)}",
+        c.gradcheck(BroadcastMul.apply, (a, b), f"BroadcastMul on shapes {fmt(sa)} and {fmt(sb)}",
                     hint=_MUL_HINT, names=INPUTS_MUL, reference=torch.mul)
 
 
@@ -150,8 +150,8 @@ def _broadcastmul_shapes(BroadcastMul, cases) -> None:
         b = c.randn(*sb, seed=700 + k)
         out_shape = torch.broadcast_shapes(a.shape, b.shape)
         g = c.randn(*out_shape, seed=800 + k, requires_grad=False)
-        out, grads = _direct(BroadcastMul, "BroadcastMul", (True, True), (a, b), g)
-        c.require_shape(out, out_shape, f"BroadcastMul.forward(ctx, a, b) for shapes {_fmt(sa)} and {_fmt(sb)}")
+        out, grads = direct_call(BroadcastMul, "BroadcastMul", (True, True), (a, b), g)
+        c.require_shape(out, out_shape, f"BroadcastMul.forward(ctx, a, b) for shapes {fmt(sa)} and {fmt(sb)}")
         if len(grads) != 2:
             c.fail("wrong-arity", f"BroadcastMul.backward returned {len(grads)} value(s) but forward takes 2 "
                                   "inputs (a, b): return one gradient for each, in order.")
@@ -161,12 +161,12 @@ def _broadcastmul_shapes(BroadcastMul, cases) -> None:
                                            f"which requires grad: return its gradient (a tensor).")
             if tuple(got.shape) != tuple(x.shape):
                 c.fail("missing-unbroadcast",
-                       f"the gradient of {name} has shape {_fmt(got.shape)} but {name} has shape "
-                       f"{_fmt(x.shape)}: sum over the broadcast dimensions (unbroadcast(grad, {name}.shape)). "
-                       f"(a * b had shape {_fmt(out_shape)}; autograd's engine quietly does this sum for you, "
+                       f"the gradient of {name} has shape {fmt(got.shape)} but {name} has shape "
+                       f"{fmt(x.shape)}: sum over the broadcast dimensions (unbroadcast(grad, {name}.shape)). "
+                       f"(a * b had shape {fmt(out_shape)}; autograd's engine quietly does this sum for you, "
                        "but anyone calling backward directly gets the wrong shape.)")
             c.require_close(got, full.sum_to_size(x.shape),
-                            f"the gradient of {name} returned by backward (shapes {_fmt(sa)} and {_fmt(sb)})",
+                            f"the gradient of {name} returned by backward (shapes {fmt(sa)} and {fmt(sb)})",
                             "wrong-derivative", _MUL_HINT)
         _mul_shapes_by_its_node(BroadcastMul, a, b, g)
 
@@ -189,8 +189,8 @@ def _mul_shapes_by_its_node(BroadcastMul, a, b, g) -> None:
                                        "grad: return its gradient (a tensor).")
         if tuple(got.shape) != tuple(x.shape):
             c.fail("missing-unbroadcast",
-                   f"{lead}the gradient of {name} has shape {_fmt(got.shape)} but {name} has shape "
-                   f"{_fmt(x.shape)}: sum over the broadcast dimensions (unbroadcast(grad, {name}.shape)) whatever "
+                   f"{lead}the gradient of {name} has shape {fmt(got.shape)} but {name} has shape "
+                   f"{fmt(x.shape)}: sum over the broadcast dimensions (unbroadcast(grad, {name}.shape)) whatever "
                    "the ctx. (autograd's engine quietly does this sum for you, but anyone calling backward "
                    "directly gets the wrong shape.)")
         c.require_close(got, full.sum_to_size(x.shape),

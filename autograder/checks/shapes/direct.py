@@ -10,12 +10,12 @@ import torch
 from autograder.checks import common as c
 
 
-def _fmt(shape) -> str:
+def fmt(shape) -> str:
     """(3,) style, () for a scalar: how Python prints a shape tuple."""
     return str(tuple(int(n) for n in shape))
 
 
-def _direct(Fn, name: str, needs, args, grad_output):
+def direct_call(Fn, name: str, needs, args, grad_output):
     """Call forward then backward by hand with a FakeCtx (as autograd would, minus its shape fix-ups)."""
     ctx = c.FakeCtx(needs)
     with torch.no_grad():

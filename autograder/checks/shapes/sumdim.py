@@ -1,7 +1,7 @@
 """Checks for notebook 03's `SumDim` (see `shapes`): `SumDim.apply(x, dim, keepdim)` is
 `x.sum(dim, keepdim=keepdim)`; the gradient of x has x's shape.
 
-`sumdim_shape` calls forward and backward directly (`shapes_direct`) and with the node autograd made for
+`sumdim_shape` calls forward and backward directly (`shapes/direct.py`) and with the node autograd made for
 `.apply` as the ctx (`behaviour.backward_by_its_node`), and needs both to pass.
 """
 
@@ -12,7 +12,7 @@ import torch
 from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.common import Rule
-from autograder.checks.shapes.direct import _direct, _fmt
+from autograder.checks.shapes.direct import direct_call, fmt
 
 
 SUM_CASES = [((3, 4), 1, False), ((3, 4), 0, False), ((3, 4), -1, True), ((3, 4), 1, True),
@@ -50,7 +50,7 @@ SUM_RULES = (
 
 
 def _sum_what(shape, dim, keepdim) -> str:
-    return f"SumDim.apply(x, {dim}, {keepdim}) with x of shape {_fmt(shape)}"
+    return f"SumDim.apply(x, {dim}, {keepdim}) with x of shape {fmt(shape)}"
 
 
 def _sum_engine(SumDim, x, dim, keepdim, g):
@@ -104,7 +104,7 @@ def sumdim_shape(SumDim, cases=(((4, 4), 0, False), ((2, 3, 4), 0, False))) -> N
         g = c.randn(*out_shape, seed=1400 + k, requires_grad=False)
         what = _sum_what(shape, dim, keepdim)
         with c.explained(what, SUM_RULES):
-            out, grads = _direct(SumDim, "SumDim", (True, False, False), (x, dim, keepdim), g)
+            out, grads = direct_call(SumDim, "SumDim", (True, False, False), (x, dim, keepdim), g)
         c.require_shape(out, out_shape, f"SumDim.forward for {what}", code="wrong-forward")
         grad = grads[0] if grads else None
         if not isinstance(grad, torch.Tensor):
@@ -112,7 +112,7 @@ def sumdim_shape(SumDim, cases=(((4, 4), 0, False), ((2, 3, 4), 0, False))) -> N
                                        "return a tensor of x's shape first.")
         if tuple(grad.shape) != tuple(shape):
             c.fail("wrong-grad-shape",
-                   f"{what}: the gradient of x has shape {_fmt(grad.shape)} but x has shape {_fmt(shape)}: "
+                   f"{what}: the gradient of x has shape {fmt(grad.shape)} but x has shape {fmt(shape)}: "
                    "expand grad_output back to x's shape (unsqueeze(dim) first when keepdim is False).")
         _sum_shape_by_its_node(SumDim, x, dim, keepdim, g, what)
 
@@ -133,7 +133,7 @@ def _sum_shape_by_its_node(SumDim, x, dim, keepdim, g, what: str) -> None:
                                    "tensor of x's shape whatever the ctx.")
     if tuple(grad.shape) != tuple(x.shape):
         c.fail("wrong-grad-shape",
-               f"{lead} the gradient of x has shape {_fmt(grad.shape)} but x has shape {_fmt(x.shape)}: expand "
+               f"{lead} the gradient of x has shape {fmt(grad.shape)} but x has shape {fmt(x.shape)}: expand "
                "grad_output back to x's shape (unsqueeze(dim) first when keepdim is False) whatever the ctx.")
 
 
@@ -145,7 +145,7 @@ def sumdim_none(SumDim, cases=SUM_NONE_CASES[:1]) -> None:
         g = torch.ones(x.detach().sum(dim, keepdim=keepdim).shape, dtype=x.dtype)
         what = _sum_what(shape, dim, keepdim)
         with c.explained(what, SUM_RULES):
-            _, grads = _direct(SumDim, "SumDim", (True, False, False), (x, dim, keepdim), g)
+            _, grads = direct_call(SumDim, "SumDim", (True, False, False), (x, dim, keepdim), g)
         if len(grads) != 3:
             c.fail("wrong-arity", f"{what}: backward returned {len(grads)} value(s) but forward takes 3 inputs "
                                   "(x, dim, keepdim): return the gradient of x, then None, None.")

@@ -12,7 +12,7 @@ import torch
 
 from autograder.checks import common as c
 from autograder.checks.common import Rule
-from autograder.checks.shapes.direct import _fmt
+from autograder.checks.shapes.direct import fmt
 
 
 # Hand-picked pairs (shape of grad, target shape). The values and size-1 pairs all have extra leading dimensions,
@@ -101,7 +101,7 @@ _EVERYTHING_SUMMED = ("there were no extra leading dimensions, and grad.sum(dim=
 
 
 def _run_unbroadcast(unbroadcast, grad: torch.Tensor, shape):
-    what = f"unbroadcast(grad of shape {_fmt(grad.shape)}, {_fmt(shape)})"
+    what = f"unbroadcast(grad of shape {fmt(grad.shape)}, {fmt(shape)})"
     rules = UNBROADCAST_RULES
     if grad.dim() == len(shape):  # nothing to remove: an error here may be the grad.sum(dim=()) trap
         rules = rules[:1] + (Rule("summed-everything", None, "{what} raised {kind}, though with one extra leading "
@@ -139,7 +139,7 @@ def _check_one_unbroadcast(unbroadcast, grad_shape, target, seed, as_size: bool)
     got = tuple(result.shape)
     if got != tuple(target):
         code, advice = _shape_advice(got, tuple(grad_shape), tuple(target))
-        c.fail(code, f"{what} returned shape {_fmt(got)}, but it must return exactly shape {_fmt(target)}: "
+        c.fail(code, f"{what} returned shape {fmt(got)}, but it must return exactly shape {fmt(target)}: "
                      f"{advice}")
     if result.dtype != grad.dtype:
         c.fail("wrong-dtype", f"{what} returned dtype {result.dtype}; keep grad's dtype ({grad.dtype}).")

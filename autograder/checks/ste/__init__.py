@@ -8,8 +8,8 @@
 gradient check here compares with a hand-computed expectation, always with a random `grad_output`: a
 backward that returns ones, or the mask alone, would pass a test that uses an all-ones grad_output.
 
-The checks live in `ste_round` and `ste_sign`, what they share in `ste_shared`; the notebook's test cells import
-this module.
+The checks live in ste/ (`round.py` and `sign.py`, what they share in `shared.py`); the notebook's test cells import
+this module (the folder's __init__.py).
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ import torch
 from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.ste.shared import (
-    BACKWARD_CASES, DTYPES, EXACT_CASES, GRAPH_CASES, SHAPES, _backward_both, _first, _forward, _grad_via_autograd,
-    _random_grad,
+    BACKWARD_CASES, DTYPES, EXACT_CASES, GRAPH_CASES, SHAPES, backward_both, first_where, forward_of, grad_via_autograd,
+    random_grad,
 )
 
 
@@ -22,7 +22,7 @@ ROUND_DTYPE_CASES, ROUND_DTYPE_TABLE = (0,), (11, 21)
 
 
 def _require_round_forward(RoundSTE, x: torch.Tensor) -> None:
-    y = _forward(RoundSTE, ROUND, x)
+    y = forward_of(RoundSTE, ROUND, x)
     c.require_shape(y, x.shape, f"{ROUND}.apply(x)")
     if y.dtype != x.dtype:
         c.fail("wrong-dtype", f"{ROUND}.apply(x) has dtype {y.dtype} but x has {x.dtype}: keep the input's dtype "
@@ -34,7 +34,7 @@ def _require_round_forward(RoundSTE, x: torch.Tensor) -> None:
         ties = (xd - torch.floor(xd)) == 0.5
         if bool((wrong & ~ties).any()):
             wrong = wrong & ~ties      # report a plain mistake before a tie-breaking one
-        xv, got, want = _first(x, wrong), _first(y, wrong), _first(expected, wrong)
+        xv, got, want = first_where(x, wrong), first_where(y, wrong), first_where(expected, wrong)
         if xv - math.floor(xv) == 0.5:
             c.fail("wrong-ties",
                    f"{ROUND}.apply(x) at the tie x = {xv} gave {got}, but torch.round gives {want}: torch.round "
@@ -82,7 +82,7 @@ def round_values(RoundSTE) -> None:
     x = torch.tensor([-1.7, -0.5, 0.2, 0.5, 1.5, 2.6], dtype=torch.float64)
     _require_round_forward(RoundSTE, x)
     g = torch.tensor([0.3, -1.2, 2.0, 0.7, -0.1, 1.1], dtype=torch.float64)
-    grad = _grad_via_autograd(RoundSTE, ROUND, x, g)
+    grad = grad_via_autograd(RoundSTE, ROUND, x, g)
     _require_pass_through(grad, x, g, f"the gradient of {ROUND}")
 
 
@@ -109,12 +109,12 @@ def round_backward(RoundSTE, cases=BACKWARD_CASES) -> None:
     c.require_function(RoundSTE, ROUND)
     for seed, shape in cases:
         x = c.randn(*shape, seed=seed, scale=3.0, away_from=(-1.0, 1.0), requires_grad=False)
-        g = _random_grad(shape, seed + 100, torch.float64)
-        grad = _grad_via_autograd(RoundSTE, ROUND, x, g)
+        g = random_grad(shape, seed + 100, torch.float64)
+        grad = grad_via_autograd(RoundSTE, ROUND, x, g)
         _require_pass_through(grad, x, g, f"the gradient of {ROUND} on shape {shape}")
     x = c.randn(3, 4, seed=7, scale=3.0, requires_grad=False)
-    g = _random_grad((3, 4), 8, torch.float64)
-    for out, lead in _backward_both(RoundSTE, ROUND, x, g):
+    g = random_grad((3, 4), 8, torch.float64)
+    for out, lead in backward_both(RoundSTE, ROUND, x, g):
         if out is None:
             c.fail("no-gradient", f"{lead}{ROUND}.backward returned None for x: return grad_output.")
         said = f"{lead}what {ROUND}.backward returns" + ("" if lead else " (called directly)")
@@ -122,7 +122,7 @@ def round_backward(RoundSTE, cases=BACKWARD_CASES) -> None:
     # Inside a larger graph: d/dx of 3 * RoundSTE(2 x) is 6 (times grad_output) under the STE.
     leaf = c.randn(5, seed=9, scale=2.0)
     y = c.call(RoundSTE.apply, 2 * leaf, what=f"{ROUND}.forward")
-    g = _random_grad((5,), 10, torch.float64)
+    g = random_grad((5,), 10, torch.float64)
     (grad,) = c.backward_grads(3 * y, [leaf], g, what=f"{ROUND}.backward")
     c.require_close(grad, 6 * g, f"the gradient of 3 * {ROUND}.apply(2 * x)", "wrong-ste-gradient",
                     "inside a larger graph the STE is the identity: the chain rule gives 3 * 2 * grad_output.")
@@ -136,7 +136,7 @@ def round_dtype(RoundSTE, cases=ROUND_DTYPE_CASES) -> None:
         for seed in cases:
             x = c.randn(6, seed=seed, dtype=dtype, requires_grad=False, scale=3.0)
             _require_round_forward(RoundSTE, x)
-            for out, lead in _backward_both(RoundSTE, ROUND, x, _random_grad((6,), seed + 1, dtype)):
+            for out, lead in backward_both(RoundSTE, ROUND, x, random_grad((6,), seed + 1, dtype)):
                 if not isinstance(out, torch.Tensor):
                     c.fail("no-gradient", f"{lead}{ROUND}.backward returned {behaviour.type_name(out)}, not a "
                                           "tensor: return grad_output.")
@@ -152,5 +152,5 @@ def round_graph(RoundSTE, cases=GRAPH_CASES) -> None:
     c.require_function(RoundSTE, ROUND)
     for seed in cases:
         x = c.randn(4, seed=seed, scale=2.0)
-        y = _forward(RoundSTE, ROUND, x)
+        y = forward_of(RoundSTE, ROUND, x)
         c.require_own_node(y, RoundSTE, ROUND)

@@ -22,24 +22,24 @@ BACKWARD_TABLE = [(seed, shape) for seed in (0, 1, 2) for shape in SHAPES]
 GRAPH_CASES, GRAPH_TABLE = (0,), (13, 23)
 
 
-def _forward(Fn, name: str, x: torch.Tensor) -> torch.Tensor:
+def forward_of(Fn, name: str, x: torch.Tensor) -> torch.Tensor:
     y = c.call(Fn.apply, x, what=f"{name}.forward")
     if not isinstance(y, torch.Tensor):
         c.fail("not-a-tensor", f"{name}.apply(x) should return a tensor, got {type(y).__name__}.")
     return y
 
 
-def _random_grad(shape, seed: int, dtype) -> torch.Tensor:
+def random_grad(shape, seed: int, dtype) -> torch.Tensor:
     """A random grad_output (never all ones), bounded away from zero so a zeroed entry is visible."""
     g = c.randn(*shape, seed=seed, requires_grad=False, dtype=dtype, away_from=(0.0,), margin=0.1)
     return g
 
 
-def _grad_via_autograd(Fn, name: str, x: torch.Tensor, grad_output: torch.Tensor, watch: bool = True) -> torch.Tensor:
+def grad_via_autograd(Fn, name: str, x: torch.Tensor, grad_output: torch.Tensor, watch: bool = True) -> torch.Tensor:
     """d(Fn.apply(x))/dx weighted by grad_output, through the engine; also catches in-place edits of it (unless
     not `watch`: a test of another rule then hands backward a copy of its own)."""
     leaf = x.detach().clone().requires_grad_(True)
-    y = _forward(Fn, name, leaf)
+    y = forward_of(Fn, name, leaf)
     if y.grad_fn is None:
         c.fail("no-graph", f"{name}.apply(x) returned a tensor that is not connected to x's graph "
                            f"(no grad_fn): call {name}.apply(x), and return the result of forward.")
@@ -76,7 +76,7 @@ def _direct_backward(Fn, name: str, x: torch.Tensor, grad_output: torch.Tensor):
     return y, out
 
 
-def _backward_both(Fn, name: str, x: torch.Tensor, grad_output: torch.Tensor):
+def backward_both(Fn, name: str, x: torch.Tensor, grad_output: torch.Tensor):
     """(what backward returned, how its feedback starts), twice: called directly with a stand-in ctx, then with the
     node autograd made for Fn.apply(x) as its ctx (`behaviour.backward_by_its_node`), which no answer can tell
     from real use. The second is left out when Fn.apply makes no node of its own (the engine tests say so)."""
@@ -94,11 +94,11 @@ def _backward_both(Fn, name: str, x: torch.Tensor, grad_output: torch.Tensor):
     yield real[0], lead
 
 
-def _first(x: torch.Tensor, mask: torch.Tensor) -> float:
+def first_where(x: torch.Tensor, mask: torch.Tensor) -> float:
     """The first value of x where mask is True (any shape, 0-dim included)."""
     flat = mask.reshape(-1).nonzero()
     return x.detach().reshape(-1)[int(flat[0])].item()
 
 
-def _location(x: torch.Tensor, mask: torch.Tensor) -> str:
-    return f"x = {_first(x, mask)!r}"
+def location_of(x: torch.Tensor, mask: torch.Tensor) -> str:
+    return f"x = {first_where(x, mask)!r}"

@@ -10,8 +10,8 @@ import torch
 from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.ste.shared import (
-    BACKWARD_CASES, DTYPES, EXACT_CASES, GRAPH_CASES, SHAPES, _backward_both, _first, _forward, _grad_via_autograd,
-    _location, _random_grad,
+    BACKWARD_CASES, DTYPES, EXACT_CASES, GRAPH_CASES, SHAPES, backward_both, first_where, forward_of, grad_via_autograd,
+    location_of, random_grad,
 )
 
 
@@ -21,7 +21,7 @@ SIGN_DTYPE_CASES, SIGN_DTYPE_TABLE = (torch.float32,), DTYPES
 
 
 def _require_sign_forward(SignSTE, x: torch.Tensor) -> None:
-    y = _forward(SignSTE, SIGN, x)
+    y = forward_of(SignSTE, SIGN, x)
     c.require_shape(y, x.shape, f"{SIGN}.apply(x)")
     if y.dtype != x.dtype:
         c.fail("wrong-dtype", f"{SIGN}.apply(x) has dtype {y.dtype} but x has {x.dtype}: keep the input's dtype "
@@ -29,7 +29,7 @@ def _require_sign_forward(SignSTE, x: torch.Tensor) -> None:
     expected = torch.sign(x.detach())
     if not torch.equal(y.detach(), expected):
         wrong = y.detach() != expected
-        xv, got, want = _first(x, wrong), _first(y, wrong), _first(expected, wrong)
+        xv, got, want = first_where(x, wrong), first_where(y, wrong), first_where(expected, wrong)
         if xv == 0:
             c.fail("wrong-sign-at-zero", f"{SIGN}.apply(x) at x = 0 gave {got}, but sign(0) is 0: use torch.sign(x) "
                                          "(a comparison like x >= 0 maps 0 to +1).")
@@ -71,23 +71,23 @@ def _require_clipped(grad: torch.Tensor, x: torch.Tensor, g: torch.Tensor, what:
                "masked_fill(mask, 0) zeroes where mask is True). Pass grad_output where |x| <= 1, 0 elsewhere.")
     strict = g * (x.abs() < 1)
     if bool(torch.allclose(grad, strict, rtol=1e-6, atol=1e-12)) and bool((x.abs() == 1).any()):
-        point = _location(x, x.abs() == 1)
+        point = location_of(x, x.abs() == 1)
         c.fail("strict-boundary",
                f"{what} is zero at {point}: |x| == 1 exactly counts as inside [-1, 1], so the gradient passes "
                "there. Use x.abs() <= 1, not x.abs() < 1.")
     wrong = ~torch.isclose(grad, expected, rtol=1e-6, atol=1e-12)
-    point = _location(x, wrong)
+    point = location_of(x, wrong)
     if bool((wrong & (x == 0) & (grad == 0)).any()):
         c.fail("zero-at-zero",
                f"{what} is zero at x = 0: 0 is inside [-1, 1], so grad_output passes there. Build the mask "
                "from x.abs() <= 1 (not from sign(x), which is 0 there).")
     if bool((wrong & inside & (grad == 0)).any()):
-        point = _location(x, wrong & inside & (grad == 0))
+        point = location_of(x, wrong & inside & (grad == 0))
         c.fail("wrong-clip-mask",
                f"{what} is zero at {point}, which is inside [-1, 1]: there the gradient must be grad_output. "
                "Build the mask from x with x.abs() <= 1.")
     if bool((wrong & ~inside).any()):
-        point = _location(x, wrong & ~inside)
+        point = location_of(x, wrong & ~inside)
         c.fail("wrong-clip-mask",
                f"{what} is not zero at {point}, which is outside [-1, 1]: there the clipped STE gradient is 0. "
                "Pass grad_output where |x| <= 1, 0 elsewhere.")
@@ -104,7 +104,7 @@ def sign_values(SignSTE) -> None:
     _require_sign_forward(SignSTE, torch.tensor([-2.0, -0.5, 0.0, 0.3, 0.9, 3.0], dtype=torch.float64))
     x = torch.tensor([-0.5, 0.0, 0.3, 0.9, -0.75], dtype=torch.float64)
     g = torch.tensor([0.3, -0.6, 0.8, 0.7, -0.4], dtype=torch.float64)
-    grad = _grad_via_autograd(SignSTE, SIGN, x, g)
+    grad = grad_via_autograd(SignSTE, SIGN, x, g)
     _require_clipped(grad, x, g, f"the gradient of {SIGN} inside [-1, 1]")
 
 
@@ -126,15 +126,15 @@ def sign_backward(SignSTE, cases=BACKWARD_CASES) -> None:
     c.require_function(SignSTE, SIGN)
     for seed, shape in cases:
         x = c.randn(*shape, seed=seed, scale=1.5, away_from=(-1.0, 1.0), requires_grad=False)
-        g = _random_grad(shape, seed + 100, torch.float64)
-        grad = _grad_via_autograd(SignSTE, SIGN, x, g)
+        g = random_grad(shape, seed + 100, torch.float64)
+        grad = grad_via_autograd(SignSTE, SIGN, x, g)
         _require_clipped(grad, x, g, f"the gradient of {SIGN} on shape {shape}")
     # A grad_output larger than 1 in size, and x both inside and outside: separates mask-on-x from mask-on-g.
     x = torch.tensor([-3.0, -0.5, 0.25, 0.75, 2.0, -1.5], dtype=torch.float64)
     g = torch.tensor([2.5, -3.0, 0.5, 1.75, -0.25, 4.0], dtype=torch.float64)
-    grad = _grad_via_autograd(SignSTE, SIGN, x, g)
+    grad = grad_via_autograd(SignSTE, SIGN, x, g)
     _require_clipped(grad, x, g, f"the gradient of {SIGN}")
-    for out, lead in _backward_both(SignSTE, SIGN, x, g):
+    for out, lead in backward_both(SignSTE, SIGN, x, g):
         if out is None:
             c.fail("no-gradient", f"{lead}{SIGN}.backward returned None for x: grad_output where |x| <= 1, 0 elsewhere.")
         _require_clipped(out, x, g, f"{lead}what {SIGN}.backward returns" + ("" if lead else " (called directly)"))
@@ -156,7 +156,7 @@ def sign_boundary(SignSTE, cases=BOUNDARY_CASES) -> None:
     for dtype in cases:
         x = torch.tensor([-1.0, 1.0, -1.0000001, 1.0000001, 0.0, -0.0, 0.5, 3.0], dtype=dtype)
         g = torch.tensor([0.7, -1.3, 2.1, -0.9, 1.7, -0.6, 0.4, 1.2], dtype=dtype)
-        grad = _grad_via_autograd(SignSTE, SIGN, x, g.clone(), watch=False)  # writing into it: sign_backward's rule
+        grad = grad_via_autograd(SignSTE, SIGN, x, g.clone(), watch=False)  # writing into it: sign_backward's rule
         what = f"the gradient of {SIGN} at the boundary points (x in {dtype})"
         on = x.abs() == 1
         c.require_shape(grad, x.shape, what)
@@ -169,13 +169,13 @@ def sign_boundary(SignSTE, cases=BOUNDARY_CASES) -> None:
                 and not bool(torch.allclose(gd[on], g[on], rtol=1e-6, atol=1e-12)):
             if bool((gd[on] == 0).all()):
                 c.fail("strict-boundary",
-                       f"{what} is zero at {_location(x, on)}: |x| == 1 exactly counts as inside [-1, 1], so the "
+                       f"{what} is zero at {location_of(x, on)}: |x| == 1 exactly counts as inside [-1, 1], so the "
                        "gradient passes there, as it does strictly inside.")
             _require_clipped(grad[on], x[on], g[on], what)
         just = (x.abs() > 1) & (x.abs() < 1.001)
         passes_inside = bool(torch.allclose(gd[inner], g[inner], rtol=1e-6, atol=1e-12))
         if passes_inside and bool((gd[x.abs() > 2] == 0).all()) and not bool((gd[just] == 0).all()):
-            c.fail("wrong-clip-mask", f"{what} is not zero at {_location(x, just & (gd != 0))}, just outside [-1, 1], "
+            c.fail("wrong-clip-mask", f"{what} is not zero at {location_of(x, just & (gd != 0))}, just outside [-1, 1], "
                                       "though it is zero further out: the boundary is |x| == 1 exactly.")
 
 
@@ -185,12 +185,12 @@ def sign_dtype(SignSTE, cases=SIGN_DTYPE_CASES) -> None:
     c.require_function(SignSTE, SIGN)
     for dtype in cases:
         x = torch.tensor([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0], dtype=dtype)
-        y = _forward(SignSTE, SIGN, x)
+        y = forward_of(SignSTE, SIGN, x)
         if isinstance(y, torch.Tensor) and y.dtype != x.dtype:
             c.fail("wrong-dtype", f"{SIGN}.apply(x) has dtype {y.dtype} but x has {x.dtype}: keep the input's dtype "
                                   "(torch.sign(x) does).")
         g = torch.tensor([1.5, -0.5, 2.0, 0.25, -1.0, 0.75, 3.0], dtype=dtype)
-        for out, lead in _backward_both(SignSTE, SIGN, x, g):
+        for out, lead in backward_both(SignSTE, SIGN, x, g):
             if not isinstance(out, torch.Tensor):
                 c.fail("no-gradient", f"{lead}{SIGN}.backward returned {behaviour.type_name(out)}, not a tensor: "
                                       "grad_output where |x| <= 1, 0 elsewhere.")
@@ -209,5 +209,5 @@ def sign_graph(SignSTE, cases=GRAPH_CASES) -> None:
     c.require_function(SignSTE, SIGN)
     for seed in cases:
         x = c.randn(4, seed=seed)
-        y = _forward(SignSTE, SIGN, x)
+        y = forward_of(SignSTE, SIGN, x)
         c.require_own_node(y, SignSTE, SIGN)

@@ -29,10 +29,10 @@ directly instead, against the reference's Jacobian-vector product and against ce
 
 Where each part lives:
 
-- torch_func_cube.py, torch_func_running.py (notebook 10); torch_func_softplus.py, torch_func_scaled.py (10b);
-- torch_func_methods.py: a Function's own static methods called directly (`require_own_methods`);
-- torch_func_probes.py: what runs in the learner's process (`transformed`, `dual_tangent(s)`, `without_storage`);
-- torch_func_rules.py: the shared words (rule tables, messages) and the calls that turn errors into mistakes.
+- torch_func/cube.py, torch_func/running.py (notebook 10); torch_func/softplus.py, torch_func/scaled.py (10b);
+- torch_func/methods.py: a Function's own static methods called directly (`require_own_methods`);
+- torch_func/probes.py: what runs in the learner's process (`transformed`, `dual_tangent(s)`, `without_storage`);
+- torch_func/rules.py: the shared words (rule tables, messages) and the calls that turn errors into mistakes.
 
 This module is the one the notebooks import (`from autograder.checks import torch_func as check`): it names the
 checks and their case tables.

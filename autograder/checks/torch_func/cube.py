@@ -1,5 +1,5 @@
 """Checks of Cube (notebook 10): `Cube.apply(x)` returns x ** 3, in the torch.func style, under vmap, grad and
-jacrev, and twice (the contract: torch_func.py)."""
+jacrev, and twice (the contract: torch_func/__init__.py)."""
 
 from __future__ import annotations
 

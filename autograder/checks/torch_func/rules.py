@@ -17,7 +17,7 @@ TWICE_HINT = ("Build backward from differentiable torch operations on the saved 
 ANY_ERROR = (RuntimeError, TypeError, ValueError, IndexError)
 F64, F32 = torch.float64, torch.float32
 
-# Feedback the capstone's rules (capstone_rules.py) give in the same words.
+# Feedback the capstone's rules (capstone/rules.py) give in the same words.
 NO_VMAP_RULE = ("{what}: vmap does not know how to batch your Function (jacfwd and hessian batch with vmap too). "
                 "Add the class attribute generate_vmap_rule = True (vmap then runs your methods on batched tensors "
                 "itself).")
@@ -88,7 +88,7 @@ def run(fn, *args, what: str):
 
 
 def gradchecked(fn, inputs, what, hint, second=False, reference=None):
-    """gradcheck (or, `second`, gradgradcheck); with `reference`, also the judge's own derivative (common_vjp)."""
+    """gradcheck (or, `second`, gradgradcheck); with `reference`, also the judge's own derivative (common/vjp.py)."""
     with c.explained(what, FUNC_RULES):
         if second:
             c.gradgradcheck(fn, inputs, what, hint=hint, reference=reference)
@@ -100,10 +100,10 @@ def gradchecked(fn, inputs, what, hint, second=False, reference=None):
 
 def direct(fn, *args, what: str, rules=DIRECT_RULES):
     """One of the learner's static methods called by the judge, with plain feedback on failure."""
-    snapshots = c._snapshot_inputs(args)
+    snapshots = c.snapshot_inputs(args)
     with c.explained(what, rules):
         result = fn(*args)
-    c._require_inputs_unchanged(snapshots, what)
+    c.require_inputs_unchanged(snapshots, what)
     return result
 
 

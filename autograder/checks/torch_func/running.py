@@ -1,5 +1,5 @@
 """Checks of RunningSum (notebook 10): `RunningSum.apply(x)`, a NumPy cumulative sum along the last dimension,
-with its own vmap staticmethod (the contract: torch_func.py)."""
+with its own vmap staticmethod (the contract: torch_func/__init__.py)."""
 
 from __future__ import annotations
 

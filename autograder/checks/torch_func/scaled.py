@@ -1,5 +1,5 @@
 """Checks of ScaledProduct (notebook 10b): `ScaledProduct.apply(x, y, alpha)` returns alpha * x * y, with a jvp
-that adds both tangents' terms (the contract: torch_func.py)."""
+that adds both tangents' terms (the contract: torch_func/__init__.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Checks of Softplus (notebook 10b): `Softplus.apply(x)` returns log(1 + exp(x)), finite for |x| up to 1e4, with
-a jvp, under jvp, jacfwd, hessian and vmap (the contract: torch_func.py)."""
+a jvp, under jvp, jacfwd, hessian and vmap (the contract: torch_func/__init__.py)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """Grading on Gradescope: the autograder zip (`python -m autograder gradescope`) and what its
 `run_autograder` runs for each submission (`python -m autograder.classroom.gradescope run`).
 
-The zip and what it holds: gradescope_zip. What a grading is made of: which uploaded file is graded
-(gradescope_upload), the isolation level it runs at and the processes it leaves (gradescope_levels), the
-entries of results.json (gradescope_results), the settings both sides read (gradescope_settings). Their
-names are read here too.
+The parts, in this folder: the zip and what it holds (autograder_zip.py); which uploaded file is graded
+(upload.py), the isolation level it runs at and the processes it leaves (levels.py), the entries of results.json
+(result_entries.py), the settings both sides read (settings.py). `python -m autograder.classroom.gradescope` runs
+`main` (__main__.py).
 
 Gradescope's layout (https://gradescope-autograders.readthedocs.io/en/latest/specs/):
 
@@ -35,21 +35,16 @@ import traceback
 from pathlib import Path
 
 from autograder import paths
-from autograder.classroom.gradescope.levels import (PR_SET_CHILD_SUBREAPER, _at_least, _limits,  # noqa: F401
-                                                    allowed_levels, become_subreaper, descendants, end_descendants,
-                                                    grade_with_fallback, isolation_sentence, new_sandbox, reached)
-from autograder.classroom.gradescope.results import (crashed, failure, most_hidden, results_json,  # noqa: F401
-                                                     summary_test, test_kind, tests_of, write, zero_tests)
-from autograder.classroom.gradescope.settings import (CONFIG, COURSE_INDEX, DEFAULT_BUDGET_SECONDS,  # noqa: F401
-                                                      DEFAULT_VISIBILITY, DEFAULT_WEAKEST,
-                                                      GRADESCOPE_LONGEST_TIMEOUT_SECONDS, GRADESCOPE_TIMEOUT_SECONDS,
-                                                      GRADING_DIR, LEVELS, MAX_CANDIDATES, PACKAGE_SKIP, PENDING,
-                                                      ROOT_VARIABLE, SHOWN_ORDER, VISIBILITIES, WHEN_SHOWN,
-                                                      GradingUnavailable, parse_visibility)
-from autograder.classroom.gradescope.upload import (_normalised, _why_chosen, answered, candidates,  # noqa: F401
-                                                    consider)
-from autograder.classroom.gradescope.autograder_zip import (build, command, course_index, format_results,  # noqa: F401
-                                                 grading_copy, requirements, torch_pin, try_zip)
+from autograder.classroom.gradescope.levels import (at_least, level_limits, allowed_levels, become_subreaper,
+                                                    end_descendants, grade_with_fallback, isolation_sentence,
+                                                    new_sandbox, reached)
+from autograder.classroom.gradescope.result_entries import (crashed, failure, results_json, summary_test, tests_of,
+                                                            write, zero_tests)
+from autograder.classroom.gradescope.settings import (CONFIG, COURSE_INDEX, DEFAULT_BUDGET_SECONDS, DEFAULT_VISIBILITY,
+                                                      DEFAULT_WEAKEST, GRADING_DIR, PENDING, ROOT_VARIABLE, WHEN_SHOWN,
+                                                      GradingUnavailable)
+from autograder.classroom.gradescope.upload import candidates, consider
+from autograder.classroom.gradescope.autograder_zip import course_index, grading_copy, torch_pin
 
 
 # ------------------------------------------------------------------------------------ one submission
@@ -202,7 +197,7 @@ class Grading:
             why = self.out_of_time("before this notebook")
             entry["tests"] = zero_tests(source, self.visibility, why, prefix)
             return why
-        restarts = _limits(self.config, "full").restarts
+        restarts = level_limits(self.config, "full").restarts
         # A notebook whose every test loops costs at most restarts + 1 test timeouts, and one whose every answer
         # cell loops one time limit per answer cell (each has its own): each test's time limit is cut (never
         # raised) so that this worst case of every notebook left fits.
@@ -225,7 +220,7 @@ class Grading:
             self.notes.append(f"{shown}: {why}")
             return self.out_of_time("before this notebook")
         report, level, failures = value
-        entry["tests"] = tests_of(report, source, self.visibility, prefix, _limits(self.config, level, cap))
+        entry["tests"] = tests_of(report, source, self.visibility, prefix, level_limits(self.config, level, cap))
         entry["score"] = report.score
         notes = [n for n in report.notes if not n.startswith("graded with weaker isolation")]
         text = "\n".join([f"{shown}: graded as {source.name}.ipynb, {report.score:g} / {report.max_score:g}.",
@@ -317,8 +312,8 @@ def check() -> int:
     problems = []
     for level in levels:
         with new_sandbox() as box:
-            isolation = box.isolation(_limits(config, level))
-        if _at_least(reached(isolation), levels[-1]):
+            isolation = box.isolation(level_limits(config, level))
+        if at_least(reached(isolation), levels[-1]):
             print(f"torch {torch.__version__}; isolation here: {grading.describe_isolation(isolation)}; grading "
                   f"at {level!r} (weakest allowed: {levels[-1]!r})")
             return 0

@@ -125,7 +125,7 @@ def build(output: Path | None = None, assignments: list[str] | None = None, visi
         add("requirements.txt", requirements())
         add("pyproject.toml", (paths.ROOT / "pyproject.toml").read_text())
         add(CONFIG, json.dumps(config, indent=1) + "\n")
-        package = Path(__file__).resolve().parent.parent
+        package = Path(__file__).resolve().parents[2]  # autograder/
         for path in sorted(package.rglob("*")):
             if path.is_file() and not PACKAGE_SKIP & set(path.relative_to(package).parts) \
                     and path.suffix not in {".pyc", ".pyo"}:
@@ -248,7 +248,7 @@ def reuse_kernel_build(source: Path) -> str:
     import subprocess
 
     # autograder/kernels' layout (read as files: the classroom wing does not import the kernels wing)
-    here = Path(__file__).resolve().parents[1] / "kernels"
+    here = Path(__file__).resolve().parents[2] / "kernels"
     name, library = "rms_norm.cpp", "course_kernels.so"
     kernel = source / "autograder" / "kernels" / name
     if not kernel.is_file():

@@ -14,7 +14,7 @@ from autograder.classroom.gradescope.settings import DEFAULT_WEAKEST, GRADING_DI
 PR_SET_CHILD_SUBREAPER = 36
 
 
-def _limits(config: dict, level: str, seconds_cap: float | None = None):
+def level_limits(config: dict, level: str, seconds_cap: float | None = None):
     from autograder.engine.sandbox import Limits
 
     limits = Limits(isolation=level)
@@ -36,7 +36,7 @@ def reached(isolation: dict) -> str:
     return "none"
 
 
-def _at_least(level: str, weakest: str) -> bool:
+def at_least(level: str, weakest: str) -> bool:
     return level in LEVELS and LEVELS.index(level) <= LEVELS.index(weakest)
 
 
@@ -80,7 +80,7 @@ def grade_with_fallback(text: str, name: str, source, config: dict, seconds_cap:
     weakest = levels[-1]
     failures = []
     for level in levels:
-        limits = _limits(config, level, seconds_cap)
+        limits = level_limits(config, level, seconds_cap)
         try:
             with new_sandbox() as sandbox:
                 probe = sandbox.grade([], [("isolation", "pass\n")], limits=limits)["outcomes"][0]  # no answer yet
@@ -88,7 +88,7 @@ def grade_with_fallback(text: str, name: str, source, config: dict, seconds_cap:
                 if probe.status != "passed":
                     failures.append(f"{level}: the sandbox did not start ({probe.feedback.rstrip('.')})")
                     continue
-                if not _at_least(reached(measured), weakest):
+                if not at_least(reached(measured), weakest):
                     failures.append(f"{level}: only {grading.describe_isolation(measured)} could be put in force")
                     continue
                 report, _ = grading.grade_text(text, name, sandbox, config.get("seed", 0), limits, [source])
@@ -97,7 +97,7 @@ def grade_with_fallback(text: str, name: str, source, config: dict, seconds_cap:
         except Exception as error:  # noqa: BLE001 - the sandbox could not start at this level (no answer ran)
             failures.append(f"{level}: {type(error).__name__}: {error}")
             continue
-        if report.isolation and not _at_least(reached(report.isolation), weakest):  # never a regrade weaker
+        if report.isolation and not at_least(reached(report.isolation), weakest):  # never a regrade weaker
             raise GradingUnavailable(f"the grading at {level!r} ran with {grading.describe_isolation(report.isolation)}"
                                      f" only, below the weakest allowed ({weakest!r})")
         return report, level, failures

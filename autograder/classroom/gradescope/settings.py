@@ -1,6 +1,6 @@
 """What a Gradescope autograder is built with and runs by: gradescope.json's keys and their defaults, who sees
 which test when, the isolation levels it may use, and where things are in the zip. Both sides read it: the
-zip's writer (gradescope_zip) and what run_autograder runs (gradescope)."""
+zip's writer (gradescope/autograder_zip.py) and what run_autograder runs (gradescope)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from autograder.classroom.copies import Copy, _normalised, _why_chosen, answered, choose  # noqa: F401
+from autograder.classroom.copies import Copy, choose
 from autograder.classroom.gradescope.settings import MAX_CANDIDATES
 
 

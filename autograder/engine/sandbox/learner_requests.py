@@ -324,7 +324,7 @@ OPERATIONS = {"call": op_call, "vjp": op_vjp, "probe": op_probe, "getattr": op_g
 _SOCKET = _socket.socket
 _SENDALL = _socket.socket.sendall
 _EXIT = os._exit
-_PACK_PREFIX = _channel._PREFIX.pack
+_PACK_PREFIX = _channel.PREFIX.pack
 _SHOWN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:()<>, -")
 _TAMPERING = ("your code replaced or removed objects PyTorch or the grader rely on ({}). Tests do not run on a "
               "modified PyTorch, NumPy or Python; remove that code.")
