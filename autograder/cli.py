@@ -99,7 +99,7 @@ def cmd_release(args) -> int:
 
 
 def cmd_autograde(args) -> int:
-    from autograder.classroom import autograde as classroom
+    from autograder.classroom import autograde as classroom, gradebook, submissions
     from autograder.engine import grading
 
     runner = grading.new_sandbox(for_a_class=True)  # started by autograde once it has work (none with a scheduler)
@@ -113,7 +113,7 @@ def cmd_autograde(args) -> int:
                                      progress=not args.quiet,
                                      allow_weak_isolation=getattr(args, "allow_weak_isolation", False),
                                      late_policy=policy, late_penalty=per_hour)
-    except (classroom.WeakIsolation, classroom.UnknownAssignment, ValueError) as error:
+    except (classroom.WeakIsolation, submissions.UnknownAssignment, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     finally:
@@ -128,7 +128,7 @@ def cmd_autograde(args) -> int:
         print(f"  late ({len(late)}, policy {args.late_policy}): " + ", ".join(
             f"{r['student']}/{r['notebook'].removesuffix('.ipynb')} -{r.get('late_penalty', 0):g}" for r in late))
     if not args.quiet:
-        print(classroom.grade_table(classroom.reports(), _terminal_width()))
+        print(gradebook.grade_table(classroom.reports(), _terminal_width()))
     return 0
 
 
@@ -140,10 +140,10 @@ def _terminal_width() -> int | None:
 
 
 def cmd_feedback(args) -> int:
-    from autograder.classroom import autograde as classroom
+    from autograder.classroom import gradebook, submissions
 
-    written = classroom.feedback(args.db_url, progress=progress_printer(args))
-    print(f"wrote {len(written)} feedback pages under {classroom.home() / 'feedback'}")
+    written = gradebook.feedback(args.db_url, progress=progress_printer(args))
+    print(f"wrote {len(written)} feedback pages under {submissions.home() / 'feedback'}")
     return 0
 
 
@@ -178,18 +178,18 @@ def cmd_collect(args) -> int:
 
 
 def cmd_gradescope(args) -> int:
-    from autograder.classroom import gradescope
+    from autograder.classroom.gradescope import autograder_zip
 
-    return gradescope.command(args)  # build the zip, or --test: try one on a submission
+    return autograder_zip.command(args)  # build the zip, or --test: try one on a submission
 
 
 def cmd_demo(args) -> int:
-    from autograder.classroom import autograde as classroom
+    from autograder.classroom import submissions
     from autograder.maintain import samples
 
     if cmd_release(argparse.Namespace(no_check=False)) != 0:
         return 1
-    students = samples.write_sample_class(classroom.submitted_dir())
+    students = samples.write_sample_class(submissions.submitted_dir())
     print(f"sample class: {', '.join(students)}")
     code = cmd_autograde(argparse.Namespace(workers=args.workers, scheduler=None, assignment=None, force=True,
                                             seed=None, timeout=None, memory_mb=None, db_url=None, quiet=False,

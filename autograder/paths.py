@@ -16,3 +16,9 @@ ANSWER_KEYS = {"00_when_to_write_one": DECISIONS_KEY, "15_debugging": DEBUGGING_
 # AUTOGRADER_HOME moves it, e.g. for tests or for a class of one's own.
 def grading_home() -> Path:
     return Path(os.environ.get("AUTOGRADER_HOME", ROOT / ".grading")).resolve()
+
+# What the course gives the grading engine, which names no path of the course itself: the module whose `preload()`
+# the sandbox's root calls once (the checks, notebook 16's kernel, the warm-ups), and the judge-only folders the
+# learner's process may never read, wherever the package lies.
+COURSE_PRELOAD = "autograder.checks.preload"
+JUDGE_ONLY = (Path(__file__).resolve().parent / "references",)

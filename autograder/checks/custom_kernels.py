@@ -5,7 +5,7 @@ The course's C++ kernel (autograder/kernels/rms_norm.cpp, built outside every le
 with no fake kernel and no autograd formula. The learner writes:
 
 - `rms_norm`, the custom operator `course::rms_norm` that calls the forward kernel, and its fake kernel. What an
-  operator is comes from notebook 11's fixed check (`compile_export_ops.require_op`: the C-level type and the
+  operator is comes from notebook 11's fixed check (`compile_export.ops.require_op`: the C-level type and the
   dispatcher, never the object's attributes), and the tests call the dispatcher's operator of that name. Checked
   for values, and for the fake kernel where it matters: the operator called under FakeTensorMode on fake inputs (a
   transposed one among them), its outputs' shapes, dtypes and strides compared here with the kernel's contract. A
@@ -31,8 +31,8 @@ import torch
 
 from autograder import kernels
 from autograder.checks import common as c
-from autograder.checks.compile_export_ops import (
-    FAKE_READS_DATA, _CUSTOM_OP_DEF, _dispatcher_op, as_metadata, contiguous_strides, fake_outputs, opcheck_results,
+from autograder.checks.compile_export.ops import (
+    FAKE_READS_DATA, CUSTOM_OP_DEF, dispatcher_op, as_metadata, contiguous_strides, fake_outputs, opcheck_results,
     require_op as _require_custom_op,
 )
 from autograder.checks.explain import Rule, explained, literal
@@ -120,7 +120,7 @@ def _two_tensors(out, what: str):
 
 
 def require_op(op, name: str = "rms_norm") -> dict:
-    """Notebook 11's check (`compile_export_ops.require_op`): `op` is the CustomOpDef, by its C-level type, that
+    """Notebook 11's check (`compile_export.ops.require_op`): `op` is the CustomOpDef, by its C-level type, that
     torch.library registered as course::rms_norm, which the dispatcher knows. facts["operator"] is the
     dispatcher's operator of that name, made from the C registry: what the tests call, never the object."""
     return _require_custom_op(op, name, QUALNAME)
@@ -196,8 +196,8 @@ _KERNEL = "course_kernels::rms_norm"
 _SCHEMA = "(Tensor x, float eps) -> (Tensor, Tensor)"
 _DISPATCH_DUMP = torch._C._dispatch_dump
 _CUSTOM_OP = torch.library.custom_op
-_REGISTER_FAKE = _CUSTOM_OP_DEF.register_fake
-_REGISTER_AUTOGRAD = _CUSTOM_OP_DEF.register_autograd
+_REGISTER_FAKE = CUSTOM_OP_DEF.register_fake
+_REGISTER_AUTOGRAD = CUSTOM_OP_DEF.register_autograd
 _LIST = list
 # The stand-ins this process's probe made (several when the checks run in one process, the notebook's own tests):
 # each call makes one under a name of its own. Whatever an answer puts here only picks another name, refused in turn
@@ -220,7 +220,7 @@ def _stand_in_op(qualname: str):
                            "is not the answer's to make")
 
     def forward(x, eps):
-        kernel = _dispatcher_op(_KERNEL)
+        kernel = dispatcher_op(_KERNEL)
         if kernel is None:
             raise RuntimeError("course_kernels is not loaded: run the notebook's first cell")
         return kernel(x, eps)
@@ -251,7 +251,7 @@ def with_autograd(setup_context, backward, one_per_input: bool = False):
     qualname = _fresh_name()
     op = _stand_in_op(qualname)
     _REGISTER_AUTOGRAD(op, _one_per_input(backward) if one_per_input else backward, setup_context=setup_context)
-    return _dispatcher_op(qualname)
+    return dispatcher_op(qualname)
 
 
 def _registered(setup_context, backward, one_per_input: bool = True):

@@ -25,15 +25,11 @@ import nbformat
 from autograder.engine import grading, notebooks
 from autograder.engine.notebooks import NotebookError, Source
 from autograder.engine.sandbox import Limits, Runner
-# Re-exported: the CLI, lms and the tests read these here.
 from autograder.classroom import lateness
-from autograder.classroom.gradebook import GradebookWriter, export_csv, feedback, grade_table  # noqa: F401
-from autograder.classroom.layouts import (CollectLog, Found, Origin, clean_id, collect, name_id, origin_of,  # noqa: F401
-                                          unpack, zip_member_name)
-from autograder.classroom.submissions import (SUBMISSION_RECORDS, HandIn, UnknownAssignment,  # noqa: F401
-                                              _atomic_write, _copy_submission_records, _read_once, _stat_of,
-                                              autograded_dir, check_assignment, discover, file_sha, home,
-                                              marker_path, source_digests, submitted_dir, up_to_date)
+from autograder.classroom.gradebook import GradebookWriter
+from autograder.classroom.submissions import (HandIn, atomic_write, copy_submission_records, read_once, stat_of,
+                                              autograded_dir, check_assignment, discover, home, marker_path,
+                                              source_digests, up_to_date)
 
 
 # ---------------------------------------------------------------------------------------------- work
@@ -130,7 +126,7 @@ def autograde(runner: Runner, workers: int = 1, scheduler: str | None = None, as
     subs, problems = discover(sources, assignment)
     # Each submission is read once: its bytes give the digest, the text graded, and (by their file's stat) the
     # proof at the end that nothing changed it meanwhile.
-    contents = {s.key: _read_once(s.path) for s in subs}
+    contents = {s.key: read_once(s.path) for s in subs}
     shas = {key: hashlib.sha256(data).hexdigest() if data is not None else "" for key, (data, _) in contents.items()}
     policy = {"policy": late_policy, "per_hour": late_penalty}
     todo = [s for s in subs if force or not up_to_date(s, digests, shas[s.key]) or _late_changed(s, policy)]
@@ -165,10 +161,10 @@ def autograde(runner: Runner, workers: int = 1, scheduler: str | None = None, as
                        "file": sub.path.name})
         penalty = _apply_late_policy(report, lateness.read(sub.path.parent), policy)
         out_dir = autograded_dir() / sub.student / sub.assignment
-        _atomic_write(out_dir / f"{sub.notebook}.ipynb", payload["autograded"])
-        _copy_submission_records(sub.path.parent, out_dir)
+        atomic_write(out_dir / f"{sub.notebook}.ipynb", payload["autograded"])
+        copy_submission_records(sub.path.parent, out_dir)
         writer.record(sub.student, sub.assignment, sub.notebook, payload["autograded"], penalty)
-        _atomic_write(marker_path(sub), json.dumps(report, indent=1))
+        atomic_write(marker_path(sub), json.dumps(report, indent=1))
         graded.append(report)
         if bar is not None:
             bar.update(1)
@@ -216,7 +212,7 @@ def autograde(runner: Runner, workers: int = 1, scheduler: str | None = None, as
         if bar is not None:
             bar.close()
     for sub in todo:  # the grader never changes a submission: prove it (without reading it again)
-        if _stat_of(sub.path) != contents[sub.key][1]:
+        if stat_of(sub.path) != contents[sub.key][1]:
             raise RuntimeError(f"{sub.path} changed while being graded")
     _write_problems(problems)
     return BatchResult(graded, skipped, problems, time.monotonic() - start)
@@ -296,7 +292,7 @@ def _progress(total: int, enabled: bool):
 
 
 def _write_problems(problems: list[dict]) -> None:
-    _atomic_write(home() / "problems.json", json.dumps(problems, indent=1))
+    atomic_write(home() / "problems.json", json.dumps(problems, indent=1))
 
 
 def reports() -> list[dict]:

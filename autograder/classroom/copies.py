@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-def _normalised(text) -> str:
+def normalised(text) -> str:
     return "\n".join(line.rstrip() for line in "".join(text).strip().splitlines())
 
 
@@ -35,7 +35,7 @@ def released(source) -> dict[str, str]:
         if stamp not in _RELEASED:
             _RELEASED[stamp] = [c for c in notebooks.read(course, limit=1 << 40).cells if role(c) == "answer"]
         cells = _RELEASED[stamp]
-    return {nbgrader_meta(c)["grade_id"]: _normalised(c.source) for c in cells}
+    return {nbgrader_meta(c)["grade_id"]: normalised(c.source) for c in cells}
 
 
 def answered(nb, source) -> tuple[int, int]:
@@ -44,7 +44,7 @@ def answered(nb, source) -> tuple[int, int]:
 
     released_text = released(source)
     submitted = notebooks.submitted_answers(nb)
-    return sum(1 for g, text in released_text.items() if g in submitted and _normalised(submitted[g]) != text), \
+    return sum(1 for g, text in released_text.items() if g in submitted and normalised(submitted[g]) != text), \
         len(released_text)
 
 
@@ -92,7 +92,7 @@ def choose(copies: list[Copy]) -> tuple[Copy, list[str]]:
     lines = []
     for copy in copies:
         if copy is best:
-            lines.append(f"{copy.describe()}: chosen{_why_chosen(best, copies)}.")
+            lines.append(f"{copy.describe()}: chosen{why_chosen(best, copies)}.")
         elif copy.when < best.when:
             lines.append(f"{copy.describe()}: not chosen (submitted before {best.shown}).")
         else:
@@ -101,7 +101,7 @@ def choose(copies: list[Copy]) -> tuple[Copy, list[str]]:
     return best, lines
 
 
-def _why_chosen(best: Copy, copies: list[Copy]) -> str:
+def why_chosen(best: Copy, copies: list[Copy]) -> str:
     """Why `best` won: the first part of its rank that beats the next best copy's."""
     others = [c for c in copies if c is not best]
     if not others:

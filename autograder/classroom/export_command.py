@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from autograder.classroom import autograde as classroom, lms
+from autograder.classroom import gradebook, lms, submissions
 
 
 def export(args, say=None) -> int:
@@ -23,9 +23,9 @@ def export(args, say=None) -> int:
     if say:
         say(f"reading the gradebook ({args.db_url or 'SQLite in the grading folder'})")
     try:
-        path = classroom.export_csv(Path(args.output) if args.output else None, args.db_url,
-                                    getattr(args, "assignment", None))
-    except classroom.UnknownAssignment as error:
+        path = gradebook.export_csv(Path(args.output) if args.output else None, args.db_url,
+                                   getattr(args, "assignment", None))
+    except submissions.UnknownAssignment as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if say:

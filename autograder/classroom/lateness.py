@@ -47,10 +47,10 @@ def of(origin, due: str | None) -> dict:
 
 
 def record(folder: Path, origin, due: str | None = None) -> dict:
-    from autograder.classroom.submissions import _atomic_write
+    from autograder.classroom.submissions import atomic_write
 
     entry = of(origin, due)
-    _atomic_write(folder / FILE, json.dumps(entry, indent=1) + "\n")
+    atomic_write(folder / FILE, json.dumps(entry, indent=1) + "\n")
     return entry
 
 

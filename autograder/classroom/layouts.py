@@ -68,7 +68,7 @@ class Found:
 # LMS part seem to end inside her own file name (and so name bob).
 _CANVAS = re.compile(r"^(?P<name>[^_]+)_(?P<late>LATE_)?(?P<key>\d+)_\d+_(?=.)")
 _CANVAS_ANON = re.compile(r"^(?P<late>LATE_)?anon_(?P<key>[A-Za-z0-9]+)_\d+_(?=.)")
-_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<key>\d+)_assignsubmission_[a-z]+(?:_|$)")
+MOODLE = re.compile(r"^(?P<name>.+?)_(?P<key>\d+)_assignsubmission_[a-z]+(?:_|$)")
 _BLACKBOARD = re.compile(r"^(?P<prefix>.*?_(?P<user>[^_]+))_attempt_"
                          r"(?P<when>\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2})(?:_|$)")
 _BRIGHTSPACE = re.compile(r"^(?P<key>\d+-\d+) - (?P<name>.+?) - (?P<month>[A-Z][a-z]{2}) (?P<day>\d{1,2}), "
@@ -90,7 +90,7 @@ def clean_id(text: str, keep: str = "-.@") -> str:
 def _first_lms_part(name: str, leaf: bool) -> tuple[str, re.Match] | None:
     """(layout, match) of the pattern whose LMS-written part of `name` ends first (see the patterns)."""
     kinds = (("canvas-anonymous", _CANVAS_ANON), ("canvas", _CANVAS), ("blackboard", _BLACKBOARD)) if leaf else ()
-    matches = [(kind, m) for kind, pattern in kinds + (("moodle", _MOODLE), ("brightspace", _BRIGHTSPACE))
+    matches = [(kind, m) for kind, pattern in kinds + (("moodle", MOODLE), ("brightspace", _BRIGHTSPACE))
                if (m := pattern.match(name))]
     return min(matches, key=lambda km: km[1].end(), default=None)
 

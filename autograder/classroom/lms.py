@@ -29,7 +29,7 @@ from pathlib import Path
 from autograder.classroom import layouts
 from autograder.classroom.gradebook import GradebookWriter, write_safe_csv
 from autograder.classroom.layouts import Found, name_id
-from autograder.classroom.submissions import _atomic_write, check_assignment, home
+from autograder.classroom.submissions import atomic_write, check_assignment, home
 from autograder.engine import grading, notebooks
 
 IDENTITIES = "lms-students.json"
@@ -84,13 +84,13 @@ def record_identities(collected: list, found: list[Found]) -> dict:
                 entry["canvas_user_id"] = origin.key
             continue
         name = next((m["name"] for part in item.rel.parts
-                     if (m := layouts._MOODLE.match(Path(part).stem if part == item.rel.name else part))), None)
+                     if (m := layouts.MOODLE.match(Path(part).stem if part == item.rel.name else part))), None)
         if name and not origin.student.startswith("participant-"):
             entry["name"] = name
         if item.source is not None:
             entry.setdefault("moodle_participants", {})[item.source.assignment] = origin.key
     if data:
-        _atomic_write(identities_path(), json.dumps(data, indent=1, sort_keys=True) + "\n")
+        atomic_write(identities_path(), json.dumps(data, indent=1, sort_keys=True) + "\n")
     return data
 
 
@@ -199,7 +199,7 @@ def parse_columns(specs: list[str] | None) -> dict[str, str]:
     return out
 
 
-def _number(value: float) -> str:
+def number_text(value: float) -> str:
     return f"{value:g}"
 
 
@@ -292,7 +292,7 @@ def canvas_rows(scores: dict, possible: dict, ids: dict, roster: list[dict],
     by_id = {r.get("ID", ""): r for r in roster if r.get("ID", "").isdigit()}
     by_name = {squashed(r.get("Student", "")): r for r in by_id.values()}
     rows = [CANVAS_COLUMNS + [c.header for c in columns],
-            ["Points Possible", "", "", "", ""] + [_number(possible[a]) for a in assignments]]
+            ["Points Possible", "", "", "", ""] + [number_text(possible[a]) for a in assignments]]
     skipped = []
     for student in sorted(scores):
         canvas_id = ids.get(student, {}).get("canvas_user_id")
@@ -304,7 +304,7 @@ def canvas_rows(scores: dict, possible: dict, ids: dict, roster: list[dict],
         person = person or {}
         rows.append([person.get("Student") or student, canvas_id, person.get("SIS User ID", ""),
                      person.get("SIS Login ID", ""), person.get("Section", "")]
-                    + [_number(scores[student][a]) if a in scores[student] else "" for a in assignments])
+                    + [number_text(scores[student][a]) if a in scores[student] else "" for a in assignments])
     return rows, skipped
 
 

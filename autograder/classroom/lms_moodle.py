@@ -34,7 +34,7 @@ def roster_names(roster: list[dict]) -> dict[str, list[dict]]:
 def moodle_rows(scores: dict, possible: dict, ids: dict, roster: list[dict],
                 columns: list | None = None) -> tuple[list[list[str]], list[str]]:
     """(the CSV's rows, a "student: why" for each student left out)."""
-    from autograder.classroom.lms import MOODLE_COLUMNS, _number, moodle_columns
+    from autograder.classroom.lms import MOODLE_COLUMNS, number_text, moodle_columns
 
     columns = columns if columns is not None else moodle_columns(sorted(possible), roster, {})
     assignments = [c.assignment for c in columns]
@@ -60,5 +60,5 @@ def moodle_rows(scores: dict, possible: dict, ids: dict, roster: list[dict],
         first, last = (person.get("First name", ""), person.get("Last name", "")) if person.get("First name") \
             else _split(person.get("Full name") or name)
         rows.append([first, last, person.get("ID number", ""), person.get("Email address", "")]
-                    + [_number(scores[student][a]) if a in scores[student] else "" for a in assignments])
+                    + [number_text(scores[student][a]) if a in scores[student] else "" for a in assignments])
     return rows, skipped

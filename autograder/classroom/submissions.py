@@ -105,10 +105,10 @@ def discover(sources: list[Source], assignment: str | None = None) -> tuple[list
 SUBMISSION_RECORDS = ("timestamp.txt", "submission_secret.txt")
 
 
-def _copy_submission_records(submitted: Path, graded: Path) -> None:
+def copy_submission_records(submitted: Path, graded: Path) -> None:
     for name in SUBMISSION_RECORDS:
         if (submitted / name).is_file():
-            _atomic_write(graded / name, (submitted / name).read_text(encoding="utf-8"))
+            atomic_write(graded / name, (submitted / name).read_text(encoding="utf-8"))
 
 
 def _choose(paths_: list[Path], source: Source, student: str, problems: list[dict]) -> Path:
@@ -159,7 +159,7 @@ def file_sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _stat_of(path: Path) -> tuple | None:
+def stat_of(path: Path) -> tuple | None:
     try:
         st = os.stat(path)
     except OSError:
@@ -167,9 +167,9 @@ def _stat_of(path: Path) -> tuple | None:
     return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
-def _read_once(path: Path) -> tuple[bytes | None, tuple | None]:
+def read_once(path: Path) -> tuple[bytes | None, tuple | None]:
     """(its bytes, capped as a submission's are; None if unreadable or too large, its stat when read)."""
-    stat = _stat_of(path)
+    stat = stat_of(path)
     try:
         if stat is None or stat[1] > notebooks.max_submission_bytes():
             return None, stat
@@ -178,7 +178,7 @@ def _read_once(path: Path) -> tuple[bytes | None, tuple | None]:
         return None, stat
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     with os.fdopen(fd, "w", encoding="utf-8") as f:

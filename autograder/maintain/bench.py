@@ -30,8 +30,8 @@ import nbformat
 from autograder.engine import notebooks
 from autograder import paths
 from autograder.maintain import samples
-from autograder.maintain.bench_figures import (  # noqa: F401  (bench.<name> as the tests and callers read it)
-    floor_figures, PHASE_GROUPS, CHECKS_OWN, REST, test_breakdown, round_trips_per_test, notebook_rows, test_rows, print_notebook_rows, print_test_rows, write_record)
+from autograder.maintain.bench_figures import (floor_figures, test_breakdown, round_trips_per_test, notebook_rows,
+                                               test_rows, print_notebook_rows, print_test_rows, write_record)
 
 
 def synthetic_class(students: int, assignments: list[str]) -> dict:

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from autograder import paths
-from autograder.maintain.matrix_cells import SilentlyWrong, _plain, classify  # noqa: F401 - the cells, read here too
+from autograder.maintain.matrix_cells import plain, classify
 
 RECORDS = paths.ROOT / "docs" / "compat"
 SITE_PAGE = paths.ROOT / "docs" / "site" / "compatibility.md"
@@ -141,7 +141,7 @@ def table(recs: list[dict], site: bool = False) -> str:
             upstream = (f"; upstream: [{bug.key}]({bug.url})" if bug and bug.url else
                         f"; upstream: {bug.summary} (no issue filed)" if bug else "")
             for detail, on in said.items():
-                detail = _plain(detail).replace("|", "\\|").replace("`", "'")
+                detail = plain(detail).replace("|", "\\|").replace("`", "'")
                 notes.append(f"- **{row}**, {column} (torch {', '.join(on)}): {detail}{shown}{upstream}")
     return "\n".join(lines) + "\n\n" + "\n".join(notes)
 

@@ -231,7 +231,7 @@ def classify(row: str, column: str) -> dict:
     return {"outcome": "works", "detail": ""}
 
 
-def _plain(text: str) -> str:
+def plain(text: str) -> str:
     """A message as the tables show it: no addresses, no links (pointers to PyTorch's docs), no newlines."""
     text = re.sub(r"0x[0-9a-f]+", "0x…", text)
     text = re.sub(r"\s*(For more details, please see )?https?://\S+", "", text)
@@ -240,4 +240,4 @@ def _plain(text: str) -> str:
 
 def _short(error: Exception) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    return f"{type(error).__name__}: {_plain(lines[0] if lines else '')[:200]}"
+    return f"{type(error).__name__}: {plain(lines[0] if lines else '')[:200]}"

@@ -184,7 +184,7 @@ def test_the_code_it_quotes_is_the_courses():
     """Each line of a quoted block (`...` aside) is a line of the course: a notebook cell, a check module, a zoo
     or honest answer; a markdown block's lines are README.md's."""
     sources = ["".join(c["source"]) for c in CELLS]
-    for folder, pattern in (("autograder/checks", "*.py"), ("tests/zoo", "*/*.py"), ("tests/honest", "*/*.py")):
+    for folder, pattern in (("autograder/checks", "**/*.py"), ("tests/zoo", "*/*.py"), ("tests/honest", "*/*.py")):
         sources += [p.read_text() for p in sorted((ROOT / folder).glob(pattern))]
     course_lines = {line.strip() for text in sources for line in text.splitlines()}
     readme_lines = {line.strip() for line in (ROOT / "README.md").read_text().splitlines()}

@@ -22,13 +22,16 @@ ROOT = Path(__file__).resolve().parents[2]
 CHECKS = ROOT / "autograder" / "checks"
 # Building blocks, not one notebook's checks.
 SHARED = {"__init__", "common", "explain", "behaviour", "decisions"}
-MODULES = sorted(p.stem for p in CHECKS.glob("*.py") if p.stem not in SHARED)
+# module -> file, by dotted name below autograder.checks (a family folder is its face, `__init__.py`)
+FILES = {".".join(p.relative_to(CHECKS).with_suffix("").parts[:-1] if p.name == "__init__.py" else
+                  p.relative_to(CHECKS).with_suffix("").parts) or "__init__": p for p in CHECKS.rglob("*.py")}
+MODULES = sorted(m for m in FILES if m not in SHARED)
 # Modules still on the old spellings; each leaves this set when it is converted, and the set must end empty.
 NOT_YET: set[str] = set()
 
 
 def _tree(module: str) -> ast.Module:
-    return ast.parse((CHECKS / f"{module}.py").read_text())
+    return ast.parse(FILES[module].read_text())
 
 
 def _public_functions(module: str):

@@ -165,7 +165,7 @@ def _import(dotted: str):
 
 
 def test_the_guides_lms_table_is_what_collect_does():
-    from autograder.classroom.autograde import origin_of
+    from autograder.classroom.layouts import origin_of
 
     section = GUIDE.read_text().split("## The LMS path", 1)[1]
     rows = [line.strip() for line in section.splitlines() if line.strip().startswith("| ") and "`" in line]

@@ -172,9 +172,11 @@ def test_the_missing_packages_check_can_fail(tmp_path):
 # ---------------------------------------------------------------------------------- who installs them
 
 def test_gradescope_setup_installs_the_grading_lock_alone():
-    from autograder.classroom import gradescope, gradescope_scripts
+    from autograder.classroom import gradescope
+    from autograder.classroom.gradescope import autograder_zip as gradescope_zip
+    from autograder.classroom.gradescope import scripts as gradescope_scripts
 
-    assert gradescope.requirements() == (LOCKS / "grader.lock").read_text()
+    assert gradescope_zip.requirements() == (LOCKS / "grader.lock").read_text()
     assert gradescope.torch_pin() == f"torch=={project_pins()['torch']}"
     setup = gradescope_scripts.SETUP
     installs = [line for line in setup.splitlines() if line.startswith('"$PY" -m pip install')]
@@ -184,7 +186,7 @@ def test_gradescope_setup_installs_the_grading_lock_alone():
 
 def test_gradescope_setup_splits_the_lock_into_torch_and_the_rest(tmp_path):
     """setup.sh's awk: torch's entry (with its hashes) alone for the CPU index, every other entry for PyPI."""
-    from autograder.classroom import gradescope_scripts
+    from autograder.classroom.gradescope import scripts as gradescope_scripts
 
     lines = [line for line in gradescope_scripts.SETUP.splitlines() if line.startswith("awk ")]
     assert len(lines) == 2
@@ -248,7 +250,7 @@ def test_the_release_branch_holds_the_course_and_no_answers(tmp_path):
     assert {"environment.yml", "postBuild", "pyproject.toml", "requirements/binder.lock", "README.md",
             "autograder/__init__.py", "autograder/lab.py", "course/01_square/01_square.ipynb"} <= set(files)
     assert not [f for f in files if f.startswith(("solutions/", "tests/", "docs/", "tools/"))]
-    assert "autograder/checks/shapes_unbroadcast.py" in files
+    assert "autograder/checks/shapes/unbroadcast.py" in files
     assert not [f for f in files if f.startswith("autograder/references/")], "the judge-only references shipped"
     released = subprocess.run(["git", "ls-tree", "-r", "HEAD", "--", "course"], cwd=clone, capture_output=True,
                               text=True, check=True).stdout

@@ -233,10 +233,11 @@ def _module_phrases():
     import importlib
 
     found = []
-    for path in sorted(CHECKS.glob("*.py")):
+    for path in sorted(CHECKS.rglob("*.py")):
         if path.stem == "raw_errors":
             continue
-        namespace = vars(importlib.import_module(f"autograder.checks.{path.stem}"))
+        dotted = path.relative_to(CHECKS).with_suffix("").parts
+        namespace = vars(importlib.import_module(".".join(("autograder", "checks") + dotted[:-1 if dotted[-1] == "__init__" else None])))
         for node in ast.walk(ast.parse(path.read_text())):
             exprs = []
             if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "Rule":
@@ -269,6 +270,6 @@ def test_no_check_recognises_the_error_itself(code):
 
 
 def test_every_entry_is_asked_for():
-    sources = "\n".join(p.read_text() for p in CHECKS.glob("*.py") if p.stem != "raw_errors")
+    sources = "\n".join(p.read_text() for p in CHECKS.rglob("*.py") if p.stem != "raw_errors")
     unused = sorted(code for code in raw_errors.CODES if f'"{code}"' not in sources)
     assert not unused, f"entries no check asks for: {unused}"

@@ -143,7 +143,7 @@ def test_the_baseline_puts_back_what_it_recorded_and_names_what_it_cannot():
 
 def test_no_check_catches_base_exceptions():
     """The judge's timer interrupts a test with a BaseException: a check that caught those could outrun it."""
-    for path in sorted((ROOT / "autograder" / "checks").glob("*.py")):
+    for path in sorted((ROOT / "autograder" / "checks").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ExceptHandler):
                 caught = node.type

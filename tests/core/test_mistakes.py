@@ -69,7 +69,8 @@ def _code_params(fn) -> list[str | None]:
 
 def check_codes() -> tuple[dict[str, list[str]], list[str]]:
     """({code: [file:line, ...]}, [unresolved]) for every code a check in autograder/checks/ can raise."""
-    trees = {p.name: _with_parents(ast.parse(p.read_text())) for p in sorted((PACKAGE / "checks").glob("*.py"))}
+    trees = {p.relative_to(PACKAGE / "checks").as_posix(): _with_parents(ast.parse(p.read_text()))
+             for p in sorted((PACKAGE / "checks").rglob("*.py"))}
     functions: dict[str, list] = {}
     for tree in trees.values():
         for node in ast.walk(tree):

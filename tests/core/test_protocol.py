@@ -222,7 +222,7 @@ def _read_control(kind, message):
     sandbox.control = channel.Channel(theirs, protocol.MAX_CONTROL_FRAME)
     with ours:
         if message is CONTROL_FRAME_TOO_LARGE:
-            ours.sendall(channel._PREFIX.pack(protocol.MAX_CONTROL_FRAME + 1, 0))
+            ours.sendall(channel.PREFIX.pack(protocol.MAX_CONTROL_FRAME + 1, 0))
         else:
             ours.sendall(channel.pack(message if type(message) is dict else {"v": message}, []))
         try:

@@ -83,7 +83,7 @@ def test_malformed_messages_are_refused(header, body):
 
 def test_oversized_frames_are_refused():
     with pytest.raises(codec.CodecError):
-        channel.unpack_prefix(channel._PREFIX.pack(channel.MAX_FRAME, 1))
+        channel.unpack_prefix(channel.PREFIX.pack(channel.MAX_FRAME, 1))
 
 
 def in_child(test):
@@ -328,7 +328,8 @@ def test_a_class_root_prepares_for_many_notebooks_and_a_single_grade_starts_soon
 
     assert grading.new_sandbox(for_a_class=True).for_a_class is True
     assert grading.new_sandbox().for_a_class is False
-    assert warm.IN_ROOT == ["forward-ad"] and set(warm.IN_ROOT) <= set(warm.RUN)
+    from autograder.checks import preload  # the warm-ups the course names for its root are the engine's
+    assert preload.WARM_UPS == ["forward-ad"] and set(preload.WARM_UPS) <= set(warm.RUN)
     started = []
 
     class Popen:
@@ -341,3 +342,13 @@ def test_a_class_root_prepares_for_many_notebooks_and_a_single_grade_starts_soon
         handle._start_root(for_a_class)
         handle._root["control"].close()
     assert re.search(r"root_main\(\d+, True\)$", started[0]) and re.search(r"root_main\(\d+, False\)$", started[1])
+
+
+def test_the_roots_start_up_is_a_declared_list():
+    """root.prepare runs STARTUP in order: the course (its checks, whose probes register) before the warm-ups it
+    names and before the integrity record; that record last before the heap is frozen and collapsed."""
+    from autograder.engine.sandbox import root
+
+    names = [step.__name__ for step in root.STARTUP]
+    assert names.index("_libraries") < names.index("_course") < names.index("_warm_ups") < names.index("_integrity")
+    assert names[-3:] == ["_integrity", "_freeze", "_huge_pages"]

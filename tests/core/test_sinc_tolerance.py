@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from autograder.engine.shared import Mistake
-from autograder.checks.debugging_sinc import AWAY_CASES, _sinc_value_and_slope, allowed_error, sinc_away
+from autograder.checks.debugging.sinc import AWAY_CASES, _sinc_value_and_slope, allowed_error, sinc_away
 
 pytestmark = pytest.mark.fast
 

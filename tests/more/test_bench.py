@@ -8,7 +8,7 @@ from importlib import metadata
 import nbformat
 import pytest
 
-from autograder.maintain import bench, samples
+from autograder.maintain import bench, bench_figures, samples
 from autograder import paths
 from helpers import PY, ROOT
 
@@ -56,8 +56,8 @@ def test_breakdown_groups_the_phases_and_the_rest_is_process_overhead():
     assert out["setup and answer cells (once per notebook, shared by its tests)"] == pytest.approx(0.06)
     assert out["copy of the learner's state (a fork)"] == pytest.approx(0.005)
     assert out["round trips to the learner's process"] == pytest.approx(0.015)
-    assert out[bench.CHECKS_OWN] == pytest.approx((0.02 + 0.2) / 2)
-    assert out[bench.REST] == pytest.approx((0.14 + 0.2) / 2)
+    assert out[bench_figures.CHECKS_OWN] == pytest.approx((0.02 + 0.2) / 2)
+    assert out[bench_figures.REST] == pytest.approx((0.14 + 0.2) / 2)
     assert out["whole test, with its share of the answers"] == pytest.approx((0.22 + 0.5) / 2)
     assert bench.test_breakdown([]) == {}
     assert bench.round_trips_per_test([{"round_trips": 4}, {"round_trips": 1}, {}]) == pytest.approx(5 / 3)

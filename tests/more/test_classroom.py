@@ -144,32 +144,32 @@ def test_dask_scheduler_with_two_worker_processes(grading_home):
 
 
 def test_collect_folder_and_lms_zip(grading_home, tmp_path):
-    from autograder.classroom import autograde as classroom
+    from autograder.classroom import layouts
 
     folder = tmp_path / "downloads"
     write_student(folder / "jdoe_12345_67890_01_square.ipynb", A)
     write_student(folder / "mroe" / "whatever name.ipynb", A)
     (folder / "notes.txt").write_text("not a notebook")
-    collected = classroom.collect(folder)
+    collected = layouts.collect(folder)
     assert sorted(s.student for s in collected) == ["jdoe", "mroe"]
     assert (grading_home / "submitted" / "jdoe" / A / f"{A}.ipynb").exists()
 
     archive = tmp_path / "lms.zip"
     with zipfile.ZipFile(archive, "w") as z:
         z.write(folder / "jdoe_12345_67890_01_square.ipynb", "kim_1_2_01_square.ipynb")
-    assert [s.student for s in classroom.collect(archive)] == ["kim"]
+    assert [s.student for s in layouts.collect(archive)] == ["kim"]
     evil = tmp_path / "evil.zip"
     with zipfile.ZipFile(evil, "w") as z:
         z.writestr("../escape.ipynb", "{}")
-    log = classroom.CollectLog()
-    assert classroom.collect(evil, log=log) == []
+    log = layouts.CollectLog()
+    assert layouts.collect(evil, log=log) == []
     assert log.refused == ["evil.zip: ../escape.ipynb: not unpacked, its path leaves the download's folder"]
 
 
 def test_feedback_export_and_report(grading_home):
     from html import escape
 
-    from autograder.classroom import class_report, autograde as classroom
+    from autograder.classroom import class_report, gradebook, autograde as classroom
     from autograder.engine import mistakes
 
     paths = make_class(grading_home, {"ada": None, "alan": (ZOO / "ctx_attribute.py").read_text()})
@@ -180,12 +180,12 @@ def test_feedback_export_and_report(grading_home):
     graded = grading_home / "autograded" / "ada" / A
     assert (graded / "timestamp.txt").read_text().startswith("2026-11-30")
     assert (graded / "submission_secret.txt").read_text() == "s3cret"
-    pages = classroom.feedback()
+    pages = gradebook.feedback()
     alan = next(p for p in pages if "alan" in p.parts)
     text = alan.read_text()
     assert "save_for_backward" in text, "feedback names the mistake"
     assert "saves_input(" not in text and "gradcheck(Square)" not in text, "hidden tests never reach students"
-    rows = list(csv.DictReader(open(classroom.export_csv())))
+    rows = list(csv.DictReader(open(gradebook.export_csv())))
     scores = {r["student_id"]: float(r["score"]) for r in rows if r["assignment"] == A}
     assert scores == {"ada": 3.0, "alan": 2.0}
     report = class_report.write(classroom.reports())

@@ -184,7 +184,7 @@ def test_release_quiet_prints_no_progress(fake_release, capsys):
 
 
 def test_report_and_export_say_what_they_read(tmp_path, monkeypatch, capsys):
-    from autograder.classroom import class_report, autograde as classroom
+    from autograder.classroom import class_report, gradebook
     from autograder import cli
 
     monkeypatch.setenv("AUTOGRADER_HOME", str(tmp_path))
@@ -203,7 +203,7 @@ def test_report_and_export_say_what_they_read(tmp_path, monkeypatch, capsys):
         path.write_text("assignment,student_id,score\n01_square,ada,3\n01_square,alan,2\n")
         return path
 
-    monkeypatch.setattr(classroom, "export_csv", export_csv)
+    monkeypatch.setattr(gradebook, "export_csv", export_csv)
     assert cli.main(["export"]) == 0
     out, err = capsys.readouterr()
     assert "reading the gradebook" in err and "wrote 2 rows" in err and "grades.csv" in out

@@ -26,7 +26,7 @@ def test_a_pipe_closed_early_ends_quietly(tmp_path):
 
 
 def test_the_grade_table_fits_the_terminal():
-    from autograder.classroom.autograde import grade_table
+    from autograder.classroom.gradebook import grade_table
 
     reports = [{"student": f"student-{s:02d}", "notebook": f"{n:02d}_a_long_notebook_name.ipynb", "score": 1.0,
                 "max_score": 3.0, **({"lateness": {"late": True}} if (s, n) == (1, 3) else {})}

@@ -207,7 +207,7 @@ _common.function_facts.__wrapped__.__code__ = _facts_of_a_function.__code__
 """,
     # the learner's request table: the probe operation answered by the answer
     "operation_table": FAKE_FACTS + """
-import autograder.engine.sandbox.learner as _learner
+import autograder.engine.sandbox.learner_requests as _learner
 def _op_probe(message, created, ctxs):
     return _facts_of_a_function(None), {}
 _learner.OPERATIONS["probe"] = _op_probe

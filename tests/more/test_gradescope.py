@@ -22,7 +22,9 @@ import nbformat
 import pytest
 
 from autograder.classroom import gradescope
-from autograder.classroom.gradescope_schema import RESULTS_SCHEMA  # the schema the autograder checks at run time
+from autograder.classroom.gradescope import autograder_zip as gradescope_zip
+from autograder.classroom.gradescope import settings as gradescope_settings
+from autograder.classroom.gradescope.schema import RESULTS_SCHEMA  # the schema the autograder checks at run time
 from autograder.maintain import samples
 
 from helpers import ROOT, run_cli
@@ -184,12 +186,12 @@ def test_a_crashing_grader_still_writes_results(installed):
 # ------------------------------------------------------------------------------ in-process, no sandbox
 
 def test_visibility_is_the_instructors_choice(tmp_path):
-    assert gradescope.parse_visibility(None) == {"visible": "visible", "hidden": "after_published",
+    assert gradescope_settings.parse_visibility(None) == {"visible": "visible", "hidden": "after_published",
                                                  "stdout": "hidden"}
-    assert gradescope.parse_visibility(["hidden=after_due_date"])["hidden"] == "after_due_date"
+    assert gradescope_settings.parse_visibility(["hidden=after_due_date"])["hidden"] == "after_due_date"
     for bad in ["hidden", "secret=visible", "hidden=later"]:
         with pytest.raises(ValueError):
-            gradescope.parse_visibility([bad])
+            gradescope_settings.parse_visibility([bad])
     out = tmp_path / "gs.zip"
     assert run_cli("gradescope", "--assignment", "01_square", "--output", str(out), "--visibility",
                    "hidden=visible", "--timeout", "30").returncode == 0
@@ -242,7 +244,7 @@ def test_the_zip_holds_no_reference_answer_and_grades_from_its_test_cells(tmp_pa
 
     out = tmp_path / "all.zip"
     released = [s for s in notebooks.sources() if (paths.COURSE / s.assignment / s.path.name).exists()]
-    gradescope.build(out, [s.assignment for s in released], seed=0)  # (a notebook being written has no release yet)
+    gradescope_zip.build(out, [s.assignment for s in released], seed=0)  # (a notebook being written has no release yet)
     with zipfile.ZipFile(out) as archive:
         texts = {n: archive.read(n).decode("utf-8", "replace") for n in archive.namelist()}
     assert not [n for n, t in texts.items() if "BEGIN SOLUTION" in t or "END SOLUTION" in t]

@@ -15,6 +15,8 @@ import nbformat
 import pytest
 
 from autograder.classroom import gradescope
+from autograder.classroom.gradescope import levels as gradescope_levels
+from autograder.classroom.gradescope import result_entries as gradescope_results
 from autograder.engine import grading
 from autograder.maintain import samples
 from autograder.engine.sandbox import Graded, Isolation, Outcome, Runner
@@ -198,10 +200,10 @@ def test_descendants_are_found_and_ended(tmp_path):
                               "time.sleep(60)"])
     try:
         deadline = time.monotonic() + 10  # (this process may have other children: a sandbox's root process)
-        while len(gradescope.descendants(child.pid)) < 1 and time.monotonic() < deadline:
+        while len(gradescope_levels.descendants(child.pid)) < 1 and time.monotonic() < deadline:
             time.sleep(0.05)
-        found = gradescope.descendants(child.pid)
-        assert len(found) == 1 and child.pid in gradescope.descendants()
+        found = gradescope_levels.descendants(child.pid)
+        assert len(found) == 1 and child.pid in gradescope_levels.descendants()
     finally:
         child.kill()
         child.wait()
@@ -275,9 +277,9 @@ def test_the_budget_ends_a_grading_that_never_returns(tmp_path, monkeypatch):
 
 
 def test_each_tests_limit_is_cut_only_where_the_budget_needs_it():
-    limits = gradescope._limits({"limits": {"seconds_per_test": 60}}, "full", 96)
+    limits = gradescope_levels.level_limits({"limits": {"seconds_per_test": 60}}, "full", 96)
     assert limits.seconds_per_test == 60
-    assert gradescope._limits({"limits": {}}, "full", 12.5).seconds_per_test == 12.5
+    assert gradescope_levels.level_limits({"limits": {}}, "full", 12.5).seconds_per_test == 12.5
 
 
 def test_a_timeout_names_the_loop_in_the_tests_it_costs():
@@ -287,16 +289,16 @@ def test_a_timeout_names_the_loop_in_the_tests_it_costs():
              grading.CellResult("test_Square_saved", 0, 1, "error", "stopped responding", "learner-stalled")]
     report = grading.Report("01_square.ipynb", "01_square", 0, 3, cells)
     tests = gradescope.tests_of(report, source, gradescope.DEFAULT_VISIBILITY, "",
-                                gradescope._limits({"limits": {}}, "full", 10))
+                                gradescope_levels.level_limits({"limits": {}}, "full", 10))
     assert tests[0]["output"].startswith("timeout: time limit exceeded") and "10 s a test here" in tests[0]["output"]
     for test in tests[1:]:
         assert "test_Square_values ran out of time (10 s each)" in test["output"] and "infinite loop" in test["output"]
 
 
 def test_a_summary_is_shown_no_earlier_than_its_most_hidden_test():
-    assert gradescope.most_hidden(["visible", "after_due_date"]) == "after_due_date"
-    assert gradescope.most_hidden(["after_due_date", "after_published"]) == "after_published"
-    assert gradescope.most_hidden(["visible", "hidden", "after_published"]) == "hidden"
+    assert gradescope_results.most_hidden(["visible", "after_due_date"]) == "after_due_date"
+    assert gradescope_results.most_hidden(["after_due_date", "after_published"]) == "after_published"
+    assert gradescope_results.most_hidden(["visible", "hidden", "after_published"]) == "hidden"
     tests = [{"visibility": "visible"}, {"visibility": "after_published"}]
     assert gradescope.summary_test("s", "3 / 3", True, tests)["visibility"] == "after_published"
 
@@ -322,7 +324,7 @@ def test_grade_refuses_an_oversized_notebook_before_reading_it(tmp_path):
 
 
 def test_run_autograders_own_fallback_is_plain_text_too():
-    from autograder.classroom import gradescope_scripts
+    from autograder.classroom.gradescope import scripts as gradescope_scripts
 
     fallback = gradescope_scripts.RUN_AUTOGRADER.split("<<'JSON'\n")[1].split("\nJSON")[0]
     assert json.loads(fallback)["output_format"] == "text" and json.loads(fallback)["score"] == 0

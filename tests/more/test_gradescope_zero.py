@@ -6,8 +6,9 @@ import json
 import nbformat
 import pytest
 
-from autograder.classroom import gradescope, gradescope_results
-from autograder.classroom.gradescope_schema import problems
+from autograder.classroom import gradescope
+from autograder.classroom.gradescope import result_entries as gradescope_results
+from autograder.classroom.gradescope.schema import problems
 
 
 def config(hidden: str):
@@ -74,7 +75,7 @@ def test_gradescope_test_reuses_the_kernel_build_and_says_so(tmp_path):
     """--test unpacks the zip afresh each time (setup.sh, which builds notebook 16's kernel, is not run): the
     checkout's build is copied in, and a zip with another kernel source is said to build during the try."""
     from autograder import kernels
-    from autograder.classroom.gradescope_zip import reuse_kernel_build
+    from autograder.classroom.gradescope.autograder_zip import reuse_kernel_build
 
     if not kernels.library_path().exists():
         pytest.skip("the kernel is not built in this checkout (make setup builds it)")

@@ -20,10 +20,10 @@ def zip_of(path, members):
 
 
 def collected(source, **kwargs):
-    from autograder.classroom import autograde as classroom
+    from autograder.classroom import layouts
 
-    log = classroom.CollectLog()
-    found = {f"{s.student}/{s.assignment}": s.path.read_bytes() for s in classroom.collect(source, log=log, **kwargs)}
+    log = layouts.CollectLog()
+    found = {f"{s.student}/{s.assignment}": s.path.read_bytes() for s in layouts.collect(source, log=log, **kwargs)}
     return found, log
 
 

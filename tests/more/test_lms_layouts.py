@@ -114,7 +114,7 @@ def notebook_name(assignment):
 @pytest.mark.parametrize("packaging", ["zip", "folder"])
 @pytest.mark.parametrize("files, expected, clash", ROWS)
 def test_lms_layout(grading_home, tmp_path, files, expected, clash, packaging):
-    from autograder.classroom import autograde as classroom
+    from autograder.classroom import layouts
 
     folder = tmp_path / "download"
     build(folder, files)
@@ -127,7 +127,7 @@ def test_lms_layout(grading_home, tmp_path, files, expected, clash, packaging):
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        collected = classroom.collect(source)
+        collected = layouts.collect(source)
     clashes = [w for w in caught if "are all named" in str(w.message)]
     assert bool(clashes) == clash, [str(w.message) for w in caught]
 
@@ -143,14 +143,14 @@ def test_lms_layout(grading_home, tmp_path, files, expected, clash, packaging):
 
 def test_a_second_download_keeps_the_ids_and_replaces_only_changed_files(grading_home, tmp_path):
     """Collecting the same Moodle assignment again (a late hand-in added) gives every student the same id."""
-    from autograder.classroom import autograde as classroom
+    from autograder.classroom import layouts
 
     first = tmp_path / "first"
     build(first, {"Jane Doe_111_assignsubmission_file/01_square.ipynb": "answer",
                   "Jane Doe_222_assignsubmission_file/01_square.ipynb": "stub"})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        before = sorted(s.student for s in classroom.collect(first))
+        before = sorted(s.student for s in layouts.collect(first))
     target = grading_home / "submitted" / "jane-doe-111" / A / f"{A}.ipynb"
     stamp = target.stat().st_mtime_ns
 
@@ -162,7 +162,7 @@ def test_a_second_download_keeps_the_ids_and_replaces_only_changed_files(grading
         (first / "Jane Doe_111_assignsubmission_file/01_square.ipynb").read_bytes())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        after = sorted(s.student for s in classroom.collect(second))
+        after = sorted(s.student for s in layouts.collect(second))
     assert before == ["jane-doe-111", "jane-doe-222"]
     assert after == ["jane-doe-111", "jane-doe-222", "kim-park"]
     assert target.stat().st_mtime_ns == stamp, "an unchanged file is not copied again"
@@ -177,7 +177,7 @@ def test_a_second_download_keeps_the_ids_and_replaces_only_changed_files(grading
     ("王小明", "王小明"),
 ])
 def test_names_become_ids(name, expected):
-    from autograder.classroom.autograde import name_id
+    from autograder.classroom.layouts import name_id
 
     assert name_id(name) == expected
 
@@ -235,11 +235,11 @@ ZIPS = [  # name bytes of the notebook, flag bits, extra field
 def test_zip_names_give_the_unpacked_folders_id(grading_home, tmp_path, name, flags, extra):
     import json
 
-    from autograder.classroom import autograde as classroom, lms
+    from autograder.classroom import layouts, lms
 
     folder = tmp_path / "unpacked"
     notebook = write_student(folder / FOLDER / "01_square.ipynb", A)
-    from_folder = sorted(s.student for s in classroom.collect(folder))
+    from_folder = sorted(s.student for s in layouts.collect(folder))
     assert from_folder == ["jurgen-muller"]
 
     archive = tmp_path / "download.zip"
@@ -254,7 +254,7 @@ def test_zip_names_give_the_unpacked_folders_id(grading_home, tmp_path, name, fl
 
 
 def test_a_name_that_is_not_utf8_is_read_as_cp437():
-    from autograder.classroom.autograde import zip_member_name
+    from autograder.classroom.layouts import zip_member_name
 
     info = zipfile.ZipInfo("x")
     info.orig_filename = b"J\x81rgen".decode("cp437")  # as zipfile decodes an unflagged name
@@ -266,7 +266,7 @@ def test_a_name_that_is_not_utf8_is_read_as_cp437():
 
 def test_a_zip_cannot_write_outside_its_folder(grading_home, tmp_path):
     """A member whose path leaves the folder is refused with a sentence naming it; the rest is collected."""
-    from autograder.classroom import autograde as classroom
+    from autograder.classroom import layouts
     from autograder.classroom.layouts import CollectLog
 
     good = write_student(tmp_path / "good.ipynb", A).read_bytes()
@@ -274,7 +274,7 @@ def test_a_zip_cannot_write_outside_its_folder(grading_home, tmp_path):
         archive = tmp_path / "evil.zip"
         archive.write_bytes(raw_zip([(evil.encode(), b"{}", 0, b""), (b"kim_1_2_01_square.ipynb", good, 0, b"")]))
         log = CollectLog()
-        assert [s.student for s in classroom.collect(archive, log=log)] == ["kim"]
+        assert [s.student for s in layouts.collect(archive, log=log)] == ["kim"]
         assert [line for line in log.refused if "escape.ipynb" in line and "leaves the download's folder" in line], \
             log.refused
     assert not (tmp_path / "escape.ipynb").exists()

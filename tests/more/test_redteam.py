@@ -184,7 +184,7 @@ def test_protected_files_are_not_read(redteam_sandbox):
 def test_gradebook_and_sources_unchanged(redteam_sandbox):
     home = paths.grading_home()
     watched = [p for p in [home / "gradebook.db", paths.SOLUTIONS / "01_square" / "01_square.ipynb",
-                           paths.ROOT / "autograder" / "checks" / "common.py"] if p.exists()]
+                           paths.ROOT / "autograder" / "checks" / "common" / "__init__.py"] if p.exists()]
     before = {p: p.read_bytes() for p in watched}
     grade(redteam_sandbox, attack_source(attack_file("write-gradebook-and-course"))[0])
     assert not (home / "x.txt").exists() and not (paths.SOLUTIONS / "x.txt").exists()

@@ -12,8 +12,8 @@ import struct
 import time
 
 MAX_FRAME = 320 * 1024 * 1024  # a frame larger than this is refused (an answer cannot flood the judge)
-_PREFIX = struct.Struct("!QQ")   # header size, body size
-PREFIX_SIZE = _PREFIX.size
+PREFIX = struct.Struct("!QQ")   # header size, body size
+PREFIX_SIZE = PREFIX.size
 
 
 class CodecError(ValueError):
@@ -85,11 +85,11 @@ def pack(header: dict, buffers: list[bytes]) -> bytes:
     body = b"".join(buffers)
     if len(text) + len(body) > MAX_FRAME:
         raise TypeError("value too large to send")
-    return _PREFIX.pack(len(text), len(body)) + text + body
+    return PREFIX.pack(len(text), len(body)) + text + body
 
 
 def unpack_prefix(prefix: bytes, max_frame: int = MAX_FRAME) -> tuple[int, int]:
-    header_size, body_size = _PREFIX.unpack(prefix)
+    header_size, body_size = PREFIX.unpack(prefix)
     if header_size + body_size > max_frame:
         raise CodecError("message too large")
     return header_size, body_size

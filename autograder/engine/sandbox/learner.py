@@ -23,9 +23,7 @@ import time
 from autograder.engine.sandbox import cells, cgroup, codec, confine, integrity, protocol, seccomp, world
 from autograder.engine.sandbox.channel import Channel, recv_fd, send_fd
 from autograder.engine.sandbox.root import judge_only
-# The request table is learner_requests.py's; it is named here too, where the tests and the red team's
-# attacks on it have always found it (the same dict: integrity.py compares its entries).
-from autograder.engine.sandbox.learner_requests import OPERATIONS, error_data, handle_of, serve  # noqa: F401
+from autograder.engine.sandbox.learner_requests import error_data, handle_of, serve
 
 
 # ---------------------------------------------------------------------------------------- start-up

@@ -207,8 +207,8 @@ def _leaves(created: dict) -> list:
 # (learner_record.observed), every backward of a Function the judge calls recorded alike, and, once the call has
 # returned, a description of what it keeps for backward, by a probe found in the registry's snapshot. The last few
 # descriptions are kept, with a weak reference to each call's output, for the judge to read (`op_record`).
-_DESCRIBE = "autograder.checks.behaviour_record:describe_call"
-_AFTER = "autograder.checks.behaviour_record:after_call"
+_DESCRIBE = "autograder.checks.behaviour.record:describe_call"
+_AFTER = "autograder.checks.behaviour.record:after_call"
 _WEAKREF = weakref.ref
 _KEPT_RECORDS = 8
 
@@ -324,7 +324,7 @@ OPERATIONS = {"call": op_call, "vjp": op_vjp, "probe": op_probe, "getattr": op_g
 _SOCKET = _socket.socket
 _SENDALL = _socket.socket.sendall
 _EXIT = os._exit
-_PACK_PREFIX = _channel._PREFIX.pack
+_PACK_PREFIX = _channel.PREFIX.pack
 _SHOWN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:()<>, -")
 _TAMPERING = ("your code replaced or removed objects PyTorch or the grader rely on ({}). Tests do not run on a "
               "modified PyTorch, NumPy or Python; remove that code.")

@@ -6,6 +6,7 @@ replies on it itself. They speak JSON frames (never pickle), each of a kind prot
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 import select
 import signal
@@ -13,8 +14,8 @@ import socket
 import site
 import sys
 import sysconfig
-from pathlib import Path
 
+from autograder import paths
 from autograder.engine.sandbox import hugepages, integrity, protocol, seccomp, warm
 from autograder.engine.sandbox.channel import Channel, pack, recv_fd
 
@@ -29,14 +30,15 @@ def _recv(channel: Channel) -> dict:
 
 # ------------------------------------------------------------------------------------------ the root
 
-def prepare(for_a_class: bool = False) -> None:
-    """Everything the forks share, imported and warmed up once. A root that grades a class (many notebooks)
-    also pays, once, what makes each of its many tests cheaper: every warm-up, and its memory in huge pages."""
+def _environment(state: dict) -> None:
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     # OpenMP reads this once, when PyTorch loads it: every parallel region then runs on this one thread, so
     # an answer's torch.set_num_threads(4) is harmless instead of a refused thread (libgomp exits on that).
     os.environ["OMP_THREAD_LIMIT"] = "1"
+
+
+def _libraries(state: dict) -> None:
     import numpy  # noqa: F401
     import numpy.testing  # noqa: F401  (watched by the integrity checkpoint: import it before any answer)
     import torch
@@ -48,36 +50,65 @@ def prepare(for_a_class: bool = False) -> None:
     import torch.library  # noqa: F401
     import torch.utils.checkpoint  # noqa: F401
     import torch._dynamo  # noqa: F401  (it rebinds torch.manual_seed on import: before the integrity baseline)
-    import importlib
-
     import autograder.engine.sandbox.judge  # noqa: F401  (and the learner's side: the forks do not import them again)
-    from autograder import kernels
 
-    try:  # the course's C++ kernel (notebook 16), built here if needed: the forks inherit it, never compile
-        kernels.load()
-    except kernels.KernelsUnavailable:
-        pass  # notebook 16's setup cell then fails, naming what is missing; the other notebooks grade as usual
 
-    checks = Path(__file__).resolve().parents[2] / "checks"  # every check module, by listing the folder
-    for module in sorted(p.stem for p in checks.glob("*.py")):
-        if not module.startswith("_"):
-            importlib.import_module(f"autograder.checks.{module}")
+def _course(state: dict) -> None:
+    """The course's one entry point (paths.COURSE_PRELOAD): its checks, notebook 16's kernel; the warm-ups it names."""
+    state["warm_ups"] = importlib.import_module(paths.COURSE_PRELOAD).preload()
+
+
+def _first_gradcheck(state: dict) -> None:
+    import torch
+
     # The first gradcheck in a process costs 0.3-0.5 s of lazy initialisation: pay it once, here.
     x = torch.randn(3, dtype=torch.float64, requires_grad=True)
     torch.autograd.gradcheck(lambda t: (t * t).sin(), (x,))
     torch.autograd.grad((x.exp() * x).sum(), x, create_graph=True)
-    warm.run(list(warm.RUN) if for_a_class else warm.IN_ROOT)  # once here, not in each notebook's judge
+
+
+def _warm_ups(state: dict) -> None:
+    warm.run(list(warm.RUN) if state["for_a_class"] else state["warm_ups"])  # once here, not in each judge
+
+
+def _seccomp(state: dict) -> None:
     seccomp.prebuild()  # libseccomp found and loaded once, and the learner's filters built but their pid's rules
+
+
+def _library_folders(state: dict) -> None:
     library_folders(again=True)  # the learner's allow-list of libraries, found once for every judge
+
+
+def _integrity(state: dict) -> None:
     integrity.prepare()  # last before the collapse: the record every learner takes if nothing moved since
+
+
+def _freeze(state: dict) -> None:
     # Everything allocated so far (PyTorch, the checks: about a million objects) out of the collector's reach in
     # the forks: a full collection there (a check that calls gc.collect(), or one the allocator triggers) then
     # walks only what the fork made, instead of writing to every object's header and so copying the whole heap.
-    if for_a_class:
+    if state["for_a_class"]:
         gc.collect()  # (0.15 s: the imports' garbage is not frozen with the rest)
     gc.freeze()
-    if for_a_class:  # 0.8-1 s, which one notebook's ten tests would not win back
+
+
+def _huge_pages(state: dict) -> None:
+    if state["for_a_class"]:  # 0.8-1 s, which one notebook's ten tests would not win back
         hugepages.collapse()  # last: what every judge and learner copy inherits, in huge pages (cheap forks)
+
+
+# The root's start-up, in order: each step takes the state the earlier ones left ("for_a_class", "warm_ups").
+STARTUP = (_environment, _libraries, _course, _first_gradcheck, _warm_ups, _seccomp, _library_folders, _integrity,
+           _freeze, _huge_pages)
+
+
+def prepare(for_a_class: bool = False) -> None:
+    """Everything the forks share, imported and warmed up once: the steps of STARTUP, in order. A root that grades a
+    class (many notebooks) also pays, once, what makes each of its many tests cheaper: every warm-up, and its
+    memory in huge pages."""
+    state = {"for_a_class": for_a_class, "warm_ups": []}
+    for step in STARTUP:
+        step(state)
 
 
 def root_main(fd: int, for_a_class: bool = False) -> None:
@@ -239,9 +270,8 @@ def learner_read_roots(protected: list) -> list[str]:
 
 
 def judge_only() -> list[str]:
-    """The judge-only references (autograder/references/, wherever the package lies): never the learner's to read."""
-    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return [os.path.join(package, "references")]
+    """The course's judge-only folders (paths.JUDGE_ONLY, wherever the package lies): never the learner's to read."""
+    return [str(p) for p in paths.JUDGE_ONLY]
 
 
 _LIBRARY_FOLDERS: list = []  # library_folders() as the root found them, once its imports were done

