@@ -116,7 +116,8 @@ def test_every_grading_entry_point_requires_its_runner():
     """No entry point makes a sandbox of its own that nobody closes: the caller passes the runner it made."""
     import inspect
 
-    from autograder.classroom import autograde, gradescope_levels
+    from autograder.classroom import autograde
+    from autograder.classroom.gradescope import levels as gradescope_levels
     from autograder.maintain import release
 
     entry_points = [grading.grade_text, grading.grade_path, grading.grade_submission, grading.reference_report,

@@ -1,5 +1,5 @@
 """What the learner's serving loop observes of every call and every backward it serves, alike, so that none is a
-measured one (see `checks.behaviour_record`).
+measured one (see `checks.behaviour.record`).
 
 - `observed(fn, args, kwargs)`: the call, with the collector in the same state for every call (on; everything alive
   before the call frozen out of its lists, and left frozen: a later full collection walks only what is new), and

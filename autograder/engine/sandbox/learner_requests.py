@@ -202,7 +202,7 @@ def _leaves(created: dict) -> list:
     return [LEAVES.get(i, created[i]) for i in sorted(created)]
 
 
-# Every call is observed the same way, so that none is a measured one (checks.behaviour_record): the same frames
+# Every call is observed the same way, so that none is a measured one (checks.behaviour.record): the same frames
 # above the learner's code (serve -> op_call -> the learner's object), the collector in the same state
 # (learner_record.observed), every backward of a Function the judge calls recorded alike, and, once the call has
 # returned, a description of what it keeps for backward, by a probe found in the registry's snapshot. The last few
