@@ -21,4 +21,11 @@ def grading_home() -> Path:
 # the sandbox's root calls once (the checks, notebook 16's kernel, the warm-ups), and the judge-only folders the
 # learner's process may never read, wherever the package lies.
 COURSE_PRELOAD = "autograder.checks.preload"
+# The course's modules the sandbox names by address, declared here beside its entry point so that the engine spells
+# none itself: the checks' package (functions and classes sent by name; every module of it watched), its shared
+# probes' module (a registry compared entry by entry), and the probes that record every ordinary call.
+CHECKS = "autograder.checks"
+CHECKS_COMMON = "autograder.checks.common"
+RECORD_DESCRIBE = "autograder.checks.behaviour.record:describe_call"
+RECORD_AFTER = "autograder.checks.behaviour.record:after_call"
 JUDGE_ONLY = (Path(__file__).resolve().parent / "references",)

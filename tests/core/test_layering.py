@@ -237,13 +237,16 @@ COURSE_WINGS = {"checks", "kernels", "references"}
 
 def course_paths(path: Path) -> list[str]:
     """Where an engine module names the course's files: a string (docstrings aside) naming one of its folders as
-    a path (as root.py once did, to list checks/ and import what it found)."""
+    a path (as root.py once did, to list checks/ and import what it found) or one of its modules by address (the
+    course declares those in paths: CHECKS, CHECKS_COMMON, RECORD_*)."""
     tree = ast.parse(path.read_text())
     docs, found = _docstrings(tree), []
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
             parts = set(node.value.replace("\\", "/").split("/"))
-            if node.value in COURSE_WINGS or (len(parts) > 1 and parts & COURSE_WINGS):
+            dotted = node.value.split(":")[0].split(".")
+            if node.value in COURSE_WINGS or (len(parts) > 1 and parts & COURSE_WINGS) \
+                    or (dotted[:1] == ["autograder"] and set(dotted[1:2]) & COURSE_WINGS):
                 found.append(f"{path.name}:{node.lineno} names {node.value!r}")
     return found
 
@@ -260,9 +263,10 @@ def test_the_course_path_rule_can_fail(tmp_path):
     sample = tmp_path / "root.py"
     sample.write_text('"""Docs may say autograder/checks/."""\nfrom pathlib import Path\n'
                       'checks = Path(__file__).parents[2] / "checks"\nfor p in checks.glob("*.py"):\n    pass\n'
-                      'ref = "autograder/references"\nother = "engine/sandbox"\n')
+                      'ref = "autograder/references"\nother = "engine/sandbox"\n'
+                      'probe = "autograder.checks.behaviour.record:after_call"\nengine = "autograder.engine.shared"\n')
     assert sorted(r.split(" ", 1)[1] for r in course_paths(sample)) == [
-        "names 'autograder/references'", "names 'checks'"]
+        "names 'autograder.checks.behaviour.record:after_call'", "names 'autograder/references'", "names 'checks'"]
 
 
 def test_the_course_preload_entry_point_is_the_courses():

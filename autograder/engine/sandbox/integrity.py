@@ -19,11 +19,14 @@ import gc
 import sys
 import types
 
+from autograder import paths
+
+_CHECKS_COMMON = paths.CHECKS_COMMON  # the course's addresses, read once at import (before any answer runs)
 _WATCHED = ("builtins", "torch", "torch.autograd", "torch.autograd.function", "torch.autograd.graph",
             "torch.autograd.gradcheck", "torch.nn", "torch.nn.functional", "torch.func", "torch.library",
             "torch.utils.checkpoint", "numpy", "numpy.testing", "inspect", "functools", "types",
             "os", "json", "json.encoder", "json.decoder", "socket", "struct", "select",  # what replies go through
-            "autograder.checks", "autograder.checks.common", "autograder.engine.sandbox", "autograder.engine.shared",
+            paths.CHECKS, paths.CHECKS_COMMON, "autograder.engine.sandbox", "autograder.engine.shared",
             # what the probes of notebooks 11 and 16 run through below torch.library: torch.library.opcheck looks
             # optests.opcheck up at every call, custom operators and fake tensors are these modules' functions
             *(f"torch.testing._internal.optests{part}" for part in (
@@ -35,7 +38,7 @@ _WATCHED = ("builtins", "torch", "torch.autograd", "torch.autograd.function", "t
 # namespaces above show. The audit hook refuses the change, as it does for the grader's own functions.
 _LIBRARIES = ("torch.library", "torch._library.", "torch.testing._internal.optests", "torch._subclasses.",
               "torch._ops", "torch.autograd.", "torch.autograd")
-_OWN = ("autograder.checks.", "autograder.engine.sandbox.")  # every module of the checks and of the sandbox, this one too
+_OWN = (paths.CHECKS + ".", "autograder.engine.sandbox.")  # every module of the checks and of the sandbox, this one too
 _CLASSES = ("torch.Tensor", "torch._C.TensorBase", "torch.autograd.Function",
             "torch.autograd.function.BackwardCFunction", "torch.autograd.function.FunctionCtx",
             "torch.autograd.graph.saved_tensors_hooks", "torch.nn.Module", "torch.nn.Parameter",
@@ -44,7 +47,7 @@ _CLASSES = ("torch.Tensor", "torch._C.TensorBase", "torch.autograd.Function",
 # Classes a name added to would shadow what the reply path inherits (socket.socket.sendall): added names count.
 _STRICT = frozenset({"socket.socket", "json.encoder.JSONEncoder", "json.decoder.JSONDecoder"})
 # Tables whose entries the learner's process acts on: compared entry by entry, not only as names.
-_REGISTRIES = (("autograder.engine.shared", "PROBES"), ("autograder.checks.common", "PROBES"),
+_REGISTRIES = (("autograder.engine.shared", "PROBES"), (_CHECKS_COMMON, "PROBES"),
                ("autograder.engine.sandbox.learner_requests", "OPERATIONS"),
                ("autograder.engine.sandbox.integrity", "PROBES"))
 
@@ -235,7 +238,7 @@ def record() -> str:
 
 def _take() -> tuple[dict, tuple, list]:
     """(baseline, held, the grader's functions): the record, as `changed` holds it, and what `_guard` keeps."""
-    common = sys.modules.get("autograder.checks.common")
+    common = sys.modules.get(_CHECKS_COMMON)
     if PROBES != getattr(common, "PROBES", {}):  # (refilled only when it differs: a refill moves its version tag)
         PROBES.clear()
         PROBES.update(getattr(common, "PROBES", {}))

@@ -16,6 +16,7 @@ import weakref
 
 import torch
 
+from autograder import paths
 from autograder.engine.sandbox import cells, codec, integrity, learner_record, mirror, protocol
 from autograder.engine.sandbox import channel as _channel
 from autograder.engine.sandbox.channel import Channel, ChannelClosed
@@ -50,11 +51,14 @@ def resolve(handle_id: int, info: dict):
     return getattr(OBJECTS[handle_id], attr) if attr in protocol.FUNCTION_METHODS else OBJECTS[handle_id]
 
 
+_CHECKS = paths.CHECKS  # read once, at import, before any answer runs
+
+
 def checks_object(path: str):
     """A class or function of autograder.checks.* or autograder.engine.shared (FakeCtx), by "module:qualname" (a Ref,
     or a stand-in ctx's class)."""
     module, _, name = path.partition(":")
-    if not (module in ("autograder.checks", "autograder.engine.shared") or module.startswith("autograder.checks.")):
+    if not (module in (_CHECKS, "autograder.engine.shared") or module.startswith(_CHECKS + ".")):
         raise TypeError("only the checks' own functions and classes are named by path")
     import importlib
 
@@ -207,8 +211,8 @@ def _leaves(created: dict) -> list:
 # (learner_record.observed), every backward of a Function the judge calls recorded alike, and, once the call has
 # returned, a description of what it keeps for backward, by a probe found in the registry's snapshot. The last few
 # descriptions are kept, with a weak reference to each call's output, for the judge to read (`op_record`).
-_DESCRIBE = "autograder.checks.behaviour.record:describe_call"
-_AFTER = "autograder.checks.behaviour.record:after_call"
+_DESCRIBE = paths.RECORD_DESCRIBE
+_AFTER = paths.RECORD_AFTER
 _WEAKREF = weakref.ref
 _KEPT_RECORDS = 8
 

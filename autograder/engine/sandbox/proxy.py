@@ -22,6 +22,7 @@ import weakref
 
 import torch
 
+from autograder import paths
 from autograder.engine import shared
 from autograder.engine.sandbox import codec, mirror, plans, protocol
 from autograder.engine.shared import FakeCtx, Mistake
@@ -289,7 +290,7 @@ def _argument_tensors(value, found: list, seen: set) -> list:
 def _checks_function(obj) -> str:
     """"module:qualname" for a module-level function of the checks, which the learner's process can look up."""
     module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
-    if type(module) is str and type(qualname) is str and module.startswith("autograder.checks.") \
+    if type(module) is str and type(qualname) is str and module.startswith(paths.CHECKS + ".") \
             and "<" not in qualname and callable(obj):
         return f"{module}:{qualname}"
     return ""
