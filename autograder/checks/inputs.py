@@ -71,11 +71,35 @@ class _Ctx(c.FakeCtx):
         super().save_for_backward(*tensors)
 
 
+def _forward_on_ctx(ScaledAdd, needs, x, y, alpha, what):
+    """(ctx, output) of forward called with a crafted ctx. A forward that gives save_for_backward the float alpha
+    (refused by the real ctx: the alpha test's rule) runs again on a ctx that keeps whatever it is given, so that
+    the other tests judge what backward does with it."""
+    for ctx in (_Ctx(needs_input_grad=needs), c.FakeCtx(needs_input_grad=needs)):
+        try:
+            with c.explained(what, RULES):
+                return ctx, c.call(ScaledAdd.forward, ctx, x.detach(), y.detach(), alpha, what=f"{NAME}.forward",
+                                   names=INPUTS)
+        except c.Mistake as refused:
+            if refused.code != "saved-a-float" or not isinstance(ctx, _Ctx):
+                raise
+
+
+def _by_its_node(ScaledAdd, inputs, g, **kwargs):
+    """behaviour.backward_by_its_node, or None where autograd refuses forward's save_for_backward of the float alpha
+    (there is no node: the alpha test names it)."""
+    try:
+        return behaviour.backward_by_its_node(ScaledAdd, inputs, g, names=INPUTS, rules=RULES, **kwargs)
+    except c.Mistake as refused:
+        if refused.code != "saved-a-float":
+            raise
+    return None
+
+
 def _direct_backward(ScaledAdd, needs, x, y, alpha, g, what):
     """Call forward and backward with a crafted ctx; return the tuple backward returned."""
-    ctx = _Ctx(needs_input_grad=needs)
+    ctx, _ = _forward_on_ctx(ScaledAdd, needs, x, y, alpha, what)
     with c.explained(what, RULES):
-        c.call(ScaledAdd.forward, ctx, x.detach(), y.detach(), alpha, what=f"{NAME}.forward", names=INPUTS)
         grads = c.call(ScaledAdd.backward, ctx, g, what=f"{NAME}.backward", names=INPUTS)
     if not isinstance(grads, tuple):
         if isinstance(grads, list):
@@ -140,14 +164,30 @@ def values(ScaledAdd, cases=VALUES_CASES) -> None:
         x = torch.tensor(x_values, dtype=torch.float64, requires_grad=True)
         y = torch.tensor(y_values, dtype=torch.float64, requires_grad=True)
         what = f"{NAME}.apply(x, y, {alpha})"
-        with c.explained(what, RULES):
-            out = c.call(ScaledAdd.apply, x, y, alpha, what=f"{NAME}.forward", names=INPUTS)
+        g = torch.tensor(g_values, dtype=torch.float64)
+        try:
+            with c.explained(what, RULES):
+                out = c.call(ScaledAdd.apply, x, y, alpha, what=f"{NAME}.forward", names=INPUTS)
+        except c.Mistake as refused:
+            if refused.code != "saved-a-float":
+                raise
+            _values_called_directly(ScaledAdd, x, y, alpha, g, what)
+            continue
         c.require_close(out, x.detach() + alpha * y.detach(), what, "wrong-forward",
                         "forward should return x + alpha * y.")
         c.require_own_node(out, ScaledAdd, NAME)
-        g = torch.tensor(g_values, dtype=torch.float64)
         grad_x, grad_y = _gradients(ScaledAdd, out, (x, y, alpha), g, what)
         _check_pair(grad_x, grad_y, g, alpha, what)
+
+
+def _values_called_directly(ScaledAdd, x, y, alpha, g, what) -> None:
+    """Where autograd refuses forward's save_for_backward of the float alpha (the alpha test's rule): forward's
+    value and backward's gradients, both called directly on a ctx that keeps what forward saved."""
+    ctx, out = _forward_on_ctx(ScaledAdd, (True, True, False), x, y, alpha, what)
+    c.require_close(out, x.detach() + alpha * y.detach(), what, "wrong-forward", "forward should return x + alpha * y.")
+    with c.explained(what, RULES):
+        returned = c.call(ScaledAdd.backward, ctx, g, what=f"{NAME}.backward", names=INPUTS)
+    _check_pair(*_places(returned), g, alpha, what)
 
 
 # What autograd refuses in backward's return for alpha's place (the count of values, a list, a gradient for the float):
@@ -187,6 +227,9 @@ def gradcheck(ScaledAdd, cases=GRADCHECK_CASES[:1]) -> None:
                             hint="backward must return (grad_output, alpha * grad_output, None).",
                             reference=lambda a, b, alpha=alpha: a + alpha * b)
         except c.Mistake as refused:
+            if refused.code == "saved-a-float":   # autograd refuses the saved float: the alpha test's rule
+                _values_called_directly(ScaledAdd, x, y, alpha, _grad_output(shape, seed), what)
+                continue
             if refused.code not in _ALPHA_PLACE_REFUSED:
                 raise
             # autograd refuses alpha's place (none_for_alpha's rule): the gradients backward returned, by its node
@@ -206,10 +249,9 @@ def none_for_alpha(ScaledAdd, cases=NONE_CASES[:1]) -> None:
         g = _grad_output(shape, seed)
         _direct_backward(ScaledAdd, (True, True, False), x, y, -1.25, g,
                          f"{NAME}.backward with a ctx whose needs_input_grad is (True, True, False)")
-        real = behaviour.backward_by_its_node(ScaledAdd, (x, y, -1.25), g, names=INPUTS, rules=RULES,
-                                              what=f"{NAME}.backward with autograd's own node as its ctx")
+        real = _by_its_node(ScaledAdd, (x, y, -1.25), g, what=f"{NAME}.backward with autograd's own node as its ctx")
         if real is None:
-            continue  # no node of its own: the values test says so
+            continue  # no node of its own: the values test says so (or the alpha test, a float saved)
         lead = (f"Called directly, your backward returned three values, the last None; but with the node autograd "
                 f"made for {NAME}.apply(x, y, alpha) as its ctx, backward returned")
         if len(real) != 3:
@@ -235,16 +277,14 @@ def needs_input_grad(ScaledAdd, cases=NEEDS_CASES[:1]) -> None:
         g = _grad_output(shape, seed)
         for needs, other in (((True, False, False), 1), ((False, True, False), 0)):
             what = f"{NAME}.backward with ctx.needs_input_grad = {needs}"
-            ctx = _Ctx(needs_input_grad=needs)
+            ctx, _ = _forward_on_ctx(ScaledAdd, needs, x, y, alpha, what)
             with c.explained(what, RULES):
-                c.call(ScaledAdd.forward, ctx, x.detach(), y.detach(), alpha, what=f"{NAME}.forward", names=INPUTS)
                 returned = c.call(ScaledAdd.backward, ctx, g, what=f"{NAME}.backward", names=INPUTS)
             _needs_verdict(_places_named(returned), other, alpha, g, what)
             inputs = (x.detach().clone().requires_grad_(needs[0]), y.detach().clone().requires_grad_(needs[1]), alpha)
-            real = behaviour.backward_by_its_node(ScaledAdd, inputs, g, names=INPUTS, rules=RULES,
-                                                  what=f"{NAME}.backward with autograd's own node as its ctx")
+            real = _by_its_node(ScaledAdd, inputs, g, what=f"{NAME}.backward with autograd's own node as its ctx")
             if real is None:
-                continue  # no node of its own: the values test says so
+                continue  # no node of its own: the values test says so (or the alpha test, a float saved)
             lead = (f"Called directly, your backward returned what it should; but with the node autograd made for "
                     f"{NAME}.apply(x, y, alpha) as its ctx, {INPUTS[1 - other]} alone requiring grad")
             _needs_verdict(_places_named(real), other, alpha, g, lead)

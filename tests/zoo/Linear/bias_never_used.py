@@ -2,9 +2,8 @@
 # feedback: ignored its bias
 # code: bias-unused
 # rule: forward
-# fails: forward trains
-# family: wrong-training
-# score: 1/3
+# fails: forward
+# score: 2/3
 class Linear(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()

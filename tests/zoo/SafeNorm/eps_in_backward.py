@@ -1,10 +1,9 @@
 # mistake: backward divides by norm + 1e-6 to avoid 0 / 0, which changes the gradient of every row
 # feedback: eps added to the norm
 # code: eps-in-backward
-# rule: derivative
-# fails: values small_norms
-# family: wrong-derivative
-# score: 3/6
+# rule: small_norms
+# fails: small_norms
+# score: 5/6
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -2,8 +2,8 @@
 # feedback: return x itself
 # code: dirty-not-returned
 # rule: version
-# fails: values version chain
-# score: 0/3
+# fails: version
+# score: 2/3
 class ScaleInplace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

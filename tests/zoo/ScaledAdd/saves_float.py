@@ -1,9 +1,9 @@
-# mistake: passes the float alpha to ctx.save_for_backward, which takes tensors only
+# mistake: passes the float alpha to ctx.save_for_backward, which takes tensors only (and returns both gradients whatever ctx.needs_input_grad says)
 # feedback: save_for_backward only takes tensors
-# code: saved-a-float
-# rule: alpha
-# fails: values none_for_alpha needs_input_grad alpha
-# score: 0/5
+# code: saved-a-float|ignores-needs-input-grad
+# rule: alpha needs_input_grad
+# fails: needs_input_grad alpha
+# score: 3/5
 class ScaledAdd(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y, alpha):
