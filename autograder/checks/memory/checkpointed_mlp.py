@@ -219,7 +219,7 @@ def _as_error(facts: dict) -> BaseException:
 @c.probe
 def run_checkpointed(checkpointed_mlp, x, weights, all_grads: bool = False) -> dict:
     """Probe: build nn.Linear layers holding `weights` (the judge draws them), call checkpointed_mlp(x, layers) under a pack hook, with
-    forward hooks counting each layer's calls, read the graph after forward, then differentiate out.sum() with
+    forward pre-hooks counting each layer's calls, read the graph after forward, then differentiate out.sum() with
     respect to x (with `all_grads`, and to every parameter).
 
     Facts: the error raised by the call or by backward (kind, text), the output's type, value and requires_grad,
@@ -240,7 +240,9 @@ def run_checkpointed(checkpointed_mlp, x, weights, all_grads: bool = False) -> d
             seen_inputs[k].append((torch._C._current_graph_task_id() != -1, inputs[0].detach().clone()))
 
     for k, layer in enumerate(layers):
-        layer.register_forward_hook(lambda m, i, o, k=k: count(k, i))
+        # Counted as the call starts: checkpoint stops a recompute as soon as it has every saved tensor back, so a
+        # block ending in the Linear (no SiLU after it, which is the values test's) never reaches a forward hook.
+        layer.register_forward_pre_hook(lambda m, i, k=k: count(k, i))
     facts: dict = {}
     warned: list = []  # the text of every warning the call gives (catch_warnings restores showwarning)
     with warnings.catch_warnings():
