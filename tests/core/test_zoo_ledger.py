@@ -28,7 +28,7 @@ KNOWN_CASCADES = {
     "Cube/numpy_unless_wrapped", "Linear/bias_never_used", "LogSumExp/missing_nones", "LogSumExp/no_unsqueeze",
     "LogSumExp/saves_softmax", "LogSumExp/wrong_derivative", "NumpyCumsum/flip_without_copy",
     "SafeNorm/eps_in_backward", "SafeNorm/eps_in_sqrt",
-    "ScaleInplace/returns_a_copy", "ScaledAdd/saves_float", "SoftmaxCrossEntropy/one_gradient_only",
+    "ScaleInplace/returns_a_copy", "ScaledAdd/saves_float",
     "Softplus/forward_uses_ctx", "checkpointed_mlp/detached_inputs",
     "checkpointed_mlp/late_bound_lambda", "checkpointed_mlp/no_grad_blocks", "checkpointed_mlp/reentrant",
     "checkpointed_mlp/use_reentrant_omitted",
