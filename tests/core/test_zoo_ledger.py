@@ -30,8 +30,7 @@ KNOWN_CASCADES = {
     "SafeNorm/eps_in_backward", "SafeNorm/eps_in_sqrt",
     "ScaleInplace/returns_a_copy", "ScaledAdd/saves_float",
     "Softplus/forward_uses_ctx", "checkpointed_mlp/detached_inputs",
-    "checkpointed_mlp/late_bound_lambda", "checkpointed_mlp/no_grad_blocks", "checkpointed_mlp/reentrant",
-    "checkpointed_mlp/use_reentrant_omitted",
+    "checkpointed_mlp/late_bound_lambda", "checkpointed_mlp/no_grad_blocks",
 }
 
 
