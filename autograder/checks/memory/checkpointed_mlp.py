@@ -165,10 +165,11 @@ MLP_FROZEN_CASES = (((3, 4, 2), 2, 0), ((5, 7, 7, 3), 4, 8), ((4, 4, 4), 3, 9))
 
 def mlp_frozen_input(checkpointed_mlp, cases=MLP_FROZEN_CASES[:1]) -> None:
     """With an input that does not require grad (plain data), the parameters still get their gradients, the same as
-    for that input requiring grad."""
+    for that input requiring grad; and use_reentrant is passed (omitted, torch 2.13 takes the reentrant variant)."""
     c.require_self_contained(checkpointed_mlp, MLP)
     for widths, batch, seed in cases:
         x = c.randn(batch, widths[0], seed=seed + 100, requires_grad=False)
+        _require_use_reentrant_passed(checkpointed_mlp, x, widths, seed)
         out, got = _run_mlp(checkpointed_mlp, x, widths, seed)
         if got is None:
             probe = c.randn(batch, widths[0], seed=seed + 101)
@@ -181,6 +182,17 @@ def mlp_frozen_input(checkpointed_mlp, cases=MLP_FROZEN_CASES[:1]) -> None:
                    "layers' parameters get no gradient. That is what the reentrant checkpoint does "
                    "(use_reentrant=True, or omitting it): pass use_reentrant=False.")
         _require_as_with_live_input(checkpointed_mlp, out, got, x, widths, seed)
+
+
+def _require_use_reentrant_passed(checkpointed_mlp, x, widths, seed) -> None:
+    """No warning that use_reentrant was left out (read in the learner's process, `run_checkpointed`): on torch 2.13
+    that silently picks the reentrant variant, which loses the parameters' gradients for plain data."""
+    reentrant = _probe_facts(checkpointed_mlp, x, widths, seed)["reentrant_warnings"]
+    if reentrant:
+        c.fail("use-reentrant-omitted",
+               f"torch.utils.checkpoint warned: \"{reentrant[0][:110]}...\". Pass use_reentrant=False "
+               "explicitly: when you omit it, torch 2.13 still uses the old reentrant variant, which gives the "
+               "parameters no gradient when x does not require grad.")
 
 
 def _require_as_with_live_input(checkpointed_mlp, out, got, x, widths, seed) -> None:
@@ -218,9 +230,9 @@ def _as_error(facts: dict) -> BaseException:
 
 @c.probe
 def run_checkpointed(checkpointed_mlp, x, weights, all_grads: bool = False) -> dict:
-    """Probe: build nn.Linear layers holding `weights` (the judge draws them), call checkpointed_mlp(x, layers) under a pack hook, with
-    forward hooks counting each layer's calls, read the graph after forward, then differentiate out.sum() with
-    respect to x (with `all_grads`, and to every parameter).
+    """Probe: build nn.Linear layers holding `weights` (the judge draws them), call checkpointed_mlp(x, layers) under
+    a pack hook, with forward pre-hooks counting each layer's calls, read the graph after forward, then run
+    out.sum().backward() and read the .grad of x (with `all_grads`, and of every parameter).
 
     Facts: the error raised by the call or by backward (kind, text), the output's type, value and requires_grad,
     the use_reentrant warnings' text, the gradients, the bytes of activations saved (distinct storages,
@@ -240,8 +252,11 @@ def run_checkpointed(checkpointed_mlp, x, weights, all_grads: bool = False) -> d
             seen_inputs[k].append((torch._C._current_graph_task_id() != -1, inputs[0].detach().clone()))
 
     for k, layer in enumerate(layers):
-        layer.register_forward_hook(lambda m, i, o, k=k: count(k, i))
+        # Counted as the call starts: checkpoint stops a recompute as soon as it has every saved tensor back, so a
+        # block ending in the Linear (no SiLU after it, which is the values test's) never reaches a forward hook.
+        layer.register_forward_pre_hook(lambda m, i, k=k: count(k, i))
     facts: dict = {}
+    rng_state = torch.get_rng_state()
     warned: list = []  # the text of every warning the call gives (catch_warnings restores showwarning)
     with warnings.catch_warnings():
         warnings.simplefilter("always")
@@ -257,14 +272,18 @@ def run_checkpointed(checkpointed_mlp, x, weights, all_grads: bool = False) -> d
         return facts
     facts["saved_bytes"] = distinct_bytes(saved, exclude=parameter_keys(layers))
     # Read off the graph itself: hooks of the answer's own, which win over the pack hook above, hide nothing.
-    kept = [t for _, t in behaviour.kept_by_graph([out])]
+    # The CPU RNG state the reentrant checkpoint keeps on its ctx (to replay dropout) is no activation: a tensor equal
+    # to it carries nothing of the answer's.
+    kept = [t for _, t in behaviour.kept_by_graph([out])
+            if not (t.dtype == torch.uint8 and t.shape == rng_state.shape and torch.equal(t, rng_state))]
     facts["graph_bytes"] = distinct_bytes(kept, exclude=parameter_keys(layers))
     facts["forward_calls"] = list(calls)
     facts["out"], facts["requires_grad"] = out.detach(), bool(out.requires_grad)
     if out.requires_grad:
         inputs = ([x] if x.requires_grad else []) + (parameters_of(layers) if all_grads else [])
-        try:
-            facts["grads"] = list(torch.autograd.grad(out.sum(), inputs, allow_unused=True))
+        try:  # .backward() and the leaves' .grad, as a training loop would: the reentrant checkpoint refuses
+            out.sum().backward()  # torch.autograd.grad, and what it loses is the frozen_input test's, not memory's
+            facts["grads"] = [t.grad for t in inputs]
         except (NotImplementedError, RuntimeError) as error:
             facts["grad_error"] = _error_facts(error)
     facts["calls"] = list(calls)
@@ -292,8 +311,8 @@ MLP_MEMORY_CASES = (((32, 64, 64, 32), 16, 5), ((16, 48, 48, 48, 16), 8, 6), ((1
 
 
 def mlp_memory(checkpointed_mlp, cases=MLP_MEMORY_CASES[:1]) -> None:
-    """Saved activations (measured with saved_tensors_hooks, and read off the graph) are only the blocks' inputs,
-    every block is recomputed in backward, on its input, and use_reentrant=False is passed."""
+    """Saved activations (measured with saved_tensors_hooks, and read off the graph) are only the blocks' inputs, and
+    every block is recomputed in backward, on its input (which checkpoint variant does it is frozen_input's)."""
     for widths, batch, seed in cases:
         _mlp_memory(checkpointed_mlp, widths, batch, seed)
 
@@ -305,12 +324,6 @@ def _mlp_memory(checkpointed_mlp, widths, batch, seed) -> None:
     plain = distinct_bytes(plain_saved, exclude=parameter_keys(layers))
     budget = batch * sum(widths[:-1]) * x.element_size()
     facts = _probe_facts(checkpointed_mlp, x, widths, seed)
-    reentrant = facts["reentrant_warnings"]
-    if reentrant:
-        c.fail("use-reentrant-omitted",
-               f"torch.utils.checkpoint warned: \"{reentrant[0][:110]}...\". Pass use_reentrant=False "
-               "explicitly: when you omit it, torch 2.13 still uses the old reentrant variant.")
-    # Backward here runs through torch.autograd.grad, which the reentrant checkpoint refuses.
     if "grad_error" in facts:
         c.explain(_as_error(facts["grad_error"]), MLP, BACKWARD_RULES)
     measured = max(facts["saved_bytes"], facts["graph_bytes"])

@@ -2,8 +2,8 @@
 # feedback: return (grad_logits, None)
 # code: wrong-arity
 # rule: none_for_target
-# fails: values gradcheck stable grad_output none_for_target
-# score: 1/8
+# fails: none_for_target
+# score: 7/8
 class SoftmaxCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits, target):

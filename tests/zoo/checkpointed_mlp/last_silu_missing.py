@@ -2,9 +2,8 @@
 # feedback: h = F.silu(layer(h))
 # code: wrong-forward
 # rule: values
-# fails: values memory
-# family: no-recompute
-# score: 1/4
+# fails: values
+# score: 3/4
 def checkpointed_mlp(x, layers):
     h = x
     for i, layer in enumerate(layers):
