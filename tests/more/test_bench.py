@@ -28,8 +28,8 @@ def test_in_process_grading_gives_the_known_scores(tmp_path):
     files = [_write(tmp_path, "ref", {}), _write(tmp_path, "zoo", {"Square": wrong})]
     out = bench.grade_in_process(files)
     assert [(nb["student"], nb["assignment"], nb["score"], nb["max_score"]) for nb in out] == [
-        ("ref", "01_square", 3.0, 3.0), ("zoo", "01_square", 1.0, 3.0)]
-    assert out[1]["statuses"] == ["failed", "failed", "passed"]
+        ("ref", "01_square", 3.0, 3.0), ("zoo", "01_square", 2.0, 3.0)]
+    assert out[1]["statuses"] == ["failed", "passed", "passed"]
     for nb in out:
         assert len(nb["check_seconds"]) == 3
         assert 0 < nb["answers_seconds"] <= nb["seconds"]

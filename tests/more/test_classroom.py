@@ -128,7 +128,7 @@ def test_killed_batch_resumes_without_loss_or_double_counting(grading_home):
     with Gradebook(GradebookWriter().db_url) as gb:
         subs = gb.assignment_submissions(A)
         assert sorted(s.student_id for s in subs) == sorted(students)
-        assert {s.student_id: s.score for s in subs} == {k: (3.0 if v is None else 1.0) for k, v in students.items()}
+        assert {s.student_id: s.score for s in subs} == {k: (3.0 if v is None else 2.0) for k, v in students.items()}
 
 
 def test_dask_scheduler_with_two_worker_processes(grading_home):
@@ -139,8 +139,8 @@ def test_dask_scheduler_with_two_worker_processes(grading_home):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster:
         result = classroom.autograde(CLASS_RUNNER, scheduler=cluster.scheduler_address, assignment=A, progress=False)
-    assert {r["student"]: r["score"] for r in result.graded} == {"ada": 3.0, "alan": 1.0}
-    assert gradebook_scores() == {("ada", A): 3.0, ("alan", A): 1.0}
+    assert {r["student"]: r["score"] for r in result.graded} == {"ada": 3.0, "alan": 2.0}
+    assert gradebook_scores() == {("ada", A): 3.0, ("alan", A): 2.0}
 
 
 def test_collect_folder_and_lms_zip(grading_home, tmp_path):

@@ -59,7 +59,7 @@ FAULTS = [
      "        pass\nSquare.forward = staticmethod(forward)\n", "timeout", "time limit exceeded"),
     ("infinite-loop-in-answer-cell", "while True:\n    pass\n" + SQUARE, "error", "time limit exceeded in this cell"),
     ("os-exit", "import os\nos._exit(3)\n" + SQUARE, "error", "exited with code 3"),
-    ("os-exit-zero-during-the-test", SQUARE + "\nimport os\nSquare.backward = staticmethod(lambda ctx, g: os._exit(0))\n",
+    ("os-exit-zero-during-the-test", SQUARE + "\nimport os\nSquare.forward = staticmethod(lambda ctx, x: os._exit(0))\n",
      "error", "exited with code 0"),
     ("kill-itself", "import signal\nsignal.raise_signal(signal.SIGKILL)\n" + SQUARE, "error", "killed by signal 9"),
     ("segfault", "import faulthandler\nfaulthandler.disable()\nfaulthandler._sigsegv()\n" + SQUARE, "error",

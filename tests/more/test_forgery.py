@@ -274,7 +274,7 @@ CHECKPOINT_OFF = {
 def test_checkpoint_cannot_be_switched_off(sandbox, switch):
     wrong = ZOO[("Square", "wrong_derivative")]
     alone = grade(sandbox, "01_square", {"Square": wrong})
-    assert points(alone) == 1
+    assert points(alone) == 2
     report = grade(sandbox, "01_square", {"Square": CHECKPOINT_OFF[switch] + DOUBLED_GRADIENT + wrong})
     assert points(report) <= points(alone), [(c.grade_id, c.status, c.feedback) for c in report.cells]
 

@@ -39,7 +39,7 @@ def test_an_answer_that_breaks_the_grader_at_full_is_not_regraded_weaker(fake_le
 
 def test_an_undecodable_name_at_full_neither_fails_every_test_nor_buys_a_weaker_level():
     """The attack binds torch.uint16 only under full isolation and answers right only below it: graded once, at
-    full, it keeps the wrong Square's score (1/3), and its tests are verdicts, not grader errors."""
+    full, it keeps the wrong Square's score (2/3), and its tests are verdicts, not grader errors."""
     source, _ = attack_source(attack_file("undecodable-name-chooses-the-level"))
     with grading.new_sandbox() as sandbox:
         if not sandbox.probe(LIMITS).isolation.namespaces:
@@ -51,7 +51,7 @@ def test_an_undecodable_name_at_full_neither_fails_every_test_nor_buys_a_weaker_
                                                                             "limits": {"seconds_per_test": 90}})
     assert level == "full", level
     assert not [c for c in report.cells if c.mistake == "grader-error"], [(c.grade_id, c.feedback) for c in report.cells]
-    assert report.score <= 1.0, [(c.grade_id, c.status, c.feedback) for c in report.cells]
+    assert report.score <= 2.0, [(c.grade_id, c.status, c.feedback) for c in report.cells]
     assert report.score == wrong.score
 
 

@@ -40,9 +40,9 @@ def download(path, files: dict[str, str]):
 
 # The downloads: who is in each, with the id the LMS matches on and the score they should get.
 CANVAS = {"doejane_12345_678901_01_square.ipynb": ("doejane", "12345", 3),
-          "smithjohn_LATE_67890_678902_my homework.ipynb": ("smithjohn", "67890", 1)}
+          "smithjohn_LATE_67890_678902_my homework.ipynb": ("smithjohn", "67890", 2)}
 MOODLE = {"Jane Roe_4242_assignsubmission_file/01_square.ipynb": ("jane-roe", "jroe@example.edu", 3),
-          "José Núñez_777_assignsubmission_file/work/renamed.ipynb": ("jose-nunez", "jnunez@example.edu", 1)}
+          "José Núñez_777_assignsubmission_file/work/renamed.ipynb": ("jose-nunez", "jnunez@example.edu", 2)}
 MOODLE_ROSTER = ("First name,Last name,ID number,Institution,Department,Email address,"
                  "Assignment: 01_square (Real),Last downloaded from this course\n"
                  "Jane,Roe,S001,,,jroe@example.edu,-,1700000000\n"
@@ -123,7 +123,7 @@ def test_moodle_export_round_trips(graded):
     assert table[0] == ["First name", "Last name", "ID number", "Email address", "Assignment: 01_square (Real)"]
     got = {r[3]: float(r[4]) for r in table[1:]}
     assert got == {email: score for _, email, score in MOODLE.values()}
-    assert ["José", "Núñez", "S002", "jnunez@example.edu", "1"] in table
+    assert ["José", "Núñez", "S002", "jnunez@example.edu", "2"] in table
     assert "doejane" in done.stdout  # a Canvas student Moodle cannot match
     read = read_as_moodle(out.read_bytes(), ["Assignment: 01_square"])
     graded = {r["student"]: f"{r['score']:g}" for r in classroom.reports()}

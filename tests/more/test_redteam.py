@@ -101,7 +101,7 @@ def grade(sandbox, answer: str, seed: int = 0):
 @pytest.fixture(scope="session")
 def baselines(redteam_sandbox):
     scores = {name: grade(redteam_sandbox, answer).score for name, answer in WRONG.items()}
-    assert scores == {"wrong": 1.0, "ctx": 2.0}, "the zoo answers no longer fail as this file assumes"
+    assert scores == {"wrong": 2.0, "ctx": 2.0}, "the zoo answers no longer fail as this file assumes"
     return scores
 
 
@@ -166,7 +166,7 @@ def test_raw_memory_forgery_really_ran(redteam_sandbox):
     source += "\nimport autograder.checks.common as _c2\n_c2.fail('x', 'y')\nprint('FAIL-NEUTERED')\n"
     _, nb = samples.student_notebook(ASSIGNMENT, {"Square": source})
     report, _ = grading.grade_text(nbformat.writes(nb), "01_square.ipynb", redteam_sandbox, limits=LIMITS)
-    assert report.score <= 1.0
+    assert report.score <= 2.0  # the wrong Square's own score: it gains nothing
     assert not any("raised an error" in n for n in report.notes), report.notes
 
 
