@@ -352,3 +352,15 @@ def test_the_roots_start_up_is_a_declared_list():
     names = [step.__name__ for step in root.STARTUP]
     assert names.index("_libraries") < names.index("_course") < names.index("_warm_ups") < names.index("_integrity")
     assert names[-3:] == ["_integrity", "_freeze", "_huge_pages"]
+
+
+def test_a_graph_id_is_never_reused_after_a_release_dropped_others():
+    from autograder.engine.sandbox import learner_requests
+
+    first = learner_requests.new_graph(("call",))
+    kept = learner_requests.new_graph(("vjp with create_graph",))
+    learner_requests.GRAPHS.pop(first)  # a release drops the recorded call's graph, not the vjp's
+    third = learner_requests.new_graph(("next call",))
+    assert third not in (first, kept) and learner_requests.GRAPHS[kept] == ("vjp with create_graph",)
+    for graph in (kept, third):
+        learner_requests.GRAPHS.pop(graph)

@@ -10,6 +10,7 @@ runs; a change it finds is reported through primitives bound before any learner 
 from __future__ import annotations
 
 import _socket
+import itertools
 import os
 import warnings
 import weakref
@@ -26,6 +27,13 @@ _IDS: dict = {}         # id(object) -> handle id
 GRAPHS: dict = {}       # graph id -> (inputs, outputs, leaves, edges) of a recorded call or vjp
 LEAVES: dict = {}       # argument index -> the leaf behind that argument, for arguments with a history
 CTXS: dict = {}         # ctx key -> this process's stand-in ctx
+_GRAPH_IDS = itertools.count(1)  # never reused: a release drops some graphs while others stay live
+
+
+def new_graph(entry: tuple) -> int:
+    graph = next(_GRAPH_IDS)
+    GRAPHS[graph] = entry
+    return graph
 
 
 # ------------------------------------------------------------------------------------ handles, codec
@@ -231,8 +239,7 @@ def op_call(message: dict, created: dict, ctxs: list, _probes=integrity.PROBES, 
     outputs = _tensors(out, [])
     graph = None
     if message.get("record") and any(o.requires_grad for o in outputs):
-        graph = len(GRAPHS) + 1
-        GRAPHS[graph] = (inputs, outputs, _leaves(created), _edges(outputs))
+        graph = new_graph((inputs, outputs, _leaves(created), _edges(outputs)))
     describe = _probes.get(_DESCRIBE)
     try:
         facts = describe(out, made, tuple(inputs)) if describe is not None else None
@@ -304,9 +311,8 @@ def op_vjp(message: dict, created: dict, ctxs: list) -> tuple:
             result[i], leaves[i].grad = leaves[i].grad, None
     graph = None
     if create:
-        graph = len(GRAPHS) + 1
-        GRAPHS[graph] = (inputs + [created[i] for i in sorted(created)], result, leaves + _leaves(created),
-                         _edges(result))
+        graph = new_graph((inputs + [created[i] for i in sorted(created)], result, leaves + _leaves(created),
+                           _edges(result)))
     return {"grads": result, "graph": graph, "changed": mirror.changed(inputs, before),
             "bumped": mirror.bumped(inputs, before)}, {}
 
