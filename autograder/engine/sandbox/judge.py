@@ -282,6 +282,6 @@ def test_verdict(grade_id: str, source: str, sock: socket.socket, judge: Judge, 
                                    "tell your instructor.", "grader-error")
     finally:
         shared.attach_learner(None)
-    verdict = {"status": outcome.status, "feedback": clip(str(outcome.feedback)),
-               "mistake": str(outcome.mistake)[:200], "details": outcome.details}
-    return json.dumps(verdict, default=str).encode()
+    verdict = Outcome(outcome.status, clip(str(outcome.feedback)), str(outcome.mistake)[:200],
+                      details=outcome.details)
+    return json.dumps(verdict.to_wire(), default=str).encode()

@@ -141,8 +141,7 @@ JUDGE_REPLIES = {
 # Within the judge: its starter's answer, and a test's verdict.
 JUDGE_FORKS_SEND = {
     "started": _object({"pid": {"type": "integer", "minimum": -1, "maximum": MAX_PID}}),
-    "verdict": _object({"status": {"enum": list(STATUSES)}, "feedback": {"type": "string", "maxLength": MAX_FEEDBACK},
-                        "mistake": _NAME, "details": DETAILS}),
+    "verdict": OUTCOME,  # the test's Outcome; its seconds and output are the judge's to fill in
 }
 
 LEARNER_SENDS = {
