@@ -10,6 +10,7 @@ runs; a change it finds is reported through primitives bound before any learner 
 from __future__ import annotations
 
 import _socket
+import importlib
 import itertools
 import os
 import warnings
@@ -31,8 +32,7 @@ _GRAPH_IDS = itertools.count(1)  # never reused: a release drops some graphs whi
 
 
 def new_graph(entry: tuple) -> int:
-    graph = next(_GRAPH_IDS)
-    GRAPHS[graph] = entry
+    GRAPHS[graph := next(_GRAPH_IDS)] = entry
     return graph
 
 
@@ -63,13 +63,10 @@ _CHECKS = paths.CHECKS  # read once, at import, before any answer runs
 
 
 def checks_object(path: str):
-    """A class or function of autograder.checks.* or autograder.engine.shared (FakeCtx), by "module:qualname" (a Ref,
-    or a stand-in ctx's class)."""
+    """A class or function of the checks or engine.shared (FakeCtx) by "module:qualname" (a Ref, a stand-in ctx)."""
     module, _, name = path.partition(":")
     if not (module in (_CHECKS, "autograder.engine.shared") or module.startswith(_CHECKS + ".")):
         raise TypeError("only the checks' own functions and classes are named by path")
-    import importlib
-
     obj = importlib.import_module(module)
     for part in name.split("."):
         obj = getattr(obj, part)
@@ -158,8 +155,7 @@ def _facts(t, same: dict) -> dict:
 
 
 def _reply_frame(value, same: dict | None = None) -> tuple:
-    """`value` as a reply (header, buffers); tensors that are (by identity) an argument or output named in `same`
-    say so."""
+    """`value` as a reply (header, buffers); a tensor that is (by identity) an argument or output in `same` says so."""
     same = same or {}
     with _NO_TORCH_FUNCTION():
         return codec.encode({"ok": value}, handle_of, lambda t: _facts(t, same))
@@ -173,7 +169,7 @@ def error_data(error: BaseException, depth: int = 0) -> dict:
     try:
         message = str(error)[:4000]
     except BaseException:  # noqa: BLE001
-        message = ""
+        message = ""  # an exception whose str() raises is still reported, by its type
     info = {"type": type(error).__name__[:200], "base": base, "message": message,
             "where": cells.answer_line(error)[:4000]}
     if isinstance(error, Mistake):
@@ -192,7 +188,6 @@ def error_data(error: BaseException, depth: int = 0) -> dict:
 def _decode_args(header, buffers, created: dict, ctxs: list):
     """Arguments of a request; each tensor becomes a local tensor (requires_grad as in the judge),
     the same local for the same judge tensor."""
-
     LEAVES.clear()
 
     def local(t, node):
@@ -214,11 +209,10 @@ def _leaves(created: dict) -> list:
     return [LEAVES.get(i, created[i]) for i in sorted(created)]
 
 
-# Every call is observed the same way, so that none is a measured one (checks.behaviour.record): the same frames
-# above the learner's code (serve -> op_call -> the learner's object), the collector in the same state
-# (learner_record.observed), every backward of a Function the judge calls recorded alike, and, once the call has
-# returned, a description of what it keeps for backward, by a probe found in the registry's snapshot. The last few
-# descriptions are kept, with a weak reference to each call's output, for the judge to read (`op_record`).
+# Every call is observed alike, so that none is a measured one (checks.behaviour.record): the same frames above the
+# learner's code (serve -> op_call -> the learner's object), the collector in the same state (learner_record.observed),
+# every backward of a Function the judge calls recorded, and after the call a description of what it keeps for backward
+# (a probe from the registry's snapshot); the last few are kept, each with a weak reference to its output (`op_record`).
 _DESCRIBE = paths.RECORD_DESCRIBE
 _AFTER = paths.RECORD_AFTER
 _WEAKREF = weakref.ref
