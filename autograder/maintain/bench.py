@@ -2,15 +2,17 @@
 the fair anchor on 2 cores) and with ours.
 
     python -m autograder.maintain.bench [--students 24] [--workers 2] [--assignments 01_square,03_shapes]
-                                        [--skip-nbgrader] [--record docs/bench/last-run.json]
+                                        [--skip-nbgrader] [--second-class 12] [--record docs/bench/last-run.json]
 
 Prints wall times (ours is timed before and after nbgrader; the ratios use the mean), both ratios, seconds
 per notebook, where our time goes in one test (the answers, the forks, the round trips to the learner's
 process and their count, the checks' own compute, the rest), peak memory per worker, and whether the two
 agree on every score. It also grades the same submissions in one plain process, with no isolation at all
 (the checks' own cost: the floor ours is measured against), and prints ours as a multiple of it, for the
-class and for each notebook. `--record` writes every figure as JSON, with the torch version, the machine's
-cores, the date and the arguments.
+class and for each notebook. `--second-class N` grades a class of N students too, ours and the floor, back to back
+with the first, and prints both sides' cost of one more notebook and their fixed costs (one-off costs, a root's
+imports and warm-ups, cancel in the first: the goal is stated on it). `--record` writes every figure as JSON, with
+the torch version, the machine's cores, the date and the arguments.
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ import nbformat
 from autograder.engine import notebooks
 from autograder import paths
 from autograder.maintain import samples
-from autograder.maintain.bench_figures import (floor_figures, test_breakdown, round_trips_per_test, notebook_rows,
-                                               test_rows, print_notebook_rows, print_test_rows, write_record)
+from autograder.maintain.bench_figures import (floor_figures, marginal_figures, test_breakdown, round_trips_per_test,
+                                               notebook_rows, test_rows, print_notebook_rows, print_test_rows,
+                                               write_record)
 
 
 def synthetic_class(students: int, assignments: list[str]) -> dict:
@@ -198,6 +201,26 @@ def run_in_process(files: list[Path], workdir: Path, seed: int = 0) -> dict:
     return data
 
 
+def second_class(args, assignments: list[str], workdir: Path, small: dict) -> dict:
+    """A class of `args.second_class` students graded by ours and in process: with the first class's figures
+    (`small`), each side's cost of one more notebook and fixed cost (bench_figures.marginal_figures), printed."""
+    klass = synthetic_class(args.second_class, assignments)
+    n = write_submissions(klass, workdir / "ours" / "submitted")
+    ours_s, _, _ = run_ours(workdir / "ours", args.workers)
+    in_process = run_in_process(sorted((workdir / "ours" / "submitted").glob("*/*/*.ipynb")), workdir)
+    big = {"notebooks": n, "ours_seconds": ours_s,
+           "floor_seconds": in_process["import_seconds"] + in_process["seconds"]}
+    out = marginal_figures(small, big)
+    print(f"\ntwo class sizes ({small['notebooks']} and {n} notebooks), one more notebook and the fixed cost:")
+    for side, label in (("ours", f"ours (--workers {args.workers}, wall)"), ("floor", "in-process (1 process)")):
+        figures = out[side]
+        print(f"  {label:<34} {figures['marginal_per_notebook']:6.3f} s a notebook, "
+              f"fixed {figures['fixed_seconds']:6.1f} s   "
+              f"(runs: {figures['seconds'][0]:.1f} s and {figures['seconds'][1]:.1f} s)")
+    print(f"  ours / in-process, one more notebook: {out['marginal_ratio']:.2f}x")
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.maintain.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -205,8 +228,12 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--assignments", help="comma-separated (default: every course notebook)")
     parser.add_argument("--skip-nbgrader", action="store_true", help="time only our grader")
+    parser.add_argument("--second-class", type=int, metavar="N",
+                        help="also grade a class of N students: the marginal and fixed costs of both sides")
     parser.add_argument("--record", metavar="PATH", help="write the figures as JSON to PATH")
     args = parser.parse_args(argv)
+    if args.second_class is not None and args.second_class == args.students:
+        parser.error("--second-class must differ from --students (two class sizes give the slope)")
 
     all_assignments = [s.assignment for s in notebooks.sources()]
     assignments = args.assignments.split(",") if args.assignments else all_assignments
@@ -273,6 +300,10 @@ def _bench(args, assignments: list[str], klass: dict, figures: dict) -> int:
               f"{floor['ours_per_test'] / floor['per_test'] if floor['per_test'] else float('inf'):.1f}x "
               "in-process)")
         figures["floor"] = dict(floor, import_seconds=in_process["import_seconds"])
+        if args.second_class:
+            small = {"notebooks": n, "ours_seconds": ours_s,
+                     "floor_seconds": in_process["import_seconds"] + in_process["seconds"]}
+            figures["marginal"] = second_class(args, assignments, tmp / "second", small)
         figures["notebooks"] = notebook_rows(reports, in_process)
         figures["tests"] = test_rows(reports, in_process)
         print_notebook_rows(figures["notebooks"])

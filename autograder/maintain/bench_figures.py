@@ -76,6 +76,22 @@ def round_trips_per_test(cells: list[dict]) -> float:
     return sum(c.get("round_trips", 0) for c in cells) / len(cells) if cells else 0.0
 
 
+def marginal_figures(small: dict, big: dict) -> dict:
+    """The cost of one more notebook and the fixed cost, from two class sizes graded the same way: for ours
+    (wall seconds, its start-up and gradebook included) and for the floor (in-process: imports plus the checks).
+    `small` and `big`: {notebooks, ours_seconds, floor_seconds}. A slope of two points: the machine's drift between
+    the runs is in it, so the bench runs the two sizes back to back."""
+    extra = big["notebooks"] - small["notebooks"]
+    out = {"notebooks": [small["notebooks"], big["notebooks"]]}
+    for side in ("ours", "floor"):
+        marginal = (big[f"{side}_seconds"] - small[f"{side}_seconds"]) / extra if extra else float("nan")
+        out[side] = {"seconds": [small[f"{side}_seconds"], big[f"{side}_seconds"]], "marginal_per_notebook": marginal,
+                     "fixed_seconds": small[f"{side}_seconds"] - marginal * small["notebooks"]}
+    floor_marginal = out["floor"]["marginal_per_notebook"]
+    out["marginal_ratio"] = out["ours"]["marginal_per_notebook"] / floor_marginal if floor_marginal else float("inf")
+    return out
+
+
 def _mean(values) -> float:
     values = list(values)
     return sum(values) / len(values) if values else 0.0

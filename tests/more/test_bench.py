@@ -98,25 +98,41 @@ RECORD_FIELDS = ("date", "torch", "python", "cores", "arguments", "assignments",
                  "notebooks", "tests", "scores", "nbgrader")
 
 
+def test_marginal_figures_take_the_slope_of_two_class_sizes():
+    small = {"notebooks": 10, "ours_seconds": 8.0, "floor_seconds": 5.0}
+    big = {"notebooks": 30, "ours_seconds": 14.0, "floor_seconds": 7.0}
+    out = bench_figures.marginal_figures(small, big)
+    assert out["notebooks"] == [10, 30]
+    assert out["ours"]["marginal_per_notebook"] == pytest.approx(0.3)
+    assert out["ours"]["fixed_seconds"] == pytest.approx(5.0)
+    assert out["floor"]["marginal_per_notebook"] == pytest.approx(0.1)
+    assert out["floor"]["fixed_seconds"] == pytest.approx(4.0)
+    assert out["marginal_ratio"] == pytest.approx(3.0)
+    flat = bench_figures.marginal_figures(small, dict(big, floor_seconds=5.0))
+    assert flat["marginal_ratio"] == float("inf")  # written as null in the record (_finite)
+
+
 @pytest.mark.slow
 @pytest.mark.xdist_group("classroom")
 def test_bench_runs_both_graders_and_they_agree(tmp_path):
     record = tmp_path / "bench" / "run.json"
     result = subprocess.run([str(PY), "-m", "autograder.maintain.bench", "--students", "2", "--assignments", "01_square",
-                             "--record", str(record)], cwd=ROOT, capture_output=True, text=True, timeout=900)
+                             "--second-class", "3", "--record", str(record)], cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     for figure in ("ours (--workers 2)", "plain nbgrader (serial)", "plain nbgrader (2 processes", "speed-up:",
                    "time in the checks themselves", "over nbgrader on 2 processes", "ours again, after nbgrader",
                    "peak memory of a grading process", "the checks' own compute", "scores agree on all 2 notebooks",
                    "in-process, no isolation", "ours / in-process:", "in-process scores agree with ours on all 2",
-                   "round trips to the learner's process:", "per notebook", "slowest tests", "record written to"):
+                   "round trips to the learner's process:", "per notebook", "slowest tests", "record written to",
+                   "two class sizes (2 and 3 notebooks)", "ours / in-process, one more notebook:"):
         assert figure in out, out
     data = json.loads(record.read_text())
     assert all(field in data for field in RECORD_FIELDS), sorted(data)
     assert data["torch"] == metadata.version("torch") and data["cores"] == os.cpu_count()
     assert data["arguments"]["students"] == 2 and data["arguments"]["record"] == str(record)
     assert data["submissions"] == 2 and data["scores"]["notebooks"] == 2
+    assert data["marginal"]["notebooks"] == [2, 3] and data["marginal"]["ours"]["seconds"][1] > 0
     assert data["scores"]["floor_agrees"] and data["scores"]["nbgrader_agrees"], data["scores"]
     [row] = data["notebooks"]
     assert row["notebook"] == "01_square" and row["tests"] == 3 and row["ratio"] > 1
