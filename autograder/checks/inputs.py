@@ -78,11 +78,19 @@ def _forward_on_ctx(ScaledAdd, needs, x, y, alpha, what):
     for ctx in (_Ctx(needs_input_grad=needs), c.FakeCtx(needs_input_grad=needs)):
         try:
             with c.explained(what, RULES):
-                return ctx, c.call(ScaledAdd.forward, ctx, x.detach(), y.detach(), alpha, what=f"{NAME}.forward",
-                                   names=INPUTS)
+                return ctx, _forward(ScaledAdd, ctx, x.detach(), y.detach(), alpha)
         except c.Mistake as refused:
             if refused.code != "saved-a-float" or not isinstance(ctx, _Ctx):
                 raise
+
+
+def _forward(ScaledAdd, ctx, x, y, alpha):
+    """forward on a crafted ctx, in either spelling: forward(ctx, ...) or forward(...) + setup_context."""
+    if c.uses_setup_context(ScaledAdd):
+        out = c.call(ScaledAdd.forward, x, y, alpha, what=f"{NAME}.forward", names=INPUTS)
+        c.call(ScaledAdd.setup_context, ctx, (x, y, alpha), out, what=f"{NAME}.setup_context", names=INPUTS)
+        return out
+    return c.call(ScaledAdd.forward, ctx, x, y, alpha, what=f"{NAME}.forward", names=INPUTS)
 
 
 def _by_its_node(ScaledAdd, inputs, g, **kwargs):

@@ -54,7 +54,7 @@ def gradcheck(Square, cases=GRADCHECK_CASES[:2]) -> None:
     for shape, seed in cases:
         x = c.randn(*shape, seed=seed)
         c.gradcheck(Square.apply, (x,), f"Square on shape {shape}", names=INPUTS,
-                    hint="backward must return grad_output * 2 * x.", reference=lambda t: t * t)
+                    hint="d(x*x)/dx = 2x, times grad_output.", reference=lambda t: t * t)
 
 
 def graph_node(Square, cases=GRAPH_CASES[:1]) -> None:

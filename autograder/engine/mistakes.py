@@ -223,6 +223,7 @@ CHECKS: dict[str, str] = {
     "graph-cut": "something cut the graph (detach or no_grad), so some parameters got no gradient",
     "no-recompute": "the blocks are not recomputed in backward (no checkpoint around them)",
     "bad-recompute": "backward failed while recomputing a checkpointed block",
+    "blocks-recomputed-together": "several blocks share one checkpoint, so backward recomputes them together",
     # --- custom operators, torch.compile and torch.export
     "not-a-custom-op": "an autograd.Function was written where a torch.library custom operator is asked for",
     "wrong-op-name": "the custom operator has another name than the one asked for",
