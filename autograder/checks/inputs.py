@@ -93,6 +93,12 @@ def _forward(ScaledAdd, ctx, x, y, alpha):
     return c.call(ScaledAdd.forward, ctx, x, y, alpha, what=f"{NAME}.forward", names=INPUTS)
 
 
+def _backward_on_copy(ScaledAdd, ctx, g):
+    """backward called directly on a copy of grad_output: whether it writes into grad_output is the values test's
+    rule, not that of the tests which call this."""
+    return c.call(lambda ctx: ScaledAdd.backward(ctx, g.clone()), ctx, what=f"{NAME}.backward", names=INPUTS)
+
+
 def _by_its_node(ScaledAdd, inputs, g, **kwargs):
     """behaviour.backward_by_its_node, or None where autograd refuses forward's save_for_backward of the float alpha
     (there is no node: the alpha test names it)."""
@@ -108,7 +114,7 @@ def _direct_backward(ScaledAdd, needs, x, y, alpha, g, what):
     """Call forward and backward with a crafted ctx; return the tuple backward returned."""
     ctx, _ = _forward_on_ctx(ScaledAdd, needs, x, y, alpha, what)
     with c.explained(what, RULES):
-        grads = c.call(ScaledAdd.backward, ctx, g, what=f"{NAME}.backward", names=INPUTS)
+        grads = _backward_on_copy(ScaledAdd, ctx, g)
     if not isinstance(grads, tuple):
         if isinstance(grads, list):
             c.fail("returns-a-list",
@@ -208,7 +214,10 @@ def _gradients(ScaledAdd, out, inputs: tuple, g, what: str) -> tuple:
     alpha's place in backward's return, what backward returned for x and y with autograd's own node as its ctx."""
     try:
         with c.explained(what, RULES):
-            return tuple(c.backward_grads(out, list(inputs[:2]), g, what=f"{NAME}.backward", names=INPUTS))
+            before = g.clone()
+            grads = tuple(c.backward_grads(out, list(inputs[:2]), g, what=f"{NAME}.backward", names=INPUTS))
+            c.require_grad_output_unchanged(g, before, f"{NAME}.backward")
+            return grads
     except c.Mistake as refused:
         if refused.code not in _ALPHA_PLACE_REFUSED:
             raise
@@ -257,7 +266,7 @@ def none_for_alpha(ScaledAdd, cases=NONE_CASES[:1]) -> None:
         g = _grad_output(shape, seed)
         _direct_backward(ScaledAdd, (True, True, False), x, y, -1.25, g,
                          f"{NAME}.backward with a ctx whose needs_input_grad is (True, True, False)")
-        real = _by_its_node(ScaledAdd, (x, y, -1.25), g, what=f"{NAME}.backward with autograd's own node as its ctx")
+        real = _by_its_node(ScaledAdd, (x, y, -1.25), g.clone(), what=f"{NAME}.backward with autograd's own node as its ctx")
         if real is None:
             continue  # no node of its own: the values test says so (or the alpha test, a float saved)
         lead = (f"Called directly, your backward returned three values, the last None; but with the node autograd "
@@ -287,10 +296,10 @@ def needs_input_grad(ScaledAdd, cases=NEEDS_CASES[:1]) -> None:
             what = f"{NAME}.backward with ctx.needs_input_grad = {needs}"
             ctx, _ = _forward_on_ctx(ScaledAdd, needs, x, y, alpha, what)
             with c.explained(what, RULES):
-                returned = c.call(ScaledAdd.backward, ctx, g, what=f"{NAME}.backward", names=INPUTS)
+                returned = _backward_on_copy(ScaledAdd, ctx, g)
             _needs_verdict(_places_named(returned), other, alpha, g, what)
             inputs = (x.detach().clone().requires_grad_(needs[0]), y.detach().clone().requires_grad_(needs[1]), alpha)
-            real = _by_its_node(ScaledAdd, inputs, g, what=f"{NAME}.backward with autograd's own node as its ctx")
+            real = _by_its_node(ScaledAdd, inputs, g.clone(), what=f"{NAME}.backward with autograd's own node as its ctx")
             if real is None:
                 continue  # no node of its own: the values test says so (or the alpha test, a float saved)
             lead = (f"Called directly, your backward returned what it should; but with the node autograd made for "
@@ -356,9 +365,9 @@ def _alpha_scaling(ScaledAdd, shape, seed: int) -> None:
     g = _grad_output(shape, seed)
     what = f"{NAME}.apply(x, y, {alphas[0]:.4g})"
     by_node = f"{NAME}.backward with autograd's own node as its ctx"
-    alone = behaviour.backward_by_its_node(ScaledAdd, behaviour.fresh(calls[0]), g, names=INPUTS, rules=RULES,
+    alone = behaviour.backward_by_its_node(ScaledAdd, behaviour.fresh(calls[0]), g.clone(), names=INPUTS, rules=RULES,
                                            what=by_node)
-    between = behaviour.backward_by_its_node(ScaledAdd, behaviour.fresh(calls[0]), g, names=INPUTS, rules=RULES,
+    between = behaviour.backward_by_its_node(ScaledAdd, behaviour.fresh(calls[0]), g.clone(), names=INPUTS, rules=RULES,
                                              what=by_node, then=(behaviour.fresh(calls[1]),))
     if alone is None or between is None:
         return  # no node of its own: the values test says so

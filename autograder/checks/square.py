@@ -43,7 +43,9 @@ def values(Square, cases=VALUES_CASES) -> None:
                         "d(x*x)/dx = 2x, times grad_output.")
         # Scaling grad_output must scale the gradient: a backward that ignores grad_output fails here.
         y = c.call(Square.apply, x, what="Square.forward", names=INPUTS)
-        (grad,) = c.backward_grads(y, [x], torch.full_like(y, 3.0), what="Square.backward", names=INPUTS)
+        three = torch.full_like(y, 3.0)
+        (grad,) = c.backward_grads(y, [x], three, what="Square.backward", names=INPUTS)
+        c.require_grad_output_unchanged(three, torch.full_like(three, 3.0), "Square.backward")
         c.require_close(grad, 6 * x.detach(), "the gradient with grad_output = 3", "ignores-grad-output",
                         "multiply by grad_output: backward receives dLoss/dy and must return dLoss/dx.")
 
@@ -128,5 +130,5 @@ def _saves_input(Square, shape, seed: int) -> None:
     # its gradient is right is the other tests' point: one mistake, one point.)
     leaf = c.randn(*shape, seed=seed + 50)
     y = c.call(Square.apply, leaf * 1.0, what="Square.forward", names=INPUTS)
-    with c.explained("Square.backward", UNPROVOKED_RULES):
-        torch.autograd.grad(y.sum(), [leaf])
+    with c.explained("Square.backward", UNPROVOKED_RULES):  # a fresh grad_output: writing into it is values' rule
+        torch.autograd.grad(y, [leaf], torch.ones_like(y))

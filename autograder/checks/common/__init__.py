@@ -353,6 +353,16 @@ def gradgradcheck(fn: Callable, inputs: tuple, what: str, code: str = "not-twice
             require_second_vjp(fn, inputs, reference, what, code, hint)
 
 
+def require_grad_output_unchanged(grad_output, before, what: str) -> None:
+    """`grad_output` (handed to the backward `what` names) still holds `before`: backward builds new tensors, it never writes
+    into grad_output, which autograd owns and may share (after .sum() it is one number broadcast everywhere)."""
+    if not torch.equal(grad_output, before):
+        fail("inplace-grad-output",
+             f"{what} changed grad_output in place (grad_output.mul_(...), grad_output *= ...). That tensor "
+             "belongs to autograd and may be shared with other parts of the graph (after .sum() it is one number "
+             "broadcast to every element, where an in-place write raises): build a new tensor, grad_output * ....")
+
+
 def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, what: str = "backward",
                    names: Sequence[str] = ()):
     """Gradients of `output` (weighted by `grad_output`) with respect to `inputs`, via autograd (`names`: the
