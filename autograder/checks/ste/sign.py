@@ -17,7 +17,8 @@ from autograder.checks.ste.shared import (
 
 SIGN = "SignSTE"
 BOUNDARY_CASES, BOUNDARY_TABLE = (torch.float64,), DTYPES
-SIGN_DTYPE_CASES, SIGN_DTYPE_TABLE = (torch.float32,), DTYPES
+# bfloat16: a mask made float32 (.float()) keeps a float32 or float64 gradient's dtype, not a half-precision one's.
+SIGN_DTYPE_CASES, SIGN_DTYPE_TABLE = (torch.float32,), DTYPES + (torch.bfloat16,)
 
 
 def _require_sign_forward(SignSTE, x: torch.Tensor) -> None:
