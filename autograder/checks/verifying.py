@@ -242,8 +242,10 @@ def tanh_values(Tanh) -> None:
     c.require_close(y, _tanh(x), "Tanh.apply(x)", "wrong-forward", "forward should return torch.tanh(x).")
     c.require_own_node(y, Tanh, NAME)
     (grad,) = c.backward_grads(y, [x], what="Tanh.backward")
+    # float64 to its last digits (any exact formula is within 1e-14): a derivative computed in float32 is 1e-8 off.
     c.require_close(grad, 1 - _tanh(x) ** 2, "the gradient of Tanh.apply(x).sum()", "wrong-derivative",
-                    "d tanh(x)/dx = 1 - tanh(x)**2 = 1 - y * y, times grad_output.")
+                    "d tanh(x)/dx = 1 - tanh(x)**2 = 1 - y * y, times grad_output, in x's dtype throughout.",
+                    rtol=1e-10, atol=1e-12)
 
 
 def tanh_gradcheck(Tanh, cases=TANH_GRADCHECK_CASES) -> None:
@@ -338,7 +340,7 @@ def tanh_gradgradcheck(Tanh, cases=GRADGRAD_CASES) -> None:
             with explained(f"Tanh on shape {shape}", CRASH_RULES):
                 y = c.call(Tanh.apply, x, what="Tanh.forward")
                 own = isinstance(y, torch.Tensor) and y.dtype == x.dtype \
-                    and bool(torch.allclose(_gradient_of_sum(Tanh, x), 1 - _tanh(x) ** 2, rtol=1e-6, atol=1e-9))
+                    and bool(torch.allclose(_gradient_of_sum(Tanh, x), 1 - _tanh(x) ** 2, rtol=1e-10, atol=1e-12))
                 if not own:
                     _require_second_derivative(Tanh, x)
                     continue
