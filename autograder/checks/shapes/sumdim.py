@@ -109,6 +109,29 @@ def sumdim_values(SumDim, cases=(SUM_CASES[0], SUM_CASES[3])) -> None:
         grad = _sum_engine(SumDim, x, dim, keepdim, g)
         c.require_close(grad, _expected_sum_grad(shape, dim, keepdim, g),
                         f"the gradient of x for {_sum_what(shape, dim, keepdim)}", "wrong-derivative", _SUM_HINT)
+    _require_state_per_call(SumDim)
+
+
+def _require_state_per_call(SumDim) -> None:
+    """A call's dim, keepdim and x's shape stay that call's: the first call's backward, run after a second call with
+    other ones, gives what it gives alone (state kept on the class or a global is overwritten by the next call)."""
+    x, g = c.randn(3, 4, seed=1700), c.randn(3, seed=1701, requires_grad=False)
+    what = f"{_sum_what((3, 4), 1, False)}, backward run after a second call SumDim.apply(y, 0, True)"
+    alone = behaviour.backward_by_its_node(SumDim, (x, 1, False), g, what=what, rules=SUM_RULES)
+    expected = _expected_sum_grad((3, 4), 1, False, g)
+    if not alone or not isinstance(alone[0], torch.Tensor) or tuple(alone[0].shape) != (3, 4) \
+            or not bool(torch.allclose(alone[0], expected, rtol=1e-7, atol=1e-7)):
+        return  # wrong on its own: the cases above say why
+    try:
+        between = behaviour.backward_by_its_node(SumDim, behaviour.fresh((x, 1, False)), g, what=what,
+                                                 rules=SUM_RULES, then=((c.randn(2, 3, 4, seed=1702), 0, True),))
+    except c.Mistake:
+        between = None
+    if not between or not isinstance(between[0], torch.Tensor) or tuple(between[0].shape) != (3, 4) \
+            or not bool(torch.allclose(between[0], expected, rtol=1e-7, atol=1e-7)):
+        c.fail("shared-state", f"{what}: the first call's gradient changed with the second call. Keep dim, keepdim "
+                               "and x's shape on ctx (ctx.dim = dim), not on the class or a global: ctx is new for "
+                               "every call.")
 
 
 def sumdim_gradcheck(SumDim, cases=(((3, 4), 0, False, 0), ((2, 3, 4), 0, False, 1))) -> None:
