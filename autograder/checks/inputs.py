@@ -266,7 +266,8 @@ def none_for_alpha(ScaledAdd, cases=NONE_CASES[:1]) -> None:
         g = _grad_output(shape, seed)
         _direct_backward(ScaledAdd, (True, True, False), x, y, -1.25, g,
                          f"{NAME}.backward with a ctx whose needs_input_grad is (True, True, False)")
-        real = _by_its_node(ScaledAdd, (x, y, -1.25), g.clone(), what=f"{NAME}.backward with autograd's own node as its ctx")
+        real = _by_its_node(ScaledAdd, (x, y, -1.25), g.clone(),
+                            what=f"{NAME}.backward with autograd's own node as its ctx")
         if real is None:
             continue  # no node of its own: the values test says so (or the alpha test, a float saved)
         lead = (f"Called directly, your backward returned three values, the last None; but with the node autograd "
@@ -299,7 +300,8 @@ def needs_input_grad(ScaledAdd, cases=NEEDS_CASES[:1]) -> None:
                 returned = _backward_on_copy(ScaledAdd, ctx, g)
             _needs_verdict(_places_named(returned), other, alpha, g, what)
             inputs = (x.detach().clone().requires_grad_(needs[0]), y.detach().clone().requires_grad_(needs[1]), alpha)
-            real = _by_its_node(ScaledAdd, inputs, g.clone(), what=f"{NAME}.backward with autograd's own node as its ctx")
+            real = _by_its_node(ScaledAdd, inputs, g.clone(),
+                                what=f"{NAME}.backward with autograd's own node as its ctx")
             if real is None:
                 continue  # no node of its own: the values test says so (or the alpha test, a float saved)
             lead = (f"Called directly, your backward returned what it should; but with the node autograd made for "

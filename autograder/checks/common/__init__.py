@@ -354,8 +354,8 @@ def gradgradcheck(fn: Callable, inputs: tuple, what: str, code: str = "not-twice
 
 
 def require_grad_output_unchanged(grad_output, before, what: str) -> None:
-    """`grad_output` (handed to the backward `what` names) still holds `before`: backward builds new tensors, it never writes
-    into grad_output, which autograd owns and may share (after .sum() it is one number broadcast everywhere)."""
+    """`grad_output` (handed to the backward `what` names) still holds `before`: backward builds new tensors, it
+    never writes into grad_output, which autograd owns and may share (after .sum(), one number broadcast)."""
     if not torch.equal(grad_output, before):
         fail("inplace-grad-output",
              f"{what} changed grad_output in place (grad_output.mul_(...), grad_output *= ...). That tensor "
