@@ -38,14 +38,13 @@ def values(Square, cases=VALUES_CASES) -> None:
         y = c.call(Square.apply, x, what="Square.forward", names=INPUTS)
         c.require_close(y, x.detach() * x.detach(), "Square.apply(x)", "wrong-forward",
                         "forward should return x * x.")
-        (grad,) = c.backward_grads(y, [x], what="Square.backward", names=INPUTS)
+        # y.sum(), as a loss is made: grad_output is then one number broadcast, which backward must not write into.
+        (grad,) = c.backward_grads(y.sum(), [x], what="Square.backward", names=INPUTS)
         c.require_close(grad, 2 * x.detach(), "the gradient of Square.apply(x).sum()", "wrong-derivative",
                         "d(x*x)/dx = 2x, times grad_output.")
         # Scaling grad_output must scale the gradient: a backward that ignores grad_output fails here.
         y = c.call(Square.apply, x, what="Square.forward", names=INPUTS)
-        three = torch.full_like(y, 3.0)
-        (grad,) = c.backward_grads(y, [x], three, what="Square.backward", names=INPUTS)
-        c.require_grad_output_unchanged(three, torch.full_like(three, 3.0), "Square.backward")
+        (grad,) = c.backward_grads(y, [x], torch.full_like(y, 3.0), what="Square.backward", names=INPUTS)
         c.require_close(grad, 6 * x.detach(), "the gradient with grad_output = 3", "ignores-grad-output",
                         "multiply by grad_output: backward receives dLoss/dy and must return dLoss/dx.")
 

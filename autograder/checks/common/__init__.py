@@ -163,6 +163,11 @@ ENGINE_RULES = (
                  "forward reduced, expand grad_output back to the input's shape; if it broadcast, sum it down."),
     Rule("inplace-error", error="inplace-error", types=(RuntimeError,),
          message="{what} raised autograd's in-place modification error: {line}"),
+    # grad_output after .sum() is one number broadcast (expanded) to every element: a write into it raises this.
+    Rule("inplace-grad-output", error="overlapping-write", types=(RuntimeError,),
+         message="{what} wrote in place into a tensor whose elements share one memory location, as grad_output "
+                 "after .sum() does (one number broadcast to every element): backward must not change grad_output, "
+                 "which belongs to autograd; build a new tensor (grad_output * ...) instead."),
 )
 
 
@@ -351,16 +356,6 @@ def gradgradcheck(fn: Callable, inputs: tuple, what: str, code: str = "not-twice
 
         with explained(what, rules):
             require_second_vjp(fn, inputs, reference, what, code, hint)
-
-
-def require_grad_output_unchanged(grad_output, before, what: str) -> None:
-    """`grad_output` (handed to the backward `what` names) still holds `before`: backward builds new tensors, it
-    never writes into grad_output, which autograd owns and may share (after .sum(), one number broadcast)."""
-    if not torch.equal(grad_output, before):
-        fail("inplace-grad-output",
-             f"{what} changed grad_output in place (grad_output.mul_(...), grad_output *= ...). That tensor "
-             "belongs to autograd and may be shared with other parts of the graph (after .sum() it is one number "
-             "broadcast to every element, where an in-place write raises): build a new tensor, grad_output * ....")
 
 
 def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, what: str = "backward",
