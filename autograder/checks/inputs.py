@@ -16,6 +16,7 @@ NAME = "ScaledAdd"
 SHAPES = [(), (3,), (2, 3), (2, 3, 4)]
 ALPHAS = (2.5, -0.75, 3.0)
 INPUTS = ("x", "y", "alpha")
+_BY_NODE = f"{NAME}.backward with autograd's own node as its ctx"
 
 
 _RETURN = "the gradients of x and y, then None for alpha"
@@ -78,11 +79,19 @@ def _forward_on_ctx(ScaledAdd, needs, x, y, alpha, what):
     for ctx in (_Ctx(needs_input_grad=needs), c.FakeCtx(needs_input_grad=needs)):
         try:
             with c.explained(what, RULES):
-                return ctx, c.call(ScaledAdd.forward, ctx, x.detach(), y.detach(), alpha, what=f"{NAME}.forward",
-                                   names=INPUTS)
+                return ctx, _forward(ScaledAdd, ctx, x.detach(), y.detach(), alpha)
         except c.Mistake as refused:
             if refused.code != "saved-a-float" or not isinstance(ctx, _Ctx):
                 raise
+
+
+def _forward(ScaledAdd, ctx, x, y, alpha):
+    """forward on a crafted ctx, in either spelling: forward(ctx, ...) or forward(...) + setup_context."""
+    if c.uses_setup_context(ScaledAdd):
+        out = c.call(ScaledAdd.forward, x, y, alpha, what=f"{NAME}.forward", names=INPUTS)
+        c.call(ScaledAdd.setup_context, ctx, (x, y, alpha), out, what=f"{NAME}.setup_context", names=INPUTS)
+        return out
+    return c.call(ScaledAdd.forward, ctx, x, y, alpha, what=f"{NAME}.forward", names=INPUTS)
 
 
 def _by_its_node(ScaledAdd, inputs, g, **kwargs):
@@ -100,7 +109,8 @@ def _direct_backward(ScaledAdd, needs, x, y, alpha, g, what):
     """Call forward and backward with a crafted ctx; return the tuple backward returned."""
     ctx, _ = _forward_on_ctx(ScaledAdd, needs, x, y, alpha, what)
     with c.explained(what, RULES):
-        grads = c.call(ScaledAdd.backward, ctx, g, what=f"{NAME}.backward", names=INPUTS)
+        # on a copy of grad_output: whether backward writes into it is the values test's rule
+        grads = c.call(lambda ctx: ScaledAdd.backward(ctx, g.clone()), ctx, what=f"{NAME}.backward", names=INPUTS)
     if not isinstance(grads, tuple):
         if isinstance(grads, list):
             c.fail("returns-a-list",
@@ -176,8 +186,21 @@ def values(ScaledAdd, cases=VALUES_CASES) -> None:
         c.require_close(out, x.detach() + alpha * y.detach(), what, "wrong-forward",
                         "forward should return x + alpha * y.")
         c.require_own_node(out, ScaledAdd, NAME)
+        _through_a_sum(ScaledAdd, x, y, alpha, what)
         grad_x, grad_y = _gradients(ScaledAdd, out, (x, y, alpha), g, what)
         _check_pair(grad_x, grad_y, g, alpha, what)
+
+
+def _through_a_sum(ScaledAdd, x, y, alpha, what) -> None:
+    """backward through .sum(), as losses are made: it must not write into grad_output (one number broadcast)."""
+    leaves = behaviour.fresh((x, y))
+    try:
+        with c.explained(what, RULES):
+            out = c.call(ScaledAdd.apply, *leaves, alpha, what=f"{NAME}.forward", names=INPUTS)
+            c.backward_grads(out.sum(), list(leaves), what=f"{NAME}.backward", names=INPUTS)
+    except c.Mistake as failed:
+        if failed.code == "inplace-grad-output":
+            raise
 
 
 def _values_called_directly(ScaledAdd, x, y, alpha, g, what) -> None:
@@ -205,7 +228,7 @@ def _gradients(ScaledAdd, out, inputs: tuple, g, what: str) -> tuple:
         if refused.code not in _ALPHA_PLACE_REFUSED:
             raise
     return _places(behaviour.backward_by_its_node(ScaledAdd, behaviour.fresh(inputs), g, names=INPUTS, rules=RULES,
-                                                  what=f"{NAME}.backward with autograd's own node as its ctx"))
+                                                  what=_BY_NODE))
 
 
 def _places(returned) -> tuple:
@@ -234,9 +257,8 @@ def gradcheck(ScaledAdd, cases=GRADCHECK_CASES[:1]) -> None:
                 raise
             # autograd refuses alpha's place (none_for_alpha's rule): the gradients backward returned, by its node
             g = _grad_output(shape, seed)
-            grad_x, grad_y = _places(behaviour.backward_by_its_node(
-                ScaledAdd, (x, y, alpha), g, names=INPUTS, rules=RULES,
-                what=f"{NAME}.backward with autograd's own node as its ctx"))
+            grad_x, grad_y = _places(behaviour.backward_by_its_node(ScaledAdd, (x, y, alpha), g, names=INPUTS,
+                                                                    rules=RULES, what=_BY_NODE))
             _check_pair(grad_x, grad_y, g, alpha, what)
 
 
@@ -249,7 +271,7 @@ def none_for_alpha(ScaledAdd, cases=NONE_CASES[:1]) -> None:
         g = _grad_output(shape, seed)
         _direct_backward(ScaledAdd, (True, True, False), x, y, -1.25, g,
                          f"{NAME}.backward with a ctx whose needs_input_grad is (True, True, False)")
-        real = _by_its_node(ScaledAdd, (x, y, -1.25), g, what=f"{NAME}.backward with autograd's own node as its ctx")
+        real = _by_its_node(ScaledAdd, (x, y, -1.25), g.clone(), what=_BY_NODE)
         if real is None:
             continue  # no node of its own: the values test says so (or the alpha test, a float saved)
         lead = (f"Called directly, your backward returned three values, the last None; but with the node autograd "
@@ -279,10 +301,11 @@ def needs_input_grad(ScaledAdd, cases=NEEDS_CASES[:1]) -> None:
             what = f"{NAME}.backward with ctx.needs_input_grad = {needs}"
             ctx, _ = _forward_on_ctx(ScaledAdd, needs, x, y, alpha, what)
             with c.explained(what, RULES):
-                returned = c.call(ScaledAdd.backward, ctx, g, what=f"{NAME}.backward", names=INPUTS)
+                returned = c.call(lambda ctx: ScaledAdd.backward(ctx, g.clone()), ctx, what=f"{NAME}.backward",
+                                  names=INPUTS)
             _needs_verdict(_places_named(returned), other, alpha, g, what)
             inputs = (x.detach().clone().requires_grad_(needs[0]), y.detach().clone().requires_grad_(needs[1]), alpha)
-            real = _by_its_node(ScaledAdd, inputs, g, what=f"{NAME}.backward with autograd's own node as its ctx")
+            real = _by_its_node(ScaledAdd, inputs, g.clone(), what=_BY_NODE)
             if real is None:
                 continue  # no node of its own: the values test says so (or the alpha test, a float saved)
             lead = (f"Called directly, your backward returned what it should; but with the node autograd made for "
@@ -347,11 +370,10 @@ def _alpha_scaling(ScaledAdd, shape, seed: int) -> None:
         calls.append((x, y, alpha))
     g = _grad_output(shape, seed)
     what = f"{NAME}.apply(x, y, {alphas[0]:.4g})"
-    by_node = f"{NAME}.backward with autograd's own node as its ctx"
-    alone = behaviour.backward_by_its_node(ScaledAdd, behaviour.fresh(calls[0]), g, names=INPUTS, rules=RULES,
-                                           what=by_node)
-    between = behaviour.backward_by_its_node(ScaledAdd, behaviour.fresh(calls[0]), g, names=INPUTS, rules=RULES,
-                                             what=by_node, then=(behaviour.fresh(calls[1]),))
+    alone = behaviour.backward_by_its_node(ScaledAdd, behaviour.fresh(calls[0]), g.clone(), names=INPUTS, rules=RULES,
+                                           what=_BY_NODE)
+    between = behaviour.backward_by_its_node(ScaledAdd, behaviour.fresh(calls[0]), g.clone(), names=INPUTS, rules=RULES,
+                                             what=_BY_NODE, then=(behaviour.fresh(calls[1]),))
     if alone is None or between is None:
         return  # no node of its own: the values test says so
     grad_y, grad_y_between = _places_named(alone)[1], _places_named(between)[1]

@@ -39,6 +39,7 @@ RAW = (
                             r"expected shape compatible with \[(?P<expected>.*?)\]"),
     # Saved tensors, in-place changes, ctx.
     Raw("inplace-error", "modified by an inplace operation"),
+    Raw("overlapping-write", "more than one element of the written-to tensor refers to a single memory location"),
     Raw("view-changed-in-place", "has been modified inplace"),
     Raw("leaf-in-place", "leaf Variable that requires grad is being used in an in-place operation"),
     Raw("leaf-was-in-place", "a leaf Variable that requires grad has been used in an in-place operation"),

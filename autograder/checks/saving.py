@@ -80,9 +80,12 @@ def values(Exp, cases=VALUES_CASES) -> None:
     for numbers in cases:
         x = torch.tensor(numbers, dtype=torch.float64, requires_grad=True)
         y = c.call(Exp.apply, x, what="Exp.forward", names=INPUTS)
-        c.require_close(y, _exp(x), "Exp.apply(x)", "wrong-forward", "forward should return torch.exp(x).")
+        # float64 to its last digits: a forward computed in float32 and cast back is 1e-8 off.
+        c.require_close(y, _exp(x), "Exp.apply(x)", "wrong-forward", "forward should return torch.exp(x), in x's "
+                        "dtype throughout.", rtol=1e-12, atol=1e-12)
         c.require_own_node(y, Exp, NAME)
-        (grad,) = c.backward_grads(y, [x], what="Exp.backward", names=INPUTS)
+        # y.sum(), as a loss is made: grad_output is then one number broadcast, which backward must not write into.
+        (grad,) = c.backward_grads(y.sum(), [x], what="Exp.backward", names=INPUTS)
         c.require_close(grad, _exp(x), "the gradient of Exp.apply(x).sum()", "wrong-derivative",
                         "d exp(x)/dx = exp(x), which is the output y: multiply grad_output by the saved output.")
 
@@ -237,13 +240,13 @@ def _inplace_input(Exp, shape, seed: int, leaf: bool) -> None:
     with torch.no_grad():
         x.add_(1.0)
     with c.explained("Exp.backward", INPUT_CHANGE_RULES):
-        (grad,) = torch.autograd.grad(y.sum(), [base])
+        (grad,) = torch.autograd.grad(y, [base], torch.ones_like(y))  # fresh: writing into it is values' rule
     if bool(torch.allclose(grad, expected, rtol=1e-7, atol=1e-7)):
         return
     # The control: the same call without any in-place change. A gradient wrong there too is the values' rule;
     # this test asks only that the input's change changes nothing.
     control = unchanged.requires_grad_(True)
     (control_grad,) = c.backward_grads(c.call(Exp.apply, control if leaf else control * 1.0, what="Exp.forward",
-                                              names=INPUTS).sum(), [control], what="Exp.backward", names=INPUTS)
+                                              names=INPUTS), [control], what="Exp.backward", names=INPUTS)
     c.require_close(grad, control_grad, "the gradient after the input was changed in place", "uses-input",
                     "backward must use the saved output y, not the (since changed) input x.")

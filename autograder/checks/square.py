@@ -38,7 +38,8 @@ def values(Square, cases=VALUES_CASES) -> None:
         y = c.call(Square.apply, x, what="Square.forward", names=INPUTS)
         c.require_close(y, x.detach() * x.detach(), "Square.apply(x)", "wrong-forward",
                         "forward should return x * x.")
-        (grad,) = c.backward_grads(y, [x], what="Square.backward", names=INPUTS)
+        # y.sum(), as a loss is made: grad_output is then one number broadcast, which backward must not write into.
+        (grad,) = c.backward_grads(y.sum(), [x], what="Square.backward", names=INPUTS)
         c.require_close(grad, 2 * x.detach(), "the gradient of Square.apply(x).sum()", "wrong-derivative",
                         "d(x*x)/dx = 2x, times grad_output.")
         # Scaling grad_output must scale the gradient: a backward that ignores grad_output fails here.
@@ -54,7 +55,7 @@ def gradcheck(Square, cases=GRADCHECK_CASES[:2]) -> None:
     for shape, seed in cases:
         x = c.randn(*shape, seed=seed)
         c.gradcheck(Square.apply, (x,), f"Square on shape {shape}", names=INPUTS,
-                    hint="backward must return grad_output * 2 * x.", reference=lambda t: t * t)
+                    hint="d(x*x)/dx = 2x, times grad_output.", reference=lambda t: t * t)
 
 
 def graph_node(Square, cases=GRAPH_CASES[:1]) -> None:
@@ -128,5 +129,5 @@ def _saves_input(Square, shape, seed: int) -> None:
     # its gradient is right is the other tests' point: one mistake, one point.)
     leaf = c.randn(*shape, seed=seed + 50)
     y = c.call(Square.apply, leaf * 1.0, what="Square.forward", names=INPUTS)
-    with c.explained("Square.backward", UNPROVOKED_RULES):
-        torch.autograd.grad(y.sum(), [leaf])
+    with c.explained("Square.backward", UNPROVOKED_RULES):  # a fresh grad_output: writing into it is values' rule
+        torch.autograd.grad(y, [leaf], torch.ones_like(y))

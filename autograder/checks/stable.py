@@ -302,7 +302,7 @@ def _require_stable_grad(grad, shifted_grad, logits, what: str, rtol: float, ato
         c.fail("overflow-backward",
                f"{what} is not what your backward gives for the same logits shifted down by their largest value "
                f"(largest difference {(got - shifted_grad).abs().nan_to_num(float('inf')).max().item():.3g}): "
-               "backward's softmax overflowed. " + SOFTMAX_HINT)
+               "backward's softmax " + ("lost precision. " if got.isfinite().all() else "overflowed. ") + SOFTMAX_HINT)
 
 
 # In float32 the loss of the shifted logits is known to a few units in the last place of the loss itself; adding the

@@ -40,8 +40,8 @@ def _require_callable(fn, name):
 
 def _numgrad(numerical_grad, f, x, *eps):
     """The estimate as numbers in x's layout: its shape (for as many elements as x has) and dtype are numgrad_dtype's
-    rule, not a values test's."""
-    result = c.call(numerical_grad, f, x, *eps, what=NG)
+    rule, not a values test's; so is whether it changes x (numgrad_untouched's): it gets a copy of x."""
+    result = c.call(lambda: numerical_grad(f, x.clone(), *eps), what=NG)
     if not isinstance(result, torch.Tensor):
         c.fail("not-a-tensor", f"{NG} should return a tensor with x's shape, got {type(result).__name__}.")
     if result.numel() != x.numel():
@@ -122,6 +122,9 @@ def _numgrad_central(numerical_grad, seed: int) -> None:
     if bool(torch.allclose(coarse, fine, rtol=0, atol=1e-9)):
         c.fail("ignores-eps", "your estimate does not change with eps (tried 4e-2, 2e-2 and 1e-2): use the eps "
                               "argument the caller passes.")
+    if bool(torch.allclose(coarse, 4 * fine, rtol=0.05, atol=0)) and bool((fine.abs() > 1e-6).all()):
+        c.fail("ignores-eps", "your estimate grows in proportion to eps (tried 4e-2, 2e-2 and 1e-2): the difference "
+                              "is divided by a fixed number instead of 2 * eps, with the eps the caller passes.")
     ratio = (coarse - middle) / (middle - fine)
     if bool(((ratio - 4).abs() < 0.5).all()):
         return
@@ -157,7 +160,8 @@ def _numgrad_untouched(numerical_grad, seed: int) -> None:
     with explained(NG, UNTOUCHED_RULES):
         result = numerical_grad(_cubic, leaf)
     if leaf._version != 0 or not torch.equal(leaf.detach(), leaf_before):
-        c.fail("modifies-input", f"{NG} changed x in place (its version counter is now {leaf._version}). "
+        how = f"its version counter is now {leaf._version}" if leaf._version else "through .data: its values differ"
+        c.fail("modifies-input", f"{NG} changed x in place ({how}). "
                                  "Work on a copy (x.detach().clone()) or build new tensors x + eps * e_i.")
     x = c.randn(2, 3, seed=seed + 1, requires_grad=False)
     before = x.clone()
@@ -180,7 +184,7 @@ def numgrad_dtype(numerical_grad, cases=DTYPE_CASES) -> None:
     if "0-d" in cases:
         inputs.append(torch.tensor(0.8, dtype=torch.float64))
     for x in inputs:
-        result = c.call(numerical_grad, _sin_sum, x, what=NG)
+        result = c.call(lambda: numerical_grad(_sin_sum, x.clone()), what=NG)  # a copy: see _numgrad
         if not isinstance(result, torch.Tensor):
             c.fail("not-a-tensor", f"{NG} should return a tensor with x's shape, got {type(result).__name__}.")
         c.require_shape(result, x.shape, f"{NG}(f, x) for x of shape {tuple(x.shape)}", code="wrong-shape")
@@ -232,7 +236,7 @@ def tanh_values(Tanh) -> None:
     c.require_own_node(y, Tanh, NAME)
     (grad,) = c.backward_grads(y, [x], what="Tanh.backward")
     c.require_close(grad, 1 - _tanh(x) ** 2, "the gradient of Tanh.apply(x).sum()", "wrong-derivative",
-                    "d tanh(x)/dx = 1 - tanh(x)**2 = 1 - y * y, times grad_output.")
+                    "d tanh(x)/dx = 1 - y * y, times grad_output, in x's dtype throughout.", rtol=1e-10, atol=1e-12)
 
 
 def tanh_gradcheck(Tanh, cases=TANH_GRADCHECK_CASES) -> None:
@@ -327,7 +331,7 @@ def tanh_gradgradcheck(Tanh, cases=GRADGRAD_CASES) -> None:
             with explained(f"Tanh on shape {shape}", CRASH_RULES):
                 y = c.call(Tanh.apply, x, what="Tanh.forward")
                 own = isinstance(y, torch.Tensor) and y.dtype == x.dtype \
-                    and bool(torch.allclose(_gradient_of_sum(Tanh, x), 1 - _tanh(x) ** 2, rtol=1e-6, atol=1e-9))
+                    and bool(torch.allclose(_gradient_of_sum(Tanh, x), 1 - _tanh(x) ** 2, rtol=1e-10, atol=1e-12))
                 if not own:
                     _require_second_derivative(Tanh, x)
                     continue

@@ -130,6 +130,7 @@ CHECKS: dict[str, str] = {
     "forgets-alpha": "backward of the scaling returns grad_output without multiplying by alpha",
     "grad-for-alpha": "backward returns a gradient for the float alpha instead of None",
     "alpha-shared-state": "alpha is kept on the class or a global, so calls overwrite each other's alpha",
+    "shared-state": "a call's state is kept on the class or a global, so the next call overwrites it",
     "leaf-changed": "an in-place Function was handed a leaf that requires grad and marked it dirty (autograd refuses)",
     "grad-for-bound": "backward of the in-place clamp returns a gradient for the float low or high instead of None",
     "clamp-mask-all-ones": "the clamp's mask is read from the saved output with >= and <=, so it lets every gradient through",
@@ -223,6 +224,7 @@ CHECKS: dict[str, str] = {
     "graph-cut": "something cut the graph (detach or no_grad), so some parameters got no gradient",
     "no-recompute": "the blocks are not recomputed in backward (no checkpoint around them)",
     "bad-recompute": "backward failed while recomputing a checkpointed block",
+    "blocks-recomputed-together": "several blocks share one checkpoint, so backward recomputes them together",
     # --- custom operators, torch.compile and torch.export
     "not-a-custom-op": "an autograd.Function was written where a torch.library custom operator is asked for",
     "wrong-op-name": "the custom operator has another name than the one asked for",

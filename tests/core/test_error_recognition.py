@@ -116,6 +116,16 @@ def _inplace():
     saved_by.sum().backward()
 
 
+class _WritesIntoGradOutput(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.mul_(2)  # after .sum(), g is one number broadcast: the write raises
+
+
 def _view_changed():
     x = torch.randn(3, requires_grad=True) * 1
     y = _AsIs.apply(x)
@@ -170,6 +180,7 @@ RAISE = {
     "missing-none": lambda: _backward(_GradForFloat, torch.randn(3, requires_grad=True), 2.0),
     "wrong-grad-shape": lambda: _backward(_Summed, torch.randn(2, 3, requires_grad=True)),
     "inplace-error": _inplace,
+    "overlapping-write": lambda: _backward(_WritesIntoGradOutput, torch.randn(3, requires_grad=True)),
     "view-changed-in-place": _view_changed,
     "leaf-in-place": _leaf_in_place,
     "dirty-not-returned": lambda: _DirtyClone.apply(torch.randn(3, requires_grad=True) * 1),

@@ -163,6 +163,11 @@ ENGINE_RULES = (
                  "forward reduced, expand grad_output back to the input's shape; if it broadcast, sum it down."),
     Rule("inplace-error", error="inplace-error", types=(RuntimeError,),
          message="{what} raised autograd's in-place modification error: {line}"),
+    # grad_output after .sum() is one number broadcast (expanded) to every element: a write into it raises this.
+    Rule("inplace-grad-output", error="overlapping-write", types=(RuntimeError,),
+         message="{what} wrote in place into a tensor whose elements share one memory location, as grad_output "
+                 "after .sum() does (one number broadcast to every element): backward must not change grad_output, "
+                 "which belongs to autograd; build a new tensor (grad_output * ...) instead."),
 )
 
 

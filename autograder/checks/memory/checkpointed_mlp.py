@@ -245,9 +245,12 @@ def run_checkpointed(checkpointed_mlp, x, weights, all_grads: bool = False) -> d
     layers = layers_from(weights)
     calls = [0] * len(layers)
     seen_inputs: list = [[] for _ in layers]  # (during backward?, the input) of each call of each layer
+    backward_order: list = []  # which layer each call during backward was, in order
 
     def count(k, inputs):
         calls[k] += 1
+        if torch._C._current_graph_task_id() != -1:
+            backward_order.append(k)
         if inputs and isinstance(inputs[0], torch.Tensor):
             seen_inputs[k].append((torch._C._current_graph_task_id() != -1, inputs[0].detach().clone()))
 
@@ -287,6 +290,7 @@ def run_checkpointed(checkpointed_mlp, x, weights, all_grads: bool = False) -> d
         except (NotImplementedError, RuntimeError) as error:
             facts["grad_error"] = _error_facts(error)
     facts["calls"] = list(calls)
+    facts["backward_order"] = list(backward_order)
     facts["recomputed"] = [any(during and any(torch.equal(t, f) for was, f in seen if not was) for during, t in seen)
                            for seen in seen_inputs]
     return facts
@@ -344,6 +348,12 @@ def _mlp_memory(checkpointed_mlp, widths, batch, seed) -> None:
                f"during backward, layers {which} (counted from 1) ran, but never on the input they had in forward: "
                "that is not a recompute of the block. Wrap every block with torch.utils.checkpoint.checkpoint("
                "block, h, use_reentrant=False), which re-runs it on its saved input.")
+    order = facts.get("backward_order", [])
+    if all(a >= 1 for a in again) and any(later > earlier for earlier, later in zip(order, order[1:])):
+        c.fail("blocks-recomputed-together",
+               f"during backward the layers ran again in the order {[k + 1 for k in order]} (counted from 1): "
+               "several blocks were recomputed together, so their activations are all alive again at once. "
+               "Give every block its own checkpoint: backward then recomputes one block at a time, the last first.")
     if any(a < 1 for a in again):
         c.fail("no-recompute",
                f"the layers ran {forward_calls} times in forward and {again} times during backward: checkpointing "

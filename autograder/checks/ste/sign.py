@@ -17,7 +17,8 @@ from autograder.checks.ste.shared import (
 
 SIGN = "SignSTE"
 BOUNDARY_CASES, BOUNDARY_TABLE = (torch.float64,), DTYPES
-SIGN_DTYPE_CASES, SIGN_DTYPE_TABLE = (torch.float32,), DTYPES
+# bfloat16: a mask made float32 (.float()) keeps a float32 or float64 gradient's dtype, not a half-precision one's.
+SIGN_DTYPE_CASES, SIGN_DTYPE_TABLE = (torch.float32,), DTYPES + (torch.bfloat16,)
 
 
 def _require_sign_forward(SignSTE, x: torch.Tensor) -> None:
@@ -148,8 +149,9 @@ def sign_boundary(SignSTE, cases=BOUNDARY_CASES) -> None:
     `cases`."""
     c.require_function(SignSTE, SIGN)
     for dtype in cases:
-        x = torch.tensor([-1.0, 1.0, -1.0000001, 1.0000001, 0.0, -0.0, 0.5, 3.0], dtype=dtype)
-        g = torch.tensor([0.7, -1.3, 2.1, -0.9, 1.7, -0.6, 0.4, 1.2], dtype=dtype)
+        # ... and +-0.9999999, just inside: a mask clipping elsewhere (at 0.5, say) is sign_backward's to judge.
+        x = torch.tensor([-1.0, 1.0, -1.0000001, 1.0000001, 0.0, -0.0, 0.5, 3.0, -0.9999999, 0.9999999], dtype=dtype)
+        g = torch.tensor([0.7, -1.3, 2.1, -0.9, 1.7, -0.6, 0.4, 1.2, 0.8, -1.1], dtype=dtype)
         grad = grad_via_autograd(SignSTE, SIGN, x, g.clone(), watch=False)  # writing into it: sign_backward's rule
         what = f"the gradient of {SIGN} at the boundary points (x in {dtype})"
         on = x.abs() == 1

@@ -1,0 +1,16 @@
+# mistake: un-broadcasts the gradient of b to a's shape (a copy-paste slip)
+# feedback: the gradient of b has shape
+# code: missing-unbroadcast
+# rule: unbroadcast
+# fails: shapes
+# score: 2/4
+class BroadcastMul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return unbroadcast(grad_output * b, a.shape), unbroadcast(grad_output * a, a.shape)
