@@ -54,7 +54,7 @@ def _grade_warm(path: Path, timeout: float) -> dict:
     import threading
 
     from autograder.engine import grading, notebooks
-    from autograder.engine.sandbox import Limits
+    from autograder.engine.sandbox import Limits, warm
 
     try:
         submission = notebooks.submission_from_path(path)  # bad input fails fast, before the sandbox
@@ -62,7 +62,11 @@ def _grade_warm(path: Path, timeout: float) -> dict:
         raise RuntimeError(f"error: {error}") from None
     sandbox = _WARM.get("sandbox")
     if sandbox is None:
-        sandbox = _WARM["sandbox"] = grading.new_sandbox().start()
+        # The kernel's root: out of the kernel's process group (an interrupt of the kernel is not the root's; it
+        # still leaves when the kernel ends, root._parent_alive), and warmed once for this notebook's tests.
+        tests = [source for _, _, source in grading.plan(submission.source, None)[1]]
+        sandbox = _WARM["sandbox"] = grading.new_sandbox(own_session=True, warm_ups=tuple(warm.needed(tests)))
+        sandbox.start()
         atexit.register(stop_grading_root)
     done: dict = {}
     limits = Limits(isolation=os.environ.get("AUTOGRADER_ISOLATION", "full"))  # the command's, unless told
