@@ -6,7 +6,9 @@
 It grades the SAVED file (save first: Ctrl+S) in the grader's sandbox and prints a table of results. The sandbox's
 root process (PyTorch and the checks, imported once: most of a first self-check's time) is this kernel's: started at
 its first self-check, kept for the kernel's session, ended with it (at exit, and by the root itself when the kernel
-is gone), so every self-check after the first costs only the notebook's grading. Each grading is as `python -m
+is gone), so every self-check after the first costs only the notebook's grading. It runs in a session of its own, so
+the kernel's interrupts (SIGINT to the kernel's process group) are not its own, and it runs its notebook's
+warm-ups once; a self-check after it died starts another. Each grading is as `python -m
 autograder grade` does it: a judge of its own and a fresh learner's sandbox, a fresh copy of it per test.
 
 The name is a hint, not the last word: in a renamed copy or a JupyterLab "Duplicate" ("01_square-Copy1.ipynb")
