@@ -186,3 +186,20 @@ def test_a_self_check_after_the_root_died_starts_another(kernel):
     again = kernel.self_check()
     assert again["root"] not in (None, first["root"]) and again["score"] == again["max"] == 3
     assert kernel.self_check()["root"] == again["root"]
+
+
+def test_a_kernel_killed_while_its_root_starts_takes_the_root_along(kernel):
+    """The kernel dies before its root has finished importing, and a child the kernel forked (a learner's
+    multiprocessing worker) still holds the root's control socket open: the root leaves all the same."""
+    started = kernel.execute(
+        "import os, time\nfrom autograder.engine import grading\n"
+        "_sandbox = grading.new_sandbox(own_session=True).start()\n"
+        "_child = os.fork()\n"
+        "if _child == 0:\n    time.sleep(300)\n    os._exit(0)\n"
+        "print(json.dumps([_sandbox.root_pid, _child]))")
+    root, child = json.loads(started["stdout"].strip().splitlines()[-1])
+    try:
+        os.kill(kernel.pid, signal.SIGKILL)          # the kernel's process only: its child lives on
+        assert _gone(root, waiting=60), f"the grading root {root} outlived its kernel"
+    finally:
+        os.kill(child, signal.SIGKILL)

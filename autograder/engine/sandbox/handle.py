@@ -91,7 +91,7 @@ def _start_root(kind: RootKind = RootKind()) -> None:
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     warm_ups = [name for name in kind.warm_ups if name in warm.RUN]  # names the root knows, nothing else
     main = (f"from autograder.engine.sandbox.root import root_main; "
-            f"root_main({theirs.fileno()}, {bool(kind.for_a_class)}, {warm_ups!r})")
+            f"root_main({theirs.fileno()}, {bool(kind.for_a_class)}, {warm_ups!r}, {os.getpid()})")
     with theirs:
         _root["process"] = subprocess.Popen([sys.executable, "-c", main], stdin=subprocess.DEVNULL,
                                             stdout=subprocess.DEVNULL, env=env, cwd=tempfile.gettempdir(),
