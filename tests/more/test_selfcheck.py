@@ -247,3 +247,17 @@ def test_one_self_check_leaves_nothing_for_the_next(tmp_path, grading_home):
         for folder in (os.path.expanduser("~"), "/tmp", "/dev/shm", "/var/tmp"):
             if os.path.exists(os.path.join(folder, marker)):
                 os.remove(os.path.join(folder, marker))
+
+
+def test_the_kernels_root_runs_the_warm_ups_its_notebooks_tests_ask_for():
+    """Read from the course notebook's plain JSON before nbformat is imported (the root starts meanwhile): the same
+    warm-ups as its test cells, read as the grader reads them, ask for; none for a name that is no course notebook."""
+    from autograder.engine import grading, notebooks
+    from autograder.engine.sandbox import warm
+
+    for source in notebooks.sources():
+        tests = [text for _, _, text in grading.plan(source, None)[1]]
+        assert selfcheck._warm_ups_of(source.name) == tuple(warm.needed(tests)), source.name
+    assert "opcheck" in selfcheck._warm_ups_of("11_compile_and_export")
+    assert "opcheck" not in selfcheck._warm_ups_of("01_square")
+    assert selfcheck._warm_ups_of("my_own") == selfcheck._warm_ups_of("../../etc/passwd") == ()
