@@ -6,7 +6,9 @@
 It grades the SAVED file (save first: Ctrl+S) in the grader's sandbox and prints a table of results. The sandbox's
 root process (PyTorch and the checks, imported once: most of a first self-check's time) is this kernel's: started at
 its first self-check, kept for the kernel's session, ended with it (at exit, and by the root itself when the kernel
-is gone), so every self-check after the first costs only the notebook's grading. Each grading is as `python -m
+is gone), so every self-check after the first costs only the notebook's grading. It runs in a session of its own, so
+the kernel's interrupts (SIGINT to the kernel's process group) are not its own, and it runs its notebook's
+warm-ups once; a self-check after it died starts another. Each grading is as `python -m
 autograder grade` does it: a judge of its own and a fresh learner's sandbox, a fresh copy of it per test.
 
 The name is a hint, not the last word: in a renamed copy or a JupyterLab "Duplicate" ("01_square-Copy1.ipynb")
@@ -32,6 +34,8 @@ def grade_this_notebook(path: str, show: bool = True, timeout: float = 900) -> d
         print("(self-check skipped: nbgrader is running this notebook)")
         return None
     named = Path(path)
+    if hasattr(os, "fork"):
+        _start_kernels_root(named.stem)  # it imports PyTorch while this kernel finds and reads the notebook
     path = find_notebook(named)
     if path.name != named.name:
         print(f"(grading {path.name}, this notebook's saved file: its cells come from {named.stem})")
@@ -44,7 +48,7 @@ def grade_this_notebook(path: str, show: bool = True, timeout: float = 900) -> d
 
 _TOO_LONG = ("grading took longer than {timeout} s; try `python -m autograder grade {name}` in a terminal to see its "
              "progress")
-_WARM: dict = {}  # this kernel's grading sandbox, once its first self-check started it
+_WARM: dict = {}  # this kernel's grading sandbox ("sandbox") and its root's warm-ups ("warm_ups"), once started
 
 
 def _grade_warm(path: Path, timeout: float) -> dict:
@@ -61,9 +65,9 @@ def _grade_warm(path: Path, timeout: float) -> dict:
     except notebooks.NotebookError as error:
         raise RuntimeError(f"error: {error}") from None
     sandbox = _WARM.get("sandbox")
-    if sandbox is None:
-        sandbox = _WARM["sandbox"] = grading.new_sandbox().start()
-        atexit.register(stop_grading_root)
+    if sandbox is None:  # the handle on the root _start_kernels_root started (or another, the same way)
+        sandbox = _WARM["sandbox"] = grading.new_sandbox(own_session=True, warm_ups=_WARM.get("warm_ups", ()))
+        sandbox.start()
     done: dict = {}
     limits = Limits(isolation=os.environ.get("AUTOGRADER_ISOLATION", "full"))  # the command's, unless told
 
@@ -83,6 +87,34 @@ def _grade_warm(path: Path, timeout: float) -> dict:
     if "error" in done:
         raise RuntimeError(f"grading failed: {done['error']}") from done["error"]
     return done["report"]
+
+
+def _start_kernels_root(stem: str) -> None:
+    """Start this kernel's grading root if it is not running: out of the kernel's process group (the kernel's
+    interrupts are not the root's; it still leaves when the kernel ends, root._parent_alive), and warmed once for
+    the tests of the course notebook `stem` (the name the self-check cell gives). Only the sandbox's handle is
+    imported first (not nbformat, which the finding of the notebook imports meanwhile)."""
+    from autograder.engine.sandbox import handle
+
+    if "warm_ups" not in _WARM:
+        _WARM["warm_ups"] = _warm_ups_of(stem)
+        atexit.register(stop_grading_root)
+    handle.Sandbox(own_session=True, warm_ups=_WARM["warm_ups"]).start()
+
+
+def _warm_ups_of(stem: str) -> tuple:
+    """The warm-ups (warm.RUN's names) the test cells of course notebook `stem` ask for, read as plain JSON
+    (notebooks.role's test cells: graded code cells); none for a name that is no course notebook's."""
+    from autograder import paths
+    from autograder.engine.sandbox import warm
+
+    try:
+        cells = json.loads((paths.SOLUTIONS / stem / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+        tests = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells
+                 if c.get("cell_type") == "code" and (c.get("metadata", {}).get("nbgrader") or {}).get("grade")]
+        return tuple(warm.needed(tests))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return ()
 
 
 def grading_root() -> int | None:

@@ -288,10 +288,11 @@ def base_seed() -> int:
     return settings["seed"]
 
 
-def new_sandbox(for_a_class: bool = False) -> Sandbox:
+def new_sandbox(for_a_class: bool = False, own_session: bool = False, warm_ups: tuple = ()) -> Sandbox:
     """The grading sandbox. For a class (many notebooks) its root pays once what makes every test cheaper
-    (root.prepare); a single notebook's grade starts sooner instead."""
-    return Sandbox(protected=protected_paths(), for_a_class=for_a_class)
+    (root.prepare); a single notebook's grade starts sooner instead. A kernel's self-check root runs in a session
+    of its own and pays once the warm-ups its notebook's tests need (handle.RootKind)."""
+    return Sandbox(protected=protected_paths(), for_a_class=for_a_class, own_session=own_session, warm_ups=warm_ups)
 
 
 def reference_report(source: Source, runner: Runner, seed: int = 0,

@@ -334,14 +334,19 @@ def test_a_class_root_prepares_for_many_notebooks_and_a_single_grade_starts_soon
 
     class Popen:
         def __init__(self, argv, **kwargs):
-            started.append(argv[-1])
+            started.append((argv[-1], kwargs["start_new_session"]))
 
     monkeypatch.setattr(handle.subprocess, "Popen", Popen)
-    for for_a_class in (True, False):
+    kernels = handle.RootKind(own_session=True, warm_ups=("opcheck", "os.system('x')"))  # a self-check's root
+    for kind in (handle.RootKind(for_a_class=True), handle.RootKind(), kernels):
         monkeypatch.setattr(handle, "_root", {})
-        handle._start_root(for_a_class)
+        handle._start_root(kind)
         handle._root["control"].close()
-    assert re.search(r"root_main\(\d+, True\)$", started[0]) and re.search(r"root_main\(\d+, False\)$", started[1])
+    grader = os.getpid()  # the root watches for the end of the process that started it
+    assert re.search(rf"root_main\(\d+, True, \[\], {grader}\)$", started[0][0]) and started[0][1] is False
+    assert re.search(rf"root_main\(\d+, False, \[\], {grader}\)$", started[1][0]) and started[1][1] is False
+    # a kernel's root: its own session, and only the names of warm-ups the engine knows reach its command line
+    assert re.search(rf"root_main\(\d+, False, \['opcheck'\], {grader}\)$", started[2][0]) and started[2][1] is True
 
 
 def test_the_roots_start_up_is_a_declared_list():

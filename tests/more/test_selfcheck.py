@@ -196,3 +196,68 @@ def test_the_kernels_grading_root_ends_with_the_kernel(tmp_path, grading_home, e
         kernel.kill()
     kernel.wait()
     assert _gone(root), f"the grading root {root} outlived its kernel"
+
+
+
+# An answer that leaves what it can behind (a changed torch, a marker in every folder it may write), then one that
+# is right only where nothing was left: a warm root grades each self-check from a fresh copy.
+FOLDERS = "('.', os.path.expanduser('~'), '/tmp', '/dev/shm', '/var/tmp')"
+POISON = """import os, torch
+torch.left_behind = True
+torch.Tensor.__mul__ = lambda a, b: torch.zeros(())
+for folder in {folders}:
+    try:
+        open(os.path.join(folder, {marker!r}), 'w').close()
+    except OSError:
+        pass
+"""
+PROBE = """import os, torch
+left = hasattr(torch, 'left_behind') or not bool((torch.ones(2) * torch.ones(2) == 1).all()) or any(
+    os.path.exists(os.path.join(folder, {marker!r})) for folder in {folders})
+
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x + (1.0 if left else 0.0)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 2 * x
+"""
+
+
+def test_one_self_check_leaves_nothing_for_the_next(tmp_path, grading_home):
+    from helpers import SQUARE, write_student
+
+    marker = f"left-behind-by-{tmp_path.name}"
+    poison = write_student(tmp_path / "poison" / "01_square.ipynb", "01_square",
+                           {"Square": POISON.format(folders=FOLDERS, marker=marker) + SQUARE})
+    probe = write_student(tmp_path / "probe" / "01_square.ipynb", "01_square",
+                          {"Square": PROBE.format(folders=FOLDERS, marker=marker)})
+    kernel, seen = _kernel(poison, probe, poison, probe)
+    try:
+        assert len(set(seen["roots"])) == 1
+        assert seen["reports"][0]["score"] < 3                      # the poison broke its own answer
+        assert [r["score"] for r in seen["reports"][1::2]] == [3, 3], seen["reports"][1]
+    finally:
+        kernel.kill()
+        kernel.wait()
+        for folder in (os.path.expanduser("~"), "/tmp", "/dev/shm", "/var/tmp"):
+            if os.path.exists(os.path.join(folder, marker)):
+                os.remove(os.path.join(folder, marker))
+
+
+def test_the_kernels_root_runs_the_warm_ups_its_notebooks_tests_ask_for():
+    """Read from the course notebook's plain JSON before nbformat is imported (the root starts meanwhile): the same
+    warm-ups as its test cells, read as the grader reads them, ask for; none for a name that is no course notebook."""
+    from autograder.engine import grading, notebooks
+    from autograder.engine.sandbox import warm
+
+    for source in notebooks.sources():
+        tests = [text for _, _, text in grading.plan(source, None)[1]]
+        assert selfcheck._warm_ups_of(source.name) == tuple(warm.needed(tests)), source.name
+    assert "opcheck" in selfcheck._warm_ups_of("11_compile_and_export")
+    assert "opcheck" not in selfcheck._warm_ups_of("01_square")
+    assert selfcheck._warm_ups_of("my_own") == selfcheck._warm_ups_of("../../etc/passwd") == ()

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
 from autograder.engine.sandbox.channel import Channel, ChannelClosed, CodecError, send_fd
 from autograder.engine.sandbox import protocol, warm
@@ -21,19 +21,29 @@ _root: dict = {}                # "process", "control": the root process and the
 _root_lock = threading.Lock()
 
 
-def _running_root(for_a_class: bool = False) -> int:
+@dataclass(frozen=True)
+class RootKind:
+    """How a root is started and what it prepares (root.prepare): for a class (every warm-up, huge pages) or a
+    single grade; in a session of its own (a kernel's root: the kernel's interrupts, SIGINT to its process group,
+    are not the root's), and the warm-ups (warm.RUN's names) it runs once for all its judges besides the course's."""
+    for_a_class: bool = False
+    own_session: bool = False
+    warm_ups: tuple = ()
+
+
+def _running_root(kind: RootKind = RootKind()) -> int:
     """The root process's pid, started if it is not running (call with `_root_lock` held). A root already
     running stays as it started (root.prepare: a class's or a single grade's)."""
     if _root.get("process") is None or _root["process"].poll() is not None:
-        _start_root(for_a_class)
+        _start_root(kind)
     return _root["process"].pid
 
 
-def _ask_root_for_judge(channel_end: socket.socket, for_a_class: bool = False) -> int:
+def _ask_root_for_judge(channel_end: socket.socket, kind: RootKind = RootKind()) -> int:
     """Hand `channel_end` to the root (started if need be), which forks a judge serving it; the root's pid."""
     with _root_lock:
         for _ in range(2):
-            _running_root(for_a_class)
+            _running_root(kind)
             try:
                 send_fd(_root["control"], b"judge", channel_end.fileno())
                 return _root["process"].pid
@@ -70,7 +80,7 @@ def stop_root() -> None:
 ROOT_ENVIRONMENT = ("PATH", "LD_LIBRARY_PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ")
 
 
-def _start_root(for_a_class: bool = False) -> None:
+def _start_root(kind: RootKind = RootKind()) -> None:
     package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     python_path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)
     # Every process below the root is a fork of it and its environment block is readable there
@@ -79,12 +89,13 @@ def _start_root(for_a_class: bool = False) -> None:
     env.update(PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OMP_THREAD_LIMIT="1", MPLBACKEND="Agg",
                PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=python_path)
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    warm_ups = [name for name in kind.warm_ups if name in warm.RUN]  # names the root knows, nothing else
     main = (f"from autograder.engine.sandbox.root import root_main; "
-            f"root_main({theirs.fileno()}, {bool(for_a_class)})")
+            f"root_main({theirs.fileno()}, {bool(kind.for_a_class)}, {warm_ups!r}, {os.getpid()})")
     with theirs:
         _root["process"] = subprocess.Popen([sys.executable, "-c", main], stdin=subprocess.DEVNULL,
                                             stdout=subprocess.DEVNULL, env=env, cwd=tempfile.gettempdir(),
-                                            pass_fds=[theirs.fileno()])
+                                            pass_fds=[theirs.fileno()], start_new_session=kind.own_session)
     _root["control"] = ours
 
 
@@ -92,9 +103,11 @@ class Sandbox(Runner):
     """The grader's handle on the root process, a Runner: each `run` grades one notebook in a judge of its own,
     so worker threads may share one handle."""
 
-    def __init__(self, protected: list | None = None, for_a_class: bool = False):
+    def __init__(self, protected: list | None = None, for_a_class: bool = False, own_session: bool = False,
+                 warm_ups: tuple = ()):
         self.protected = [str(p) for p in (protected or [])]
         self.for_a_class = for_a_class  # the root it starts prepares for many notebooks (root.prepare)
+        self.root_kind = RootKind(for_a_class, own_session, tuple(warm_ups))
         self.root_pid = None
         self.landlock = 0
 
@@ -109,7 +122,7 @@ class Sandbox(Runner):
         from autograder.engine.sandbox import confine  # ctypes only: no PyTorch in the grader
 
         with _root_lock:
-            self.root_pid = _running_root(self.for_a_class)
+            self.root_pid = _running_root(self.root_kind)
         self.landlock = confine.landlock_abi()
         return self
 
@@ -119,7 +132,7 @@ class Sandbox(Runner):
         reads them only once the process that starts the learner's sandboxes exists (judge.grade_notebook)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         with theirs:
-            self.root_pid = _ask_root_for_judge(theirs, self.for_a_class)
+            self.root_pid = _ask_root_for_judge(theirs, self.root_kind)
         channel = Channel(ours, protocol.MAX_GRADED_FRAME)
         secret = ("tests", "seed")
         try:

@@ -68,7 +68,8 @@ def _first_gradcheck(state: dict) -> None:
 
 
 def _warm_ups(state: dict) -> None:
-    warm.run(list(warm.RUN) if state["for_a_class"] else state["warm_ups"])  # once here, not in each judge
+    # once here, not in each judge: every warm-up for a class; else the course's and those the root was asked for
+    warm.run(list(warm.RUN) if state["for_a_class"] else state["warm_ups"] + state["asked"])
 
 
 def _seccomp(state: dict) -> None:
@@ -102,27 +103,30 @@ STARTUP = (_environment, _libraries, _course, _first_gradcheck, _warm_ups, _secc
            _freeze, _huge_pages)
 
 
-def prepare(for_a_class: bool = False) -> None:
+def prepare(for_a_class: bool = False, warm_ups: list | tuple = ()) -> None:
     """Everything the forks share, imported and warmed up once: the steps of STARTUP, in order. A root that grades a
     class (many notebooks) also pays, once, what makes each of its many tests cheaper: every warm-up, and its
-    memory in huge pages."""
-    state = {"for_a_class": for_a_class, "warm_ups": []}
+    memory in huge pages. `warm_ups`: names of warm.RUN run here too (a kernel's root: its notebook's), so
+    that no judge of this root pays for them."""
+    state = {"for_a_class": for_a_class, "warm_ups": [], "asked": [n for n in warm_ups if n in warm.RUN]}
     for step in STARTUP:
         step(state)
 
 
-def root_main(fd: int, for_a_class: bool = False) -> None:
+def root_main(fd: int, for_a_class: bool = False, warm_ups: list | tuple = (), grader: int | None = None) -> None:
     """Import everything once (`prepare`), then fork a judge for each socket the grader sends over the
-    control socket `fd`. It leaves when the grader does."""
+    control socket `fd`. It leaves when the grader (pid `grader`, by default this process's parent) does, also
+    when the grader ended while this root was still starting."""
+    grader = os.getppid() if grader is None else grader
     control = socket.socket(fileno=fd)
     devnull = os.open(os.devnull, os.O_RDWR)
     for stream in (0, 1):
         os.dup2(devnull, stream)
     os.close(devnull)
-    prepare(for_a_class)
+    prepare(for_a_class, warm_ups)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the judges
     placement = JudgePlacement()
-    while _parent_alive(control):
+    while _parent_alive(control, grader):
         try:
             message, channel_fd = recv_fd(control)
         except OSError:
@@ -218,14 +222,16 @@ def judge_request(message: bytes, fd: int | None) -> int | None:
         return None
 
 
-def _parent_alive(sock) -> bool:
-    """Wait until `sock` is readable; False if this process's parent ended meanwhile (a fork of the grader
-    may still hold the socket's other end open, so its end of stream is not enough)."""
-    parent = os.getppid()
-    while not select.select([sock], [], [], 5.0)[0]:
-        if os.getppid() != parent:
-            return False
-    return True
+PARENT_POLL = 5.0  # seconds between two looks at whether the grader still runs, while the root waits
+
+
+def _parent_alive(sock, grader: int) -> bool:
+    """Wait until `sock` is readable; False if the grader (this process's parent, pid `grader`) has ended (a
+    fork of the grader may still hold the socket's other end open, so its end of stream is not enough)."""
+    while os.getppid() == grader:
+        if select.select([sock], [], [], PARENT_POLL)[0]:
+            return True
+    return False
 
 
 def judge_main(channel: Channel) -> None:
