@@ -160,7 +160,17 @@ def _cumsum_once_differentiable(NumpyCumsum, seed: int) -> None:
         except c.Mistake as direct:
             if direct.code == "not-once-differentiable":
                 raise
-            raise mistake from None
+            if direct.code != "negative-strides" or not _wrapped_once(NumpyCumsum.backward):
+                raise mistake from None
+            # backward ran its NumPy kernel on a grad_output that requires grad (which only the decorator allows)
+            # and failed after it, on the negative strides the values test names, and it is torch's own
+            # once_differentiable wrapper: this rule is met (an unfilled or empty backward earns nothing here).
+
+
+def _wrapped_once(backward) -> bool:
+    """Whether `backward` is the wrapper torch's once_differentiable returns (observed by its code, not its name)."""
+    probe = torch.autograd.function.once_differentiable(lambda ctx: None)
+    return getattr(backward, "__code__", None) is probe.__code__
 
 
 def _once_called_directly(NumpyCumsum, seed: int) -> None:
