@@ -13,7 +13,8 @@ from autograder.checks.inplace_modules.linear_function import torch_linear_grads
 def _linear_function_works(LinearFunction, x, weight, bias, grad_output) -> bool:
     """Whether the learner's LinearFunction gives the reference's output and gradients on these inputs, with x
     requiring grad and without (as in training, where only the parameters do: needs_input_grad then differs)."""
-    return all(_works_with(LinearFunction, x, weight, bias, grad_output, x_needs_grad) for x_needs_grad in (True, False))
+    return all(_works_with(LinearFunction, x, weight, bias, grad_output, x_needs_grad)
+               for x_needs_grad in (True, False))
 
 
 def _works_with(LinearFunction, x, weight, bias, grad_output, x_needs_grad: bool) -> bool:
