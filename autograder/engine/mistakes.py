@@ -272,6 +272,7 @@ CHECKS: dict[str, str] = {
     "symptom-remains": "the Function still shows its bug report's symptom: points that stand for the fix are not won",
     "inexact-near-zero": "the derivative for tiny nonzero inputs is off by more than rounding (an eps added, a clamp)",
     "unguarded-output": "backward silently reads an output changed in place after forward (kept as .detach()/.data)",
+    "unguarded-input": "backward silently reads an input changed in place after forward (kept as .data or a copy)",
     "keeps-a-copy": "the node keeps a copy (a clone) of the output or another tensor: one more per call",
     "keeps-copies": "forward saved copies of its inputs, not the inputs (no in-place error, twice the memory)",
 }

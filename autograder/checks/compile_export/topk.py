@@ -137,8 +137,8 @@ def topk_fake_kernel(op, cases=TOPK_FAKE_DEFAULT) -> None:
             if (f_shape, f_dtype) != (tuple(expected), str(e_dtype)):
                 c.fail("fake-kernel-mismatch",
                        f"{what} describes the {name} as shape {f_shape}, {f_dtype}, but top-k returns shape "
-                       f"{tuple(expected)}, {e_dtype}. Both outputs have shape (*x.shape[:-1], k); the values x's "
-                       "dtype, the indices torch.int64.")
+                       f"{tuple(expected)}, {e_dtype}. Both outputs keep x's leading dimensions and have k entries in "
+                       "the last one; the values have x's dtype, the indices torch.int64.")
 
 
 _OWN: dict = {}

@@ -52,7 +52,7 @@ from autograder.checks.debugging.linearmap import (  # noqa: F401
 )
 from autograder.checks.debugging.gaussian import (  # noqa: F401
     FREED_CASES, GAUSSIAN, GAUSSIAN_HINT, GAUSSIAN_VALUES_CASES, dropped_output, gaussian_freed, gaussian_symptom_gone,
-    gaussian_values, output_changed_in_place,
+    gaussian_values, input_changed_in_place, output_changed_in_place,
 )
 from autograder.checks.debugging.divideby import (  # noqa: F401
     DIVIDE, DIVIDE_HINT, DIVIDE_INPUTS, NUMBER_CASES, TENSOR_CASES, divide_number, divide_symptom_gone, divide_tensor,

@@ -124,6 +124,44 @@ def output_changed_in_place(Fn, x, g) -> dict:
     return {**facts, "inplace_error": False, "grad": grad.detach()}
 
 
+@c.probe
+def input_changed_in_place(Fn, x, g) -> dict:
+    """In the learner's process: out = Fn.apply(x) for an x made by an earlier operation, then x is changed in place
+    (as an optimiser step or an in-place activation would) and backward runs: autograd's in-place error, or the
+    gradient (with respect to the leaf x came from) it returned, and the one the same call gives unchanged."""
+    grads = []
+    for change in (False, True):
+        leaf = x.detach().requires_grad_(True)
+        inner = leaf * 1.0
+        out = behaviour.function_apply(Fn, inner)
+        if not isinstance(out, torch.Tensor) or out.grad_fn is None:
+            return {"node": False}
+        if change:
+            with torch.no_grad():
+                inner.mul_(2.0).add_(1.0)
+        try:
+            (grad,) = torch.autograd.grad(out, [leaf], g)
+        except RuntimeError as error:
+            if not change or not raw_errors.says(error, "inplace-error"):
+                raise
+            return {"node": True, "inplace_error": True}
+        grads.append(None if grad is None else grad.detach())
+    return {"node": True, "inplace_error": False, "unchanged": grads[0], "grad": grads[1]}
+
+
+def _input_guarded(Gaussian, x, g, what) -> None:
+    facts = c.call(input_changed_in_place, Gaussian, x, g, what=what)
+    if not facts.get("node") or facts["inplace_error"] or not isinstance(facts["unchanged"], torch.Tensor):
+        return   # no node, no gradient: the output's and the values' checks name them
+    # against the gradient this Function gives when x is left alone (whether that is right is the values' rule)
+    changed, unchanged = facts["grad"], facts["unchanged"]
+    if not isinstance(changed, torch.Tensor) or not bool(torch.allclose(changed, unchanged, rtol=1e-7, atol=1e-9)):
+        c.fail("unguarded-input",
+               f"{what}: x was changed in place after forward, and backward returned a gradient computed from the "
+               "changed values, without an error: x was kept through an alias the version counter does not follow "
+               "(.data, or a copy). Keep it only where autograd checks its version.")
+
+
 def _output_guarded(Gaussian, x, what) -> None:
     """The output changed in place after forward: backward raises autograd's in-place error or returns the gradient
     forward's values give, and the node keeps no copy (of the output or of anything else)."""
@@ -137,6 +175,7 @@ def _output_guarded(Gaussian, x, what) -> None:
                "neither x nor the output but copies: one more tensor per call, for as long as the graph lives. "
                "Backward needs x and the output themselves, kept where autograd's version counter guards them, or "
                "x alone.")
+    _input_guarded(Gaussian, x, g, what)
     if facts["inplace_error"]:
         return
     right = -2 * x * torch.exp(-x ** 2) * g

@@ -17,7 +17,7 @@ from autograder.checks.external.shared import EXTERNAL_RULES, NUMPY_ERROR, ONCE 
 from autograder.checks.external.cumsum import (  # noqa: F401
     CUMSUM, CUMSUM_CASES, CUMSUM_HINT, CUMSUM_TABLE, DIMS_CASES, DIMS_TABLE, FIRST_ORDER_RULES, ONCE_CASES,
     ONCE_TABLE, SECOND_ORDER_RULES, cumsum_dims_and_dtypes, cumsum_gradcheck, cumsum_once_differentiable,
-    cumsum_values,
+    cumsum_values, once_wrapper_facts,
 )
 from autograder.checks.external.sort import (  # noqa: F401
     SORT, SORT_GRADCHECK_CASES, SORT_GRADCHECK_TABLE, SORT_HINT, SORT_INDEX_CASES, SORT_INDEX_TABLE,

@@ -160,7 +160,24 @@ def _cumsum_once_differentiable(NumpyCumsum, seed: int) -> None:
         except c.Mistake as direct:
             if direct.code == "not-once-differentiable":
                 raise
-            raise mistake from None
+            if direct.code != "negative-strides" or not _wrapped_once(NumpyCumsum):
+                raise mistake from None
+            # backward ran its NumPy kernel on a grad_output that requires grad (which only the decorator allows)
+            # and failed after it, on the negative strides the values test names, and it is torch's own
+            # once_differentiable wrapper: this rule is met (an unfilled or empty backward earns nothing here).
+
+
+def _wrapped_once(NumpyCumsum) -> bool:
+    facts = c.call(once_wrapper_facts, NumpyCumsum, what="NumpyCumsum.backward")
+    return isinstance(facts, dict) and facts.get("wrapped") is True
+
+
+@c.probe
+def once_wrapper_facts(Fn) -> dict:
+    """Probe: whether Fn.backward is the wrapper torch's once_differentiable returns (its code object, not its name).
+    The answer's process reports it; forging it wins only this rule's point, which the decorator itself would win."""
+    wrapper = torch.autograd.function.once_differentiable(lambda ctx: None)
+    return {"wrapped": getattr(Fn.backward, "__code__", None) is wrapper.__code__}
 
 
 def _once_called_directly(NumpyCumsum, seed: int) -> None:

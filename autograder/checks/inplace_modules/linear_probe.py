@@ -11,16 +11,23 @@ from autograder.checks.inplace_modules.linear_function import torch_linear_grads
 
 
 def _linear_function_works(LinearFunction, x, weight, bias, grad_output) -> bool:
-    """Whether the learner's LinearFunction gives the reference's output and gradients on these inputs."""
+    """Whether the learner's LinearFunction gives the reference's output and gradients on these inputs, with x
+    requiring grad and without (as in training, where only the parameters do: needs_input_grad then differs)."""
+    return all(_works_with(LinearFunction, x, weight, bias, grad_output, x_needs_grad)
+               for x_needs_grad in (True, False))
+
+
+def _works_with(LinearFunction, x, weight, bias, grad_output, x_needs_grad: bool) -> bool:
     try:
-        leaves = [t.detach().clone().requires_grad_(True) for t in (x, weight)]
+        x_in = x.detach().clone().requires_grad_(x_needs_grad)
+        leaves = ([x_in] if x_needs_grad else []) + [weight.detach().clone().requires_grad_(True)]
         b = None if bias is None else bias.detach().clone().requires_grad_(True)
-        out = LinearFunction.apply(*leaves, b)
+        out = LinearFunction.apply(x_in, leaves[-1], b)
         grads = torch.autograd.grad(out, leaves + ([] if b is None else [b]), grad_output)
     except Exception:  # noqa: BLE001 - any failure of it means the module runs on the reference instead
         return False
-    expected = (torch_linear(x, weight, bias),) + tuple(g for g in torch_linear_grads(x, weight, bias, grad_output)
-                                                      if g is not None)
+    expected = [g for g in torch_linear_grads(x, weight, bias, grad_output) if g is not None]
+    expected = [torch_linear(x, weight, bias)] + (expected if x_needs_grad else expected[1:])
     return len(grads) == len(expected) - 1 and all(
         isinstance(a, torch.Tensor) and a.shape == e.shape and bool(torch.allclose(a.detach(), e, atol=1e-8))
         for a, e in zip((out,) + tuple(grads), expected))

@@ -3,9 +3,10 @@
 Contract: SafeNorm.apply(x) = x.norm(dim=-1), the Euclidean norm over the last dimension, for x of shape (..., D)
 (any leading shape, none included), float32 or float64, in x's dtype; exactly 0 for a zero row. Its gradient is
 grad_output[..., None] * x / norm where the norm is positive and exactly 0 where the norm is 0, never nan or inf,
-for any number of zero rows. Rows with a small but positive norm (the checks go down to 1e-6) get the exact unit
-vector: an eps added to the norm changes them. Below 1e-12 a clamped denominator (as F.normalize has) is accepted:
-no check goes there. Backward leaves the tensors it saved as they were (the saved norm is the caller's output).
+for any number of zero rows. Rows with a small but positive norm (the checks go down to 1e-6, and 1e-9 in float64)
+get the exact unit vector: an eps added to the norm changes them. Below 1e-12 a clamped denominator (as F.normalize
+has) is accepted: no check goes there. Backward leaves the tensors it saved as they were (the saved norm is the
+caller's output).
 
 Second derivatives are not part of the contract, so nothing here grades them: at a zero row the norm's curvature is
 unbounded (its Hessian is (I - u u^T) / norm), no value there is right, and sound answers differ there (nan, 0, or
@@ -56,7 +57,7 @@ ZERO_ROWS_CASES = tuple((shape, torch.float32 if (k + seed) % 2 else torch.float
                         for seed in (0, 1) for k, shape in enumerate(((6, 3), (2, 4, 5), (3, 3), (5, 1), (3,), (4, 2))))
 # (norms of the rows, D, dtype, seed): short rows mixed with long ones, grad_output of alternating sign
 SMALL_NORMS_CASES = tuple((scales, d, dtype, 510 + 10 * seed + k) for seed in (0, 1)
-                          for k, (scales, d, dtype) in enumerate((((1e-6, 1e-5, 1e-3, 10.0), 5, torch.float64),
+                          for k, (scales, d, dtype) in enumerate((((1e-9, 1e-6, 1e-5, 1e-3, 10.0), 5, torch.float64),
                                                                   ((1e-6, 1e-4, 1e-2, 1.0), 4, torch.float32),
                                                                   ((1e-6, 3e-6, 2.0), 1, torch.float64),
                                                                   ((1e-5, 1e-6, 1e-3), 8, torch.float32))))

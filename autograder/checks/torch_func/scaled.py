@@ -54,8 +54,7 @@ def _scaled_own_jvp(Fn, x, y, alpha, x_t, y_t):
     leaves = x.detach().clone().requires_grad_(True), y.detach().clone().requires_grad_(True)
     out = direct(Fn.forward, *leaves, alpha, what=f"ScaledProduct.forward(x, y, {alpha}), called as torch.func "
                  "calls it")
-    c.require_close(out, alpha * x.detach() * y.detach(), "ScaledProduct.forward(x, y, alpha) called directly",
-                    "wrong-forward", "forward returns alpha * x * y.")
+    # forward's values are the values' rule: jvp needs only the ctx that setup_context fills from this call
     tangent = own_jvp(Fn, SCALED, set_up(Fn, SCALED, (*leaves, alpha), out), (x_t, y_t, None))
     if isinstance(tangent, (tuple, list)):
         c.fail("jvp-arity",
@@ -93,12 +92,12 @@ def _scaled_jvp(Fn, seed, shape, alpha, which, dtype=F64) -> None:
 
 def _scaled_central(Fn, seed, shape, alpha) -> None:
     """What gradcheck(check_forward_ad=True) does, in the judge: the learner's jvp against central differences of
-    the learner's own apply, along random tangents of x and y."""
+    alpha * x * y (the reference forward: a wrong forward is the values' rule), along random tangents of x and y."""
     x, y = _scaled_inputs(seed, shape, requires_grad=False)
     x_t, y_t = c.randn(*shape, seed=seed + 7, requires_grad=False), c.randn(*shape, seed=seed + 8, requires_grad=False)
     eps = 1e-6
-    plus = run(Fn.apply, x + eps * x_t, y + eps * y_t, alpha, what="ScaledProduct.apply")
-    minus = run(Fn.apply, x - eps * x_t, y - eps * y_t, alpha, what="ScaledProduct.apply")
+    plus = alpha * (x + eps * x_t) * (y + eps * y_t)
+    minus = alpha * (x - eps * x_t) * (y - eps * y_t)
     numerical = (plus - minus) / (2 * eps)
     got = _scaled_own_jvp(Fn, x, y, alpha, x_t, y_t)
     c.require_close(got, numerical, f"ScaledProduct.jvp against central differences of ScaledProduct.apply (what "

@@ -53,9 +53,12 @@ def _bad_entries(tensor, x) -> str:
 def _require_softplus(y, x, what: str) -> None:
     if isinstance(y, torch.Tensor) and tuple(y.shape) == tuple(x.shape) and not bool(torch.isfinite(y.detach()).all()):
         c.fail("overflow", f"{what} is {_bad_entries(y, x)}: {STABLE_HINT}")
-    rtol, atol = _tolerance(x.dtype)
+    # Relative to the value itself, down to the smallest normal number: softplus(-40) is 4e-18, which
+    # log(1 + exp(x)) rounds to 0 (1 + tiny is 1) where log1p keeps it, the accuracy the lesson asks for.
+    rtol, atol = _tolerance(x.dtype)[0], torch.finfo(x.dtype).tiny
     c.require_close(y, F.softplus(x.detach()), what, "wrong-forward",
-                    "forward should return log(1 + exp(x)) (compare with torch.nn.functional.softplus).",
+                    "forward should return log(1 + exp(x)), accurate also where it is tiny (compare with "
+                    "torch.nn.functional.softplus; log(1 + t) rounds a tiny t away, torch.log1p(t) keeps it).",
                     rtol=rtol, atol=atol)
 
 

@@ -2,8 +2,8 @@
 # feedback: negative strides
 # code: negative-strides
 # rule: derivative
-# fails: values gradcheck once_differentiable
-# score: 0/3
+# fails: values gradcheck
+# score: 1/3
 class NumpyCumsum(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim):

@@ -1,5 +1,5 @@
 # mistake: the fake kernel copies the one-output pattern, empty_like(x): the shape of x, not k entries
-# feedback: (*x.shape[:-1], k)
+# feedback: k entries in the last one
 # code: fake-kernel-mismatch
 # fails: fake
 # score: 3/4

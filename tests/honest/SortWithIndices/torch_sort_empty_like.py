@@ -1,0 +1,12 @@
+# style: torch.sort(stable=True), the scatter into empty_like (a permutation fills every position), indices on ctx
+class SortWithIndices(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        values, indices = torch.sort(x.detach(), dim=-1, stable=True)
+        ctx.mark_non_differentiable(indices)
+        ctx.indices = indices
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, grad_values, grad_indices):
+        return torch.empty_like(grad_values).scatter_(-1, ctx.indices, grad_values)

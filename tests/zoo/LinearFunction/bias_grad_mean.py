@@ -1,0 +1,26 @@
+# mistake: the bias gradient is the mean over the batch instead of the sum
+# feedback: gradient of bias
+# code: wrong-derivative
+# rule: derivative
+# fails: gradcheck values
+# score: 1/3
+class LinearFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight)
+        out = x @ weight.T
+        if bias is not None:
+            out = out + bias
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight = ctx.saved_tensors
+        grad_x = grad_weight = grad_bias = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad_output @ weight
+        if ctx.needs_input_grad[1]:
+            grad_weight = grad_output.T @ x
+        if ctx.needs_input_grad[2]:
+            grad_bias = grad_output.mean(0)
+        return grad_x, grad_weight, grad_bias

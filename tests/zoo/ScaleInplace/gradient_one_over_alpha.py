@@ -1,0 +1,17 @@
+# mistake: backward divides by alpha
+# feedback: derivative is alpha
+# code: wrong-derivative
+# rule: values
+# fails: values
+# score: 2/3
+class ScaleInplace(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, alpha):
+        ctx.alpha = alpha
+        x.mul_(alpha)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output / ctx.alpha, None
