@@ -103,12 +103,9 @@ def shapes(LSE, cases=SHAPE_EXAMPLE) -> None:
     dim counted from the front with keepdim=True (where no dim is dropped or renumbered). Square inputs catch a
     grad_output broadcast along the wrong dimension. Whether those numbers are right is the values test's."""
     require_logsumexp(LSE)
-    for shape, seed in cases:
-        k = 0
-        for dim in range(-len(shape), len(shape)):
-            for keepdim in (True, False):
-                _shape_case(LSE, c.randn(*shape, seed=seed + k), dim, keepdim, seed + k)
-                k += 1
+    rows = [(shape, dim, keepdim, seed + 2 * (dim + len(shape)) + (not keepdim)) for shape, seed in cases
+            for dim in range(-len(shape), len(shape)) for keepdim in (True, False)]
+    c.each(rows, lambda row: _shape_case(LSE, c.randn(*row[0], seed=row[3]), *row[1:]))
 
 
 def _shape_case(LSE, x, dim: int, keepdim: bool, seed: int) -> None:

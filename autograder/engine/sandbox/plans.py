@@ -170,6 +170,9 @@ def _dry_vjps(link, fn, inputs: tuple, us: list, first: tuple, undefined: tuple 
 def gradcheck_plan(link, fn, inputs, options: dict):
     """torch's fast-mode gradcheck of fn at `inputs` (run within) takes its requests' replies from two plans."""
     inputs = _as_tuple(inputs)
+    if link.plans is not None:  # within another plan's run (a case of `independent`): its requests are that plan's
+        yield
+        return
     drawn = gradcheck_points(inputs, options.get("eps", 1e-6))
     undefined = options.get("check_undefined_grad", True)
     calls = None
@@ -189,3 +192,71 @@ def gradcheck_plan(link, fn, inputs, options: dict):
         planned = answered[:cut] + vjps[:split] + answered[cut:] + vjps[split:]
     with mode(link, Replay(planned)):
         yield
+
+
+# ------------------------------------------------------------------------------------ independent evaluations
+# A table of cases each judged on its own (a value test's rows): case k's requests never depend on case j's replies,
+# so the k-th requests of every case can go in one plan. Each case is a thunk (the check's code for that row, which
+# builds its own inputs); its requests are found in rounds: the thunk runs on the replies found so far for it (each
+# decoded afresh), up to its first request not yet answered, which is captured, not sent; round r sends every case's
+# r-th request in one plan. Then the thunks run in order, each on its own replies (Replay), exactly as a loop would.
+# Only calls, backward passes and attribute reads are planned: a request that reads the learner's process's state
+# (a record of the last call, a probe) depends on which request ran last there, so a case that makes one runs live,
+# from its start, in the final run (its planned replies unused), as does a case whose requests were not all found.
+PLANNABLE = frozenset({"call", "vjp", "getattr"})
+MAX_ROUNDS = 24
+
+
+class Discover:
+    """One thunk's run on its replies so far: a request that is the next one answered takes its reply; the first
+    other request is captured (and so is every later one, should the thunk swallow the first capture)."""
+
+    def __init__(self, answered: list):
+        self.answered = list(answered)
+        self.captured = None
+
+    def take(self, header: dict, buffers: list, message: dict, tensors: list):
+        if self.captured is None and self.answered and key(*self.answered[0][0]) == key(header, buffers):
+            return "frame", self.answered.pop(0)[1]
+        if self.captured is None:
+            self.captured = ((header, buffers), message.get("op"))
+        raise Captured(self.captured[0])
+
+
+def _discover(link, thunk, answered: list, rng: torch.Tensor):
+    """The next request of `thunk` after `answered` ((request, op)), or None if it makes no other."""
+    discover = Discover(answered)
+    torch.set_rng_state(rng)
+    with mode(link, discover):
+        try:
+            thunk()
+        except BaseException:  # noqa: BLE001 - a capture, or the case's own verdict: the final run meets it again
+            pass
+    return discover.captured
+
+
+def independent(link, thunks: list) -> None:
+    """Run `thunks` in order, as `for thunk in thunks: thunk()`, their requests planned across them (see above)."""
+    rng = torch.get_rng_state()
+    answered: list = [[] for _ in thunks]   # per thunk: [(request, reply)]
+    state = ["open"] * len(thunks)           # open, found (every request answered), live
+    for _ in range(MAX_ROUNDS):
+        step: list = []
+        for k, thunk in enumerate(thunks):
+            if state[k] != "open":
+                continue
+            captured = _discover(link, thunk, answered[k], rng)
+            if captured is None:
+                state[k] = "found"
+            elif captured[1] not in PLANNABLE:
+                state[k] = "live"
+            elif len(step) < protocol.MAX_PLAN_STEPS:
+                step.append((k, captured[0]))
+        if not step:
+            break
+        for (k, _), pair in zip(step, link.send_plan([request for _, request in step])):
+            answered[k].append(pair)  # (a case whose request was not run, the plan having stopped: next round)
+    torch.set_rng_state(rng)
+    for k, thunk in enumerate(thunks):
+        with mode(link, Replay(answered[k]) if state[k] == "found" else None):
+            thunk()
