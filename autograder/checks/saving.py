@@ -77,7 +77,8 @@ def values(Exp, cases=VALUES_CASES) -> None:
     """Forward values, the gradient on small examples, and that .apply records Exp's node."""
     c.require_function(Exp, NAME)
     c.require_self_contained(Exp, NAME)
-    for numbers in cases:
+    def one_case(case) -> None:
+        numbers = case
         x = torch.tensor(numbers, dtype=torch.float64, requires_grad=True)
         y = c.call(Exp.apply, x, what="Exp.forward", names=INPUTS)
         c.require_close(y, _exp(x), "Exp.apply(x)", "wrong-forward", "forward should return torch.exp(x).")
@@ -85,6 +86,7 @@ def values(Exp, cases=VALUES_CASES) -> None:
         (grad,) = c.backward_grads(y, [x], what="Exp.backward", names=INPUTS)
         c.require_close(grad, _exp(x), "the gradient of Exp.apply(x).sum()", "wrong-derivative",
                         "d exp(x)/dx = exp(x), which is the output y: multiply grad_output by the saved output.")
+    c.each(cases, one_case)
 
 
 def gradcheck(Exp, cases=GRADCHECK_CASES[:2]) -> None:
@@ -109,8 +111,10 @@ def gradcheck(Exp, cases=GRADCHECK_CASES[:2]) -> None:
 def saves_one_guarded_tensor(Exp, cases=SAVES_CASES[:1]) -> None:
     """forward passes exactly the tensor it returns, and nothing else, to ctx.save_for_backward."""
     c.require_function(Exp, NAME)
-    for shape, seed in cases:
+    def one_case(case) -> None:
+        shape, seed = case
         _saves_output(Exp, shape, seed)
+    c.each(cases, one_case)
 
 
 def _saves_output(Exp, shape, seed: int) -> None:
@@ -191,9 +195,11 @@ def inplace_output(Exp, cases=INPLACE_OUTPUT_CASES[:1]) -> None:
     """Changing the output in place before backward must raise the version-counter error, and leaving it alone
     must not: for a leaf input and a non-leaf input alike."""
     c.require_function(Exp, NAME)
-    for shape, seed in cases:
+    def one_case(case) -> None:
+        shape, seed = case
         for leaf in (False, True):
             _inplace_output(Exp, shape, seed, leaf)
+    c.each(cases, one_case)
 
 
 def _inplace_output(Exp, shape, seed: int, leaf: bool) -> None:
@@ -224,9 +230,11 @@ def inplace_input(Exp, cases=INPLACE_INPUT_CASES[:1]) -> None:
     """backward does not need the input, so changing the input in place after forward is harmless: for a leaf
     input and a non-leaf input alike."""
     c.require_function(Exp, NAME)
-    for shape, seed in cases:
+    def one_case(case) -> None:
+        shape, seed = case
         for leaf in (False, True):
             _inplace_input(Exp, shape, seed, leaf)
+    c.each(cases, one_case)
 
 
 def _inplace_input(Exp, shape, seed: int, leaf: bool) -> None:

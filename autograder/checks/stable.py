@@ -203,7 +203,8 @@ def values(SCE, cases=VALUES_CASES) -> None:
     """Loss and gradient against F.cross_entropy in float64, one case per (N, C, seed); own graph node."""
     c.require_function(SCE, NAME)
     c.require_self_contained(SCE, NAME)
-    for n, classes, seed in cases:
+    def one_case(case) -> None:
+        n, classes, seed = case
         logits, target = _case(n, classes, seed)
         what = "" if seed is None else f" for N={n}, C={classes}"
         leaf = logits.clone().requires_grad_(True)
@@ -212,12 +213,14 @@ def values(SCE, cases=VALUES_CASES) -> None:
         c.require_own_node(loss, SCE, NAME)
         _require_grad(_logits_grad(SCE, loss, leaf, target), logits, target,
                       f"the gradient of the loss with respect to the logits{what}")
+    c.each(cases, one_case)
 
 
 def gradcheck(SCE, cases=GRADCHECK_CASES[1:2]) -> None:
     """float64 finite differences with respect to the logits, one case per (N, C, seed)."""
     c.require_function(SCE, NAME)
-    for n, classes, seed in cases:
+    def one_case(case) -> None:
+        n, classes, seed = case
         logits = c.randn(n, classes, seed=seed)
         target = _targets(n, classes, seed)
         try:
@@ -229,6 +232,7 @@ def gradcheck(SCE, cases=GRADCHECK_CASES[1:2]) -> None:
                 raise
             _require_grad(_grad(SCE, logits, target)[1], logits, target,
                           f"the gradient of {NAME} for N={n}, C={classes}")
+    c.each(cases, one_case)
 
 
 def _extreme(kind: str, seed: int):
@@ -261,7 +265,8 @@ def stable(SCE, cases=STABLE_CASES[:1]) -> None:
     do not change when one constant is added to every logit, and shifted logits are all <= 0). Whether those values
     are right is the values test's: this one measures stability only."""
     c.require_function(SCE, NAME)
-    for kind, seed, dtype in cases:
+    def one_case(case) -> None:
+        kind, seed, dtype = case
         logits, target = _extreme(kind, seed)
         z = logits.to(dtype)
         rtol, atol = _tolerance(z)
@@ -272,6 +277,7 @@ def stable(SCE, cases=STABLE_CASES[:1]) -> None:
         _require_stable_grad(grad, shifted_grad, z, f"the gradient {what}", rtol=rtol, atol=atol)
         if dtype == torch.float32:
             _require_precise_loss(loss, shifted_loss, z, f"{NAME}.apply(logits, target) {what}")
+    c.each(cases, one_case)
 
 
 def _shifted(SCE, logits, target):
@@ -361,7 +367,8 @@ def _require_scaled(grad, unit, scale: float, what: str) -> None:
 def none_for_target(SCE, cases=NONE_CASES[:1]) -> None:
     """backward returns None for the integer target (called directly: the engine would drop it)."""
     c.require_function(SCE, NAME)
-    for n, classes, seed in cases:
+    def one_case(case) -> None:
+        n, classes, seed = case
         logits = c.randn(n, classes, seed=seed, requires_grad=False)
         target = _targets(n, classes, seed)
         for grads, lead in _both(SCE, logits, target, torch.tensor(1.0, dtype=torch.float64)):
@@ -376,6 +383,7 @@ def none_for_target(SCE, cases=NONE_CASES[:1]) -> None:
             if not isinstance(grads[0], torch.Tensor):
                 c.fail("no-gradient", f"{lead}{NAME}.backward returned {behaviour.type_name(grads[0])} for "
                                       "input 1 (logits): return (grad_logits, None).")
+    c.each(cases, one_case)
 
 
 def dtype(SCE, cases=DTYPE_CASES[:1]) -> None:

@@ -69,7 +69,8 @@ def clamp_mask(ClampWithMask, cases=MASK_CASES) -> None:
     """The mask: a tensor of x's dtype, 1 where lo <= x <= hi (lo and hi included), that needs no grad
     (mark_non_differentiable). "marked": on a small example; a dtype: an x of that dtype with points at lo and hi."""
     c.require_function(ClampWithMask, CLAMP)
-    for case in cases:
+    def one_case(case) -> None:
+        case = case
         if case == "marked":
             x = torch.tensor([-2.0, 0.0, 2.0], dtype=torch.float64, requires_grad=True)
             _, mask = _clamp_outputs(ClampWithMask, x, -1.0, 1.0)
@@ -77,6 +78,7 @@ def clamp_mask(ClampWithMask, cases=MASK_CASES) -> None:
             _require_not_differentiable(mask, "ClampWithMask.apply(x, -1.0, 1.0)")
         else:
             _clamp_mask_in(ClampWithMask, case)
+    c.each(cases, one_case)
 
 
 def _require_not_differentiable(mask, what) -> None:

@@ -127,8 +127,10 @@ def cumsum_gradcheck(NumpyCumsum, cases=CUMSUM_CASES) -> None:
 def cumsum_once_differentiable(NumpyCumsum, cases=ONCE_CASES) -> None:
     """Asking for a second derivative must raise the @once_differentiable error; one input per seed of `cases`."""
     c.require_function(NumpyCumsum, CUMSUM)
-    for seed in cases:
+    def one_case(case) -> None:
+        seed = case
         _cumsum_once_differentiable(NumpyCumsum, seed)
+    c.each(cases, one_case)
 
 
 FIRST_ORDER_RULES = (c.NOT_IMPLEMENTED,) + EXTERNAL_RULES + c.ENGINE_RULES + (

@@ -216,7 +216,8 @@ def clamp_version_counter(ClampInplace, cases=CLAMP_VERSION_CASES) -> None:
     in place: backward through sin must raise autograd's in-place error. CLAMP_VERSION_TABLE adds a tensor
     without gradient, clamped in place."""
     c.require_function(ClampInplace, CLAMP)
-    for case in cases:
+    def one_case(case) -> None:
+        case = case
         if case == "saved-by-sin":
             what = f"{CLAMP}.apply(x, -0.5, 0.5) after x.sin()"
             saved_then_changed(lambda x: _clamp_in_place(ClampInplace, x, -0.5, 0.5, what), what)
@@ -224,3 +225,4 @@ def clamp_version_counter(ClampInplace, cases=CLAMP_VERSION_CASES) -> None:
             x = _clamp_input((2, 3), -0.5, 0.5, 230, torch.float64)
             _clamp_in_place(ClampInplace, x, -0.5, 0.5, f"{CLAMP}.apply(x, -0.5, 0.5) for x that does not require "
                                                         "grad")
+    c.each(cases, one_case)

@@ -62,7 +62,8 @@ def scale_values(ScaleInplace, cases=SCALE_VALUE_CASES) -> None:
     value, and None for alpha). Whether x itself is changed, marked dirty and returned is scale_version_counter's
     rule. Visible: one (4,) float64 case; SCALE_VALUE_TABLE: more shapes, alphas and float32."""
     c.require_function(ScaleInplace, SCALE)
-    for shape, alpha, seed, dtype in cases:
+    def one_case(case) -> None:
+        shape, alpha, seed, dtype = case
         for how, leaf, make_x, local in inputs_with_history(shape, seed, dtype):
             what = f"{SCALE}.apply(x, {alpha}) for {how} of shape {shape} ({dtype_name(dtype)})"
             weight = c.randn(*shape, seed=seed + 100, requires_grad=False, dtype=dtype)
@@ -75,6 +76,7 @@ def scale_values(ScaleInplace, cases=SCALE_VALUE_CASES) -> None:
             else:
                 grad = grad_through(leaf, y, weight, f"{SCALE}.backward", SCALE_RULES)
             _require_scale_grad(grad, weight * local(leaf.detach()), alpha, what)
+    c.each(cases, one_case)
 
 
 def _own_backward(ScaleInplace, ctx, grad_output, what):
@@ -174,9 +176,11 @@ def scale_chain(ScaleInplace, cases=SCALE_CHAIN_CASES) -> None:
     grad_output for a right backward: whether one call's gradient is right is scale_values' rule).
     SCALE_CHAIN_TABLE adds (shape, (alpha, alpha)) pairs."""
     c.require_function(ScaleInplace, SCALE)
-    for k, case in enumerate(cases):
+    def one_case(case) -> None:
+        k, case = case
         shape, alphas = ((2, 3), (2.0, -3.0)) if case == "twice" else case
         _scale_twice(ScaleInplace, shape, alphas, 40 + 3 * k)
+    c.each(enumerate(cases), one_case)
 
 
 def _scale_once_grad(ScaleInplace, shape, alpha, grad_output, seed, what):

@@ -216,12 +216,14 @@ def values(SN, cases=(FIXED,)) -> None:
 def gradcheck(SN, cases=(((3, 4), 200),)) -> None:
     """float64 gradcheck, every row away from zero. Visible: one (3, 4) batch; GRADCHECK_CASES: shapes and seeds."""
     c.require_function(SN, NAME)
-    for shape, seed in cases:
+    def one_case(case) -> None:
+        shape, seed = case
         x = _away_from_zero(*shape, seed=seed)
         what = f"SafeNorm (x of shape {tuple(x.shape)}, no zero row)"
         with c.explained(what, SHAPE_RULES):
             c.gradcheck(SN.apply, (x,), what, hint=GRAD_HINT,
                         reference=lambda t: torch.linalg.vector_norm(t, dim=-1))
+    c.each(cases, one_case)
 
 
 # ---------------------------------------------------------------------------------------- zero rows
@@ -246,9 +248,11 @@ def zero_rows(SN, cases=(FIXED,)) -> None:
     large and negative grad_output. The derivative on rows away from 0 is the values test's (one mistake costs its
     own rule's points)."""
     c.require_function(SN, NAME)
-    for case in cases:
+    def one_case(case) -> None:
+        case = case
         x, g, label = _zero_rows_input(case)
         _batch_or_rows(_check_zero_rows, SN, x, g, label)
+    c.each(cases, one_case)
 
 
 # Mistakes of the derivative rule that only a batch shows (the values test names them): an output without one norm
@@ -342,9 +346,11 @@ def small_norms(SN, cases=(FIXED,)) -> None:
     the derivative itself is the values test's). Visible: rows of norm 1, 1e-2, 1e-4 and 1e-6 (float64);
     SMALL_NORMS_CASES: float32 and float64, other widths, mixed with long rows."""
     c.require_function(SN, NAME)
-    for case in cases:
+    def one_case(case) -> None:
+        case = case
         x, g, label = _small_norms_input(case)
         _batch_or_rows(_check_small, SN, x, g, label)
+    c.each(cases, one_case)
 
 
 SCALE_HINT = ("The gradient of the norm is the unit vector x / norm however short the row is: an eps added to the "

@@ -107,7 +107,8 @@ def broadcastmul_values(BroadcastMul, cases=MUL_ALL[:1]) -> None:
 
 
 def _broadcastmul_values(BroadcastMul, cases) -> None:
-    for k, (sa, sb) in enumerate(cases):
+    def one_case(case) -> None:
+        k, (sa, sb) = case
         a = c.randn(*sa, seed=100 + k)
         b = c.randn(*sb, seed=200 + k)
         out_shape = torch.broadcast_shapes(a.shape, b.shape)
@@ -120,6 +121,7 @@ def _broadcastmul_values(BroadcastMul, cases) -> None:
             c.require_close(got, full.sum_to_size(x.shape),
                             f"the gradient of {name} (shapes {fmt(sa)} and {fmt(sb)})", "wrong-derivative",
                             _MUL_HINT)
+    c.each(enumerate(cases), one_case)
 
 
 def broadcastmul_gradcheck(BroadcastMul, cases=MUL_GRADCHECK_CASES[:1]) -> None:
@@ -130,11 +132,13 @@ def broadcastmul_gradcheck(BroadcastMul, cases=MUL_GRADCHECK_CASES[:1]) -> None:
 
 
 def _broadcastmul_gradcheck(BroadcastMul, cases) -> None:
-    for sa, sb, seed in cases:
+    def one_case(case) -> None:
+        sa, sb, seed = case
         a = c.randn(*sa, seed=400 + seed)
         b = c.randn(*sb, seed=500 + seed)
         c.gradcheck(BroadcastMul.apply, (a, b), f"BroadcastMul on shapes {fmt(sa)} and {fmt(sb)}",
                     hint=_MUL_HINT, names=INPUTS_MUL, reference=torch.mul)
+    c.each(cases, one_case)
 
 
 def broadcastmul_shapes(BroadcastMul, cases=MUL_ALL[:1]) -> None:
@@ -165,7 +169,8 @@ def _derivative_right_unbroadcast(BroadcastMul) -> bool:
 
 def _broadcastmul_shapes(BroadcastMul, cases) -> None:
     values_judged = _derivative_right_unbroadcast(BroadcastMul)
-    for k, (sa, sb) in enumerate(cases):
+    def one_case(case) -> None:
+        k, (sa, sb) = case
         a = c.randn(*sa, seed=600 + k)
         b = c.randn(*sb, seed=700 + k)
         out_shape = torch.broadcast_shapes(a.shape, b.shape)
@@ -190,6 +195,7 @@ def _broadcastmul_shapes(BroadcastMul, cases) -> None:
                                 f"the gradient of {name} returned by backward (shapes {fmt(sa)} and {fmt(sb)})",
                                 "wrong-unbroadcast-values", _SUM_HINT)
         _mul_shapes_by_its_node(BroadcastMul, a, b, g, values_judged)
+    c.each(enumerate(cases), one_case)
 
 
 def _mul_shapes_by_its_node(BroadcastMul, a, b, g, values_judged: bool) -> None:

@@ -102,13 +102,15 @@ def sumdim_values(SumDim, cases=(SUM_CASES[0], SUM_CASES[3])) -> None:
     """Values and gradient through autograd, one case per (x's shape, dim, keepdim)."""
     c.require_function(SumDim, "SumDim")
     c.require_self_contained(SumDim, "SumDim")
-    for k, (shape, dim, keepdim) in enumerate(cases):
+    def one_case(case) -> None:
+        k, (shape, dim, keepdim) = case
         x = c.randn(*shape, seed=900 + k)
         out_shape = x.detach().sum(dim, keepdim=keepdim).shape
         g = c.randn(*out_shape, seed=1000 + k, requires_grad=False)
         grad = _sum_engine(SumDim, x, dim, keepdim, g)
         c.require_close(grad, _expected_sum_grad(shape, dim, keepdim, g),
                         f"the gradient of x for {_sum_what(shape, dim, keepdim)}", "wrong-derivative", _SUM_HINT)
+    c.each(enumerate(cases), one_case)
 
 
 def sumdim_gradcheck(SumDim, cases=(((3, 4), 0, False, 0), ((2, 3, 4), 0, False, 1))) -> None:
@@ -133,7 +135,8 @@ def sumdim_shape(SumDim, cases=(((4, 4), 0, False), ((2, 3, 4), 0, False))) -> N
     """backward called directly returns a gradient of EXACTLY x's shape (its values are sumdim_values' and
     sumdim_gradcheck's rule), on sums that need no unsqueeze (SUM_LEADING_CASES)."""
     c.require_function(SumDim, "SumDim")
-    for k, (shape, dim, keepdim) in enumerate(cases):
+    def one_case(case) -> None:
+        k, (shape, dim, keepdim) = case
         x = c.randn(*shape, seed=1300 + k)
         out_shape = x.detach().sum(dim, keepdim=keepdim).shape
         g = c.randn(*out_shape, seed=1400 + k, requires_grad=False)
@@ -150,6 +153,7 @@ def sumdim_shape(SumDim, cases=(((4, 4), 0, False), ((2, 3, 4), 0, False))) -> N
                    f"{what}: the gradient of x has shape {fmt(grad.shape)} but x has shape {fmt(shape)}: "
                    "expand grad_output back to x's shape (unsqueeze(dim) first when keepdim is False).")
         _sum_shape_by_its_node(SumDim, x, dim, keepdim, g, what)
+    c.each(enumerate(cases), one_case)
 
 
 def _sum_shape_by_its_node(SumDim, x, dim, keepdim, g, what: str) -> None:
@@ -176,7 +180,8 @@ def sumdim_none(SumDim, cases=SUM_NONE_CASES[:1]) -> None:
     """backward returns exactly three values, None for dim and keepdim (directly, and with autograd's node as its
     ctx); what the gradient of x is, is the other tests' rule."""
     c.require_function(SumDim, "SumDim")
-    for k, (shape, dim, keepdim) in enumerate(cases):
+    def one_case(case) -> None:
+        k, (shape, dim, keepdim) = case
         x = c.randn(*shape, seed=1500 + k)
         g = torch.ones(x.detach().sum(dim, keepdim=keepdim).shape, dtype=x.dtype)
         what = _sum_what(shape, dim, keepdim)
@@ -192,6 +197,7 @@ def sumdim_none(SumDim, cases=SUM_NONE_CASES[:1]) -> None:
                        f"{what}: backward returned a {type(grads[index]).__name__} for input {index + 1} ({name}), "
                        f"but {name} is a plain Python value with no gradient: return None there.")
         _sum_none_by_its_node(SumDim, x, dim, keepdim, g, what)
+    c.each(enumerate(cases), one_case)
 
 
 def _sum_none_by_its_node(SumDim, x, dim, keepdim, g, what: str) -> None:

@@ -151,7 +151,9 @@ def round_graph(RoundSTE, cases=GRAPH_CASES) -> None:
     """RoundSTE.apply records RoundSTE's own node (so the STE backward is the one that runs), for each seed of
     `cases`."""
     c.require_function(RoundSTE, ROUND)
-    for seed in cases:
+    def one_case(case) -> None:
+        seed = case
         x = c.randn(4, seed=seed, scale=2.0)
         y = forward_of(RoundSTE, ROUND, x)
         c.require_own_node(y, RoundSTE, ROUND)
+    c.each(cases, one_case)

@@ -147,7 +147,8 @@ def sign_boundary(SignSTE, cases=BOUNDARY_CASES) -> None:
     """x = +-1 exactly is inside (gradient passes), +-1.0000001 is outside, 0 is inside, in each dtype of
     `cases`."""
     c.require_function(SignSTE, SIGN)
-    for dtype in cases:
+    def one_case(case) -> None:
+        dtype = case
         x = torch.tensor([-1.0, 1.0, -1.0000001, 1.0000001, 0.0, -0.0, 0.5, 3.0], dtype=dtype)
         g = torch.tensor([0.7, -1.3, 2.1, -0.9, 1.7, -0.6, 0.4, 1.2], dtype=dtype)
         grad = grad_via_autograd(SignSTE, SIGN, x, g.clone(), watch=False)  # writing into it: sign_backward's rule
@@ -171,13 +172,15 @@ def sign_boundary(SignSTE, cases=BOUNDARY_CASES) -> None:
         if passes_inside and bool((gd[x.abs() > 2] == 0).all()) and not bool((gd[just] == 0).all()):
             c.fail("wrong-clip-mask", f"{what} is not zero at {location_of(x, just & (gd != 0))}, just outside [-1, 1], "
                                       "though it is zero further out: the boundary is |x| == 1 exactly.")
+    c.each(cases, one_case)
 
 
 def sign_dtype(SignSTE, cases=SIGN_DTYPE_CASES) -> None:
     """Each dtype of `cases` is kept, in the output and in what backward returns (called directly: the engine
     would silently convert a float64 gradient for a float32 input)."""
     c.require_function(SignSTE, SIGN)
-    for dtype in cases:
+    def one_case(case) -> None:
+        dtype = case
         x = torch.tensor([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0], dtype=dtype)
         y = forward_of(SignSTE, SIGN, x)
         if isinstance(y, torch.Tensor) and y.dtype != x.dtype:
@@ -194,6 +197,7 @@ def sign_dtype(SignSTE, cases=SIGN_DTYPE_CASES) -> None:
                         "with .to(grad_output.dtype), not .double()/.float().")
                 c.fail("wrong-dtype", f"{lead}for a {dtype} input, {SIGN}.backward returned a {out.dtype} gradient: "
                                       f"the gradient must have the input's dtype.{hint}")
+    c.each(cases, one_case)
             # its values are the other tests' rules
 
 
@@ -201,7 +205,9 @@ def sign_graph(SignSTE, cases=GRAPH_CASES) -> None:
     """SignSTE.apply records SignSTE's own node (so the clipped STE backward is the one that runs), for each
     seed of `cases`."""
     c.require_function(SignSTE, SIGN)
-    for seed in cases:
+    def one_case(case) -> None:
+        seed = case
         x = c.randn(4, seed=seed)
         y = forward_of(SignSTE, SIGN, x)
         c.require_own_node(y, SignSTE, SIGN)
+    c.each(cases, one_case)
