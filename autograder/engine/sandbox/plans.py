@@ -223,31 +223,34 @@ class Discover:
         raise Captured(self.captured[0])
 
 
-def _discover(link, thunk, answered: list, rng: torch.Tensor):
-    """The next request of `thunk` after `answered` ((request, op)), or None if it makes no other."""
+def _discover(link, thunk, answered: list, rng: torch.Tensor) -> tuple:
+    """(the next request of `thunk` after `answered` and its op, or None if it makes no other; whether it raised)."""
     discover = Discover(answered)
     torch.set_rng_state(rng)
     with mode(link, discover):
         try:
             thunk()
         except BaseException:  # noqa: BLE001 - a capture, or the case's own verdict: the final run meets it again
-            pass
-    return discover.captured
+            return discover.captured, True
+    return discover.captured, False
 
 
 def independent(link, thunks: list) -> None:
     """Run `thunks` in order, as `for thunk in thunks: thunk()`, their requests planned across them (see above)."""
     rng = torch.get_rng_state()
     answered: list = [[] for _ in thunks]   # per thunk: [(request, reply)]
-    state = ["open"] * len(thunks)           # open, found (every request answered), live
+    state = ["open"] * len(thunks)           # open, found (every request answered), live, unrun (after a failure)
     for _ in range(MAX_ROUNDS):
         step: list = []
         for k, thunk in enumerate(thunks):
             if state[k] != "open":
                 continue
-            captured = _discover(link, thunk, answered[k], rng)
+            captured, raised = _discover(link, thunk, answered[k], rng)
             if captured is None:
                 state[k] = "found"
+                if raised:  # this case's verdict ends the loop: no case after it runs
+                    state[k + 1:] = ["unrun"] * (len(thunks) - k - 1)
+                    break
             elif captured[1] not in PLANNABLE:
                 state[k] = "live"
             elif len(step) < protocol.MAX_PLAN_STEPS:
@@ -257,6 +260,6 @@ def independent(link, thunks: list) -> None:
         for (k, _), pair in zip(step, link.send_plan([request for _, request in step])):
             answered[k].append(pair)  # (a case whose request was not run, the plan having stopped: next round)
     torch.set_rng_state(rng)
-    for k, thunk in enumerate(thunks):
+    for k, thunk in enumerate(thunks):  # (an unrun case, should it run after all, runs live)
         with mode(link, Replay(answered[k]) if state[k] == "found" else None):
             thunk()
