@@ -92,13 +92,15 @@ def values(Exp, cases=VALUES_CASES) -> None:
 def gradcheck(Exp, cases=GRADCHECK_CASES[:2]) -> None:
     """float64 finite differences, one case per (shape, seed), and grad_output scaling."""
     c.require_function(Exp, NAME)
-    for shape, seed in cases:
+    def one_case(case) -> None:
+        shape, seed = case
         x = c.randn(*shape, seed=seed)
         what = f"Exp on shape {shape}"
         with c.explained(what, CRASH_RULES):
             c.gradcheck(Exp.apply, (x,), what, names=INPUTS,
                         hint="the derivative of exp(x) is exp(x), the saved output, times grad_output.",
                         reference=torch.exp)
+    c.each(cases, one_case)
     # A random grad_output must scale the gradient element by element.
     x = c.randn(2, 5, seed=10)
     grad_output = c.randn(2, 5, seed=11, requires_grad=False)

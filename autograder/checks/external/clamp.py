@@ -70,7 +70,6 @@ def clamp_mask(ClampWithMask, cases=MASK_CASES) -> None:
     (mark_non_differentiable). "marked": on a small example; a dtype: an x of that dtype with points at lo and hi."""
     c.require_function(ClampWithMask, CLAMP)
     def one_case(case) -> None:
-        case = case
         if case == "marked":
             x = torch.tensor([-2.0, 0.0, 2.0], dtype=torch.float64, requires_grad=True)
             _, mask = _clamp_outputs(ClampWithMask, x, -1.0, 1.0)
@@ -132,11 +131,13 @@ def clamp_gradcheck(ClampWithMask, cases=CLAMP_CASES) -> None:
     lo and hi exactly, and None for lo, hi (crafted ctx)."""
     c.require_function(ClampWithMask, CLAMP)
     _clamp_gradient_at_bounds(ClampWithMask)
-    for seed, shape, lo, hi in cases:
+    def one_case(case) -> None:
+        seed, shape, lo, hi = case
         x = c.randn(*shape, seed=seed, away_from=(lo, hi), scale=1.5)
         gradcheck(lambda t, a=lo, b=hi: ClampWithMask.apply(t, a, b)[0], (x,),
                     f"ClampWithMask on shape {shape} with lo={lo}, hi={hi}", hint=CLAMP_HINT,
                     reference=lambda t, a=lo, b=hi: t.clamp(a, b))
+    c.each(cases, one_case)
     x = c.randn(2, 3, seed=cases[0][0] + 4)
     ctx = c.FakeCtx((True, False, False))
     with torch.no_grad():

@@ -107,10 +107,12 @@ def cumsum_gradcheck(NumpyCumsum, cases=CUMSUM_CASES) -> None:
     first = cases[0][0]
     probe = c.randn(3, 4, seed=first)
     _require_output(call(NumpyCumsum.apply, probe, 1, what="NumpyCumsum.forward"), probe, "NumpyCumsum.apply(x, 1)")
-    for seed, shape, dim in cases:
+    def one_case(case) -> None:
+        seed, shape, dim = case
         x = c.randn(*shape, seed=seed)
         gradcheck(lambda t, d=dim: NumpyCumsum.apply(t, d), (x,), f"NumpyCumsum on shape {shape}, dim {dim}",
                     hint=CUMSUM_HINT, reference=lambda t, d=dim: torch.cumsum(t, d))
+    c.each(cases, one_case)
     x = c.randn(3, 4, seed=first + 3)
     ctx = c.FakeCtx((True, False))
     with torch.no_grad():

@@ -196,7 +196,7 @@ def values(SN, cases=(FIXED,)) -> None:
     ZERO_ROWS_CASES'). Visible: a small float64 batch (no zero row) with a grad_output of 4 weights; VALUES_CASES:
     leading shapes (none, square, three dims), float32 and float64."""
     c.require_function(SN, NAME)
-    for case in cases:
+    def one_case(case) -> None:
         x, g, label = _values_input(case)
         what = f"SafeNorm.apply(x) for x of shape {tuple(x.shape)} ({label})"
         y = _apply(SN, x, what)
@@ -206,6 +206,7 @@ def values(SN, cases=(FIXED,)) -> None:
         c.require_close(y, expected, what, "wrong-forward", "the result is x.norm(dim=-1).", rtol=rtol, atol=atol)
         grad = _grad(y, x, g, f"SafeNorm.backward ({label})")
         _check_grad(grad, x, g, f"the gradient of SafeNorm.apply(x) for x of shape {tuple(x.shape)} ({label})")
+    c.each(cases, one_case)
     for case in (FIXED,) if tuple(cases) == (FIXED,) else (FIXED,) + ZERO_ROWS_CASES:
         x, g, label = _zero_rows_input(case)
         check_saved_unchanged(SN, x, g, f"{label}, a batch with a zero row", SHAPE_RULES)
@@ -249,7 +250,6 @@ def zero_rows(SN, cases=(FIXED,)) -> None:
     own rule's points)."""
     c.require_function(SN, NAME)
     def one_case(case) -> None:
-        case = case
         x, g, label = _zero_rows_input(case)
         _batch_or_rows(_check_zero_rows, SN, x, g, label)
     c.each(cases, one_case)
@@ -347,7 +347,6 @@ def small_norms(SN, cases=(FIXED,)) -> None:
     SMALL_NORMS_CASES: float32 and float64, other widths, mixed with long rows."""
     c.require_function(SN, NAME)
     def one_case(case) -> None:
-        case = case
         x, g, label = _small_norms_input(case)
         _batch_or_rows(_check_small, SN, x, g, label)
     c.each(cases, one_case)

@@ -105,11 +105,13 @@ def round_backward(RoundSTE, cases=BACKWARD_CASES) -> None:
     grad_output, for each (seed, shape) of `cases` (BACKWARD_TABLE: three seeds, every shape), through the
     engine and through a direct call of backward."""
     c.require_function(RoundSTE, ROUND)
-    for seed, shape in cases:
+    def one_case(case) -> None:
+        seed, shape = case
         x = c.randn(*shape, seed=seed, scale=3.0, away_from=(-1.0, 1.0), requires_grad=False)
         g = random_grad(shape, seed + 100, torch.float64)
         grad = grad_via_autograd(RoundSTE, ROUND, x, g)
         _require_pass_through(grad, x, g, f"the gradient of {ROUND} on shape {shape}")
+    c.each(cases, one_case)
     x = c.randn(3, 4, seed=7, scale=3.0, requires_grad=False)
     g = random_grad((3, 4), 8, torch.float64)
     for out, lead in backward_both(RoundSTE, ROUND, x, g):

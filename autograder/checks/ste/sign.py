@@ -118,11 +118,13 @@ def sign_backward(SignSTE, cases=BACKWARD_CASES) -> None:
     against the hand-computed grad_output * (|x| <= 1); through the engine and through a direct call of
     backward."""
     c.require_function(SignSTE, SIGN)
-    for seed, shape in cases:
+    def one_case(case) -> None:
+        seed, shape = case
         x = c.randn(*shape, seed=seed, scale=1.5, away_from=(-1.0, 1.0), requires_grad=False)
         g = random_grad(shape, seed + 100, torch.float64)
         grad = grad_via_autograd(SignSTE, SIGN, x, g)
         _require_clipped(grad, x, g, f"the gradient of {SIGN} on shape {shape}")
+    c.each(cases, one_case)
     # A grad_output larger than 1 in size, and x both inside and outside: separates mask-on-x from mask-on-g.
     x = torch.tensor([-3.0, -0.5, 0.25, 0.75, 2.0, -1.5], dtype=torch.float64)
     g = torch.tensor([2.5, -3.0, 0.5, 1.75, -0.25, 4.0], dtype=torch.float64)
