@@ -25,7 +25,7 @@ from autograder.engine import shared
 # the checks' one explain mechanism
 from autograder.checks.explain import Rule, explain, explained, first_line, literal  # noqa: F401
 from autograder.engine.shared import (PROBES, FakeCtx, Mistake, attach_learner, base_seed, compiling_probe,  # noqa: F401
-                                      fail, probe, set_base_seed)
+                                      fail, plannable_probe, probe, set_base_seed)
 # the grading model's check, which the first visible test of every exercise runs
 from autograder.checks.common.self_contained import require_self_contained  # noqa: F401
 

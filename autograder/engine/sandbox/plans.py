@@ -25,6 +25,7 @@ import json
 
 import torch
 
+from autograder.engine import shared
 from autograder.engine.sandbox import protocol
 
 LEGACY = torch.legacy_contiguous_format
@@ -200,8 +201,8 @@ def gradcheck_plan(link, fn, inputs, options: dict):
 # builds its own inputs); its requests are found in rounds: the thunk runs on the replies found so far for it (each
 # decoded afresh), up to its first request not yet answered, which is captured, not sent; round r sends every case's
 # r-th request in one plan. Then the thunks run in order, each on its own replies (Replay), exactly as a loop would.
-# Only calls, backward passes and attribute reads are planned: a request that reads the learner's process's state
-# (a record of the last call, a probe) depends on which request ran last there, so a case that makes one runs live,
+# Only calls, backward passes, attribute reads and the probes that read no state (shared.plannable_probe) are planned:
+# a request that reads the learner's process's state (a record of the last call, a memory probe) depends on which request ran last there, so a case that makes one runs live,
 # from its start, in the final run (its planned replies unused), as does a case whose requests were not all found.
 PLANNABLE = frozenset({"call", "vjp", "getattr"})
 MAX_ROUNDS = 24
@@ -218,8 +219,9 @@ class Discover:
     def take(self, header: dict, buffers: list, message: dict, tensors: list):
         if self.captured is None and self.answered and key(*self.answered[0][0]) == key(header, buffers):
             return "frame", self.answered.pop(0)[1]
-        if self.captured is None:
-            self.captured = ((header, buffers), message.get("op"))
+        if self.captured is None:  # (a probe by its name: the plannable ones are listed by name)
+            kind = message.get("name") if message.get("op") == "probe" else message.get("op")
+            self.captured = ((header, buffers), kind)
         raise Captured(self.captured[0])
 
 
@@ -251,7 +253,7 @@ def independent(link, thunks: list) -> None:
                 if raised:  # this case's verdict ends the loop: no case after it runs
                     state[k + 1:] = ["unrun"] * (len(thunks) - k - 1)
                     break
-            elif captured[1] not in PLANNABLE:
+            elif captured[1] not in PLANNABLE and captured[1] not in shared.PLANNABLE_PROBES:
                 state[k] = "live"
             elif len(step) < protocol.MAX_PLAN_STEPS:
                 step.append((k, captured[0]))
