@@ -85,7 +85,8 @@ def test_a_planned_table_gives_what_the_plain_loop_gives(sandbox, name):
     (planned_trips, planned), (loop_trips, loop) = table(sandbox, ANSWERS[name], "planned"), \
         table(sandbox, ANSWERS[name], "loop")
     assert planned == loop
-    assert planned_trips <= loop_trips
+    # at most the plan that met a call changing its inputs (it would stop every plan: the rest runs live) more
+    assert planned_trips <= loop_trips + (name == "mutates-its-input")
     if name == "honest":  # five cases of a call and a backward, the fourth failing: two plans, not eight trips
         assert (planned_trips, loop_trips) == (2, 8), planned
         assert "case 3's verdict" in planned
