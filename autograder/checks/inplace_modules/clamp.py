@@ -83,14 +83,14 @@ def clamp_values(ClampInplace, cases=CLAMP_VALUE_CASES) -> None:
     returned is clamp_version_counter's rule. Visible: one (6,) float64 case; CLAMP_VALUE_TABLE: more shapes,
     bounds and float32."""
     c.require_function(ClampInplace, CLAMP)
-    def one_case(case) -> None:
+    for case in cases:
         if case == "gradcheck":  # float64 gradcheck of x -> ClampInplace.apply(x.clone(), -0.5, 0.5)
             leaf = _clamp_input((6,), -0.5, 0.5, 231, torch.float64).requires_grad_(True)
             what = f"{CLAMP} under gradcheck"
             with explained(what, CLAMP_RULES):
                 c.gradcheck(lambda t: ClampInplace.apply(t.clone(), -0.5, 0.5), (leaf,), what, hint=CLAMP_HINT,
                             reference=lambda t: t.clamp(-0.5, 0.5))
-            return
+            continue
         shape, low, high, seed, dtype = case
         start = _clamp_input(shape, low, high, seed, dtype)
         for how, make_x in (("x = leaf * 1.0", lambda leaf: leaf * 1.0),
@@ -102,7 +102,6 @@ def clamp_values(ClampInplace, cases=CLAMP_VALUE_CASES) -> None:
             weight = c.randn(*shape, seed=seed + 100, requires_grad=False, dtype=dtype)
             grad = grad_through(leaf, y, weight, f"{CLAMP}.backward", CLAMP_RULES)
             _require_clamp_grad(grad, start, weight, low, high, what)
-    c.each(cases, one_case)
 
 
 CLAMP_SAVED_CASES = ("changed-after",)
@@ -119,7 +118,7 @@ def clamp_refuses_a_changed_output(ClampInplace, cases=CLAMP_SAVED_CASES) -> Non
     c.require_function(ClampInplace, CLAMP)
     start = _clamp_input((8,), -0.5, 0.5, 220, torch.float64)
     weight = c.randn(8, seed=221, requires_grad=False)
-    def one_case(case) -> None:
+    for case in cases:
         leaf = start.clone().requires_grad_(True)
         what = f"y = {CLAMP}.apply(x, -0.5, 0.5)"
         with explained(what, CLAMP_RULES):
@@ -128,25 +127,24 @@ def clamp_refuses_a_changed_output(ClampInplace, cases=CLAMP_SAVED_CASES) -> Non
             c.fail("not-a-tensor", f"{what} should return a tensor (x itself), got {type(y).__name__}.")
         if case == "left-alone":
             _require_not_refused(y, weight, leaf, what)
-            return
+            continue
         if case == "changed-after":
             what += ", then y.mul_(2) by the caller"
             if _refused(lambda: y.mul_(2.0)):
-                return  # autograd refused the change itself (y is a view): the caller got its error
+                continue  # autograd refused the change itself (y is a view): the caller got its error
         else:
             # Backward then runs the second call's backward first: one that fails on an ordinary call is
             # clamp_values' rule, and leaves nothing to see here.
             if not _backward_runs(ClampInplace, start, weight):
-                return
+                continue
             what += f", then {CLAMP}.apply(y, -0.2, 0.3) on the same y"
             before = y.detach().clone()
             with explained(what, CLAMP_RULES):
                 if _refused(lambda: ClampInplace.apply(y, -0.2, 0.3)):
-                    return
+                    continue
             if bool(torch.equal(y.detach(), before)):
-                return  # the second call did not change y: nothing to refuse (clamp_version_counter's rule)
+                continue  # the second call did not change y: nothing to refuse (clamp_version_counter's rule)
         _require_refused(y, weight, leaf, what)
-    c.each(cases, one_case)
 
 
 def _refused(change) -> bool:
@@ -218,7 +216,7 @@ def clamp_version_counter(ClampInplace, cases=CLAMP_VERSION_CASES) -> None:
     in place: backward through sin must raise autograd's in-place error. CLAMP_VERSION_TABLE adds a tensor
     without gradient, clamped in place."""
     c.require_function(ClampInplace, CLAMP)
-    def one_case(case) -> None:
+    for case in cases:
         if case == "saved-by-sin":
             what = f"{CLAMP}.apply(x, -0.5, 0.5) after x.sin()"
             saved_then_changed(lambda x: _clamp_in_place(ClampInplace, x, -0.5, 0.5, what), what)
@@ -226,4 +224,3 @@ def clamp_version_counter(ClampInplace, cases=CLAMP_VERSION_CASES) -> None:
             x = _clamp_input((2, 3), -0.5, 0.5, 230, torch.float64)
             _clamp_in_place(ClampInplace, x, -0.5, 0.5, f"{CLAMP}.apply(x, -0.5, 0.5) for x that does not require "
                                                         "grad")
-    c.each(cases, one_case)
