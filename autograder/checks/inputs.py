@@ -160,8 +160,7 @@ def values(ScaledAdd, cases=VALUES_CASES) -> None:
     """Values, the node, and both gradients on small examples (grad_output not all ones)."""
     c.require_function(ScaledAdd, NAME)
     c.require_self_contained(ScaledAdd, NAME)
-    def one_case(case) -> None:
-        x_values, y_values, alpha, g_values = case
+    def one_case(x_values, y_values, alpha, g_values) -> None:
         x = torch.tensor(x_values, dtype=torch.float64, requires_grad=True)
         y = torch.tensor(y_values, dtype=torch.float64, requires_grad=True)
         what = f"{NAME}.apply(x, y, {alpha})"
@@ -179,7 +178,7 @@ def values(ScaledAdd, cases=VALUES_CASES) -> None:
         c.require_own_node(out, ScaledAdd, NAME)
         grad_x, grad_y = _gradients(ScaledAdd, out, (x, y, alpha), g, what)
         _check_pair(grad_x, grad_y, g, alpha, what)
-    c.each(cases, one_case)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def _values_called_directly(ScaledAdd, x, y, alpha, g, what) -> None:
@@ -220,8 +219,7 @@ def _places(returned) -> tuple:
 def gradcheck(ScaledAdd, cases=GRADCHECK_CASES[:1]) -> None:
     """float64 finite differences, one case per (shape, seed, alpha) (alpha held fixed by a lambda)."""
     c.require_function(ScaledAdd, NAME)
-    def one_case(case) -> None:
-        shape, seed, alpha = case
+    def one_case(shape, seed, alpha) -> None:
         x, y = _tensors(shape, seed)
         what = f"{NAME} on shape {shape} with alpha = {alpha}"
         try:
@@ -241,7 +239,7 @@ def gradcheck(ScaledAdd, cases=GRADCHECK_CASES[:1]) -> None:
                 ScaledAdd, (x, y, alpha), g, names=INPUTS, rules=RULES,
                 what=f"{NAME}.backward with autograd's own node as its ctx"))
             _check_pair(grad_x, grad_y, g, alpha, what)
-    c.each(cases, one_case)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def none_for_alpha(ScaledAdd, cases=NONE_CASES[:1]) -> None:

@@ -124,8 +124,7 @@ def vmap(LSE, cases=VMAP_EXAMPLE) -> None:
     rule's); then the Function's own vmap rule (if it has one instead of generate_vmap_rule) and the methods the
     transforms run, called here directly."""
     require_logsumexp(LSE)
-    def one_case(case) -> None:
-        shape, dim, keepdim, in_dims, seed = case
+    def one_case(shape, dim, keepdim, in_dims, seed) -> None:
         xb = c.randn(*shape, seed=seed, requires_grad=False)
         what = f"torch.func.vmap(lambda t: LogSumExp.apply(t, {dim}, {keepdim}), in_dims={in_dims})"
         out = transform(LSE, "vmap", xb, dim, keepdim, what=what, in_dims=in_dims)
@@ -144,7 +143,7 @@ def vmap(LSE, cases=VMAP_EXAMPLE) -> None:
         expected = (torch.softmax(xb, sample_dim) * tb).sum(sample_dim, keepdim=keepdim)
         c.require_close(tangents, _in_shape_of(expected, tangents), f"{what} (per-sample tangents)", "wrong-jvp",
                         JVP_HINT)
-    c.each(cases, one_case)
+    c.each(cases, lambda case: one_case(*case))
     _require_vmap_rule(LSE, 505)
     _require_torch_methods(LSE, (3, 3), 1, False, 506)
 
@@ -153,8 +152,7 @@ def forward_transforms(LSE, cases=TRANSFORM_EXAMPLE) -> None:
     """torch.func.jvp, jacfwd and hessian of LogSumExp, run where it lives (`transformed`) and compared here with
     the same transforms of torch.logsumexp."""
     require_logsumexp(LSE)
-    def one_case(case) -> None:
-        how, shape, dim, keepdim, seed = case
+    def one_case(how, shape, dim, keepdim, seed) -> None:
         x = c.randn(*shape, seed=seed, requires_grad=False)
         what = f"torch.func.{how} of LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {shape}"
         x64 = x.detach()
@@ -179,7 +177,7 @@ def forward_transforms(LSE, cases=TRANSFORM_EXAMPLE) -> None:
             got = transform(LSE, how, x, dim, keepdim, what=what)
             c.require_close(got, _own_hessian(LSE, x, dim, keepdim), f"{what} (of its sum)", "wrong-hessian",
                             HESSIAN_HINT, rtol=rtol, atol=atol)
-    c.each(cases, one_case)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def _in_shape_of(expected, got):

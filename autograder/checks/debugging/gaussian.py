@@ -175,8 +175,7 @@ def gaussian_values(Gaussian, cases=GAUSSIAN_VALUES_CASES[:1]) -> None:
     """Value and gradient with a random grad_output; the point counts once the report's symptom is gone (the broken
     Function keeps this rule)."""
     c.require_function(Gaussian, GAUSSIAN)
-    def one_case(case) -> None:
-        shape, seed = case
+    def one_case(shape, seed) -> None:
         x = c.randn(*shape, seed=seed)
         what = f"{GAUSSIAN}.apply(x) for x of shape {fmt(x.shape)}"
         y = c.call(Gaussian.apply, x, what=what)
@@ -188,7 +187,7 @@ def gaussian_values(Gaussian, cases=GAUSSIAN_VALUES_CASES[:1]) -> None:
             c.fail("no-graph", f"{what}: x received no gradient. Return the gradient from backward.")
         c.require_close(grad, -2 * x.detach() * expected * g, f"the gradient of {what}", "wrong-derivative",
                         GAUSSIAN_HINT)
-    c.each(cases, one_case)
+    c.each(cases, lambda case: one_case(*case))
     gaussian_symptom_gone(Gaussian)   # the broken Function already keeps this rule: its point stands for the fix
 
 

@@ -131,13 +131,12 @@ def clamp_gradcheck(ClampWithMask, cases=CLAMP_CASES) -> None:
     lo and hi exactly, and None for lo, hi (crafted ctx)."""
     c.require_function(ClampWithMask, CLAMP)
     _clamp_gradient_at_bounds(ClampWithMask)
-    def one_case(case) -> None:
-        seed, shape, lo, hi = case
+    def one_case(seed, shape, lo, hi) -> None:
         x = c.randn(*shape, seed=seed, away_from=(lo, hi), scale=1.5)
         gradcheck(lambda t, a=lo, b=hi: ClampWithMask.apply(t, a, b)[0], (x,),
                     f"ClampWithMask on shape {shape} with lo={lo}, hi={hi}", hint=CLAMP_HINT,
                     reference=lambda t, a=lo, b=hi: t.clamp(a, b))
-    c.each(cases, one_case)
+    c.each(cases, lambda case: one_case(*case))
     x = c.randn(2, 3, seed=cases[0][0] + 4)
     ctx = c.FakeCtx((True, False, False))
     with torch.no_grad():

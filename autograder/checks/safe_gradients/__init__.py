@@ -217,14 +217,13 @@ def values(SN, cases=(FIXED,)) -> None:
 def gradcheck(SN, cases=(((3, 4), 200),)) -> None:
     """float64 gradcheck, every row away from zero. Visible: one (3, 4) batch; GRADCHECK_CASES: shapes and seeds."""
     c.require_function(SN, NAME)
-    def one_case(case) -> None:
-        shape, seed = case
+    def one_case(shape, seed) -> None:
         x = _away_from_zero(*shape, seed=seed)
         what = f"SafeNorm (x of shape {tuple(x.shape)}, no zero row)"
         with c.explained(what, SHAPE_RULES):
             c.gradcheck(SN.apply, (x,), what, hint=GRAD_HINT,
                         reference=lambda t: torch.linalg.vector_norm(t, dim=-1))
-    c.each(cases, one_case)
+    c.each(cases, lambda case: one_case(*case))
 
 
 # ---------------------------------------------------------------------------------------- zero rows

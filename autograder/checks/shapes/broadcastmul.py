@@ -132,13 +132,12 @@ def broadcastmul_gradcheck(BroadcastMul, cases=MUL_GRADCHECK_CASES[:1]) -> None:
 
 
 def _broadcastmul_gradcheck(BroadcastMul, cases) -> None:
-    def one_case(case) -> None:
-        sa, sb, seed = case
+    def one_case(sa, sb, seed) -> None:
         a = c.randn(*sa, seed=400 + seed)
         b = c.randn(*sb, seed=500 + seed)
         c.gradcheck(BroadcastMul.apply, (a, b), f"BroadcastMul on shapes {fmt(sa)} and {fmt(sb)}",
                     hint=_MUL_HINT, names=INPUTS_MUL, reference=torch.mul)
-    c.each(cases, one_case)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def broadcastmul_shapes(BroadcastMul, cases=MUL_ALL[:1]) -> None:

@@ -117,8 +117,7 @@ def sumdim_gradcheck(SumDim, cases=(((3, 4), 0, False, 0), ((2, 3, 4), 0, False,
     """float64 gradcheck, one case per (x's shape, dim, keepdim, seed), on sums that need no unsqueeze
     (SUM_LEADING_CASES): the gradient's values, not where the summed dimension goes back."""
     c.require_function(SumDim, "SumDim")
-    def one_case(case) -> None:
-        shape, dim, keepdim, seed = case
+    def one_case(shape, dim, keepdim, seed) -> None:
         x = c.randn(*shape, seed=1100 + seed)
         out_shape = x.detach().sum(dim, keepdim=keepdim).shape
         g = c.randn(*out_shape, seed=1200 + seed, requires_grad=False)
@@ -130,7 +129,7 @@ def sumdim_gradcheck(SumDim, cases=(((3, 4), 0, False, 0), ((2, 3, 4), 0, False,
         c.gradcheck(lambda t, d=dim, kd=keepdim: SumDim.apply(t, d, kd), (x,),
                     _sum_what(shape, dim, keepdim), hint=_SUM_HINT, names=INPUTS_SUM[:1],
                     reference=lambda t, d=dim, kd=keepdim: t.sum(d, keepdim=kd))
-    c.each(cases, one_case)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def sumdim_shape(SumDim, cases=(((4, 4), 0, False), ((2, 3, 4), 0, False))) -> None:
