@@ -1,8 +1,9 @@
 """A table of cases judged each on its own (`checks.common.each`) has its requests planned across the cases
 (engine/sandbox/plans.py `independent`): through a real sandbox, the same observations and the same first failure as
 the plain loop, for honest, wrong, failing, input-changing and call-counting answers, in fewer round trips (the
-learner's process runs every case's first request, then every case's second, so forwards come in the cases' order,
-and so do backwards; an answer whose backward reads how many forwards ran before it sees more of them); a case
+learner's process runs every case's first request, then each case's calls again, each followed by its next request:
+a backward comes right after its own case's forward, and an answer that keeps state between the two is graded as in
+a loop; an answer whose forward counts its calls sees more of them); a case
 that reads the learner's process's state (the record of its last call) runs live and reads its own call's record;
 a plan's answer is hostile data as every reply is (another plan's answer, more replies than requests: refused)."""
 
@@ -35,6 +36,10 @@ def raises_on_the_third_call(x):
     if CALLS[0] == 3:
         raise ValueError("third call")
     return x * x
+SCALE = [1.0]
+def keeps_its_scale_on_the_class(x):  # (zoo ScaleInplace/alpha_on_class's mistake: backward reads the last forward's)
+    SCALE[0] = float(x.numel())
+    return x * SCALE[0]
 def mutating(x):
     x.data.add_(1.0)
     return x * x
@@ -45,6 +50,7 @@ ANSWERS = {
     "raises-on-a-later-call": "Fn = make(raises_on_the_third_call, lambda x, g: 2 * x * g)",
     "backward-raises": "Fn = make(lambda x: x * x, lambda x, g: 1 / 0)",
     "mutates-its-input": "Fn = make(mutating, lambda x, g: 2 * x * g)",
+    "keeps-state-between-forward-and-backward": "Fn = make(keeps_its_scale_on_the_class, lambda x, g: g * SCALE[0])",
     "counts-its-calls": "Fn = make(lambda x: x * CALLS[0], lambda x, g: g * BACKWARDS.append(1) or g * len(BACKWARDS))",
 }
 TEST = """
