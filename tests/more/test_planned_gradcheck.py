@@ -3,7 +3,7 @@ what they give sent one at a time, through the real sandbox: every test of every
 sample of the zoo and the honest answers is graded as graded, and again with the plans left out (the test cell first
 puts `checks.common._planned` and `each` back to asking one request at a time, in the judge, on the same line so that
 its line numbers stay), each time on a fresh learner's sandbox; the verdicts, points, feedback and mistake codes must
-be the same, and the planned grading may only take fewer round trips."""
+be the same, and the planned grading of a reference may only take fewer round trips."""
 
 from __future__ import annotations
 
@@ -81,6 +81,7 @@ def test_planned_gradchecks_grade_as_single_requests_do(source, exercise, answer
     differ = [(p.grade_id, _seen(p), _seen(s)) for p, s in zip(planned, single) if _seen(p) != _seen(s)]
     assert not differ, differ
     trips = [(p.grade_id, p.round_trips, s.round_trips) for p, s in zip(planned, single)]
-    assert not [t for t in trips if t[1] > t[2]], trips
+    if answer is None:  # (a wrong answer's table may cost more: a case that fails mid-plan runs live again)
+        assert not [t for t in trips if t[1] > t[2]], trips
     if answer is None and source.assignment not in WITHOUT_GRADCHECK:  # the plans were taken: fewer round trips
         assert sum(t[1] for t in trips) < sum(t[2] for t in trips), trips
