@@ -170,7 +170,7 @@ def values(ScaledAdd, cases=VALUES_CASES) -> None:
     """Values, the node, and both gradients on small examples (grad_output not all ones)."""
     c.require_function(ScaledAdd, NAME)
     c.require_self_contained(ScaledAdd, NAME)
-    for x_values, y_values, alpha, g_values in cases:
+    def one_case(x_values, y_values, alpha, g_values) -> None:
         x = torch.tensor(x_values, dtype=torch.float64, requires_grad=True)
         y = torch.tensor(y_values, dtype=torch.float64, requires_grad=True)
         what = f"{NAME}.apply(x, y, {alpha})"
@@ -182,13 +182,14 @@ def values(ScaledAdd, cases=VALUES_CASES) -> None:
             if refused.code != "saved-a-float":
                 raise
             _values_called_directly(ScaledAdd, x, y, alpha, g, what)
-            continue
+            return
         c.require_close(out, x.detach() + alpha * y.detach(), what, "wrong-forward",
                         "forward should return x + alpha * y.")
         c.require_own_node(out, ScaledAdd, NAME)
         _through_a_sum(ScaledAdd, x, y, alpha, what)
         grad_x, grad_y = _gradients(ScaledAdd, out, (x, y, alpha), g, what)
         _check_pair(grad_x, grad_y, g, alpha, what)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def _through_a_sum(ScaledAdd, x, y, alpha, what) -> None:
@@ -241,7 +242,7 @@ def _places(returned) -> tuple:
 def gradcheck(ScaledAdd, cases=GRADCHECK_CASES[:1]) -> None:
     """float64 finite differences, one case per (shape, seed, alpha) (alpha held fixed by a lambda)."""
     c.require_function(ScaledAdd, NAME)
-    for shape, seed, alpha in cases:
+    def one_case(shape, seed, alpha) -> None:
         x, y = _tensors(shape, seed)
         what = f"{NAME} on shape {shape} with alpha = {alpha}"
         try:
@@ -252,7 +253,7 @@ def gradcheck(ScaledAdd, cases=GRADCHECK_CASES[:1]) -> None:
         except c.Mistake as refused:
             if refused.code == "saved-a-float":   # autograd refuses the saved float: the alpha test's rule
                 _values_called_directly(ScaledAdd, x, y, alpha, _grad_output(shape, seed), what)
-                continue
+                return
             if refused.code not in _ALPHA_PLACE_REFUSED:
                 raise
             # autograd refuses alpha's place (none_for_alpha's rule): the gradients backward returned, by its node
@@ -260,6 +261,7 @@ def gradcheck(ScaledAdd, cases=GRADCHECK_CASES[:1]) -> None:
             grad_x, grad_y = _places(behaviour.backward_by_its_node(ScaledAdd, (x, y, alpha), g, names=INPUTS,
                                                                     rules=RULES, what=_BY_NODE))
             _check_pair(grad_x, grad_y, g, alpha, what)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def none_for_alpha(ScaledAdd, cases=NONE_CASES[:1]) -> None:

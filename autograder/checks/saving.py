@@ -77,7 +77,7 @@ def values(Exp, cases=VALUES_CASES) -> None:
     """Forward values, the gradient on small examples, and that .apply records Exp's node."""
     c.require_function(Exp, NAME)
     c.require_self_contained(Exp, NAME)
-    for numbers in cases:
+    def one_case(numbers) -> None:
         x = torch.tensor(numbers, dtype=torch.float64, requires_grad=True)
         y = c.call(Exp.apply, x, what="Exp.forward", names=INPUTS)
         # float64 to its last digits: a forward computed in float32 and cast back is 1e-8 off.
@@ -88,18 +88,20 @@ def values(Exp, cases=VALUES_CASES) -> None:
         (grad,) = c.backward_grads(y.sum(), [x], what="Exp.backward", names=INPUTS)
         c.require_close(grad, _exp(x), "the gradient of Exp.apply(x).sum()", "wrong-derivative",
                         "d exp(x)/dx = exp(x), which is the output y: multiply grad_output by the saved output.")
+    c.each(cases, one_case)
 
 
 def gradcheck(Exp, cases=GRADCHECK_CASES[:2]) -> None:
     """float64 finite differences, one case per (shape, seed), and grad_output scaling."""
     c.require_function(Exp, NAME)
-    for shape, seed in cases:
+    def one_case(shape, seed) -> None:
         x = c.randn(*shape, seed=seed)
         what = f"Exp on shape {shape}"
         with c.explained(what, CRASH_RULES):
             c.gradcheck(Exp.apply, (x,), what, names=INPUTS,
                         hint="the derivative of exp(x) is exp(x), the saved output, times grad_output.",
                         reference=torch.exp)
+    c.each(cases, lambda case: one_case(*case))
     # A random grad_output must scale the gradient element by element.
     x = c.randn(2, 5, seed=10)
     grad_output = c.randn(2, 5, seed=11, requires_grad=False)
@@ -112,8 +114,9 @@ def gradcheck(Exp, cases=GRADCHECK_CASES[:2]) -> None:
 def saves_one_guarded_tensor(Exp, cases=SAVES_CASES[:1]) -> None:
     """forward passes exactly the tensor it returns, and nothing else, to ctx.save_for_backward."""
     c.require_function(Exp, NAME)
-    for shape, seed in cases:
+    def one_case(shape, seed) -> None:
         _saves_output(Exp, shape, seed)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def _saves_output(Exp, shape, seed: int) -> None:
@@ -194,9 +197,10 @@ def inplace_output(Exp, cases=INPLACE_OUTPUT_CASES[:1]) -> None:
     """Changing the output in place before backward must raise the version-counter error, and leaving it alone
     must not: for a leaf input and a non-leaf input alike."""
     c.require_function(Exp, NAME)
-    for shape, seed in cases:
+    def one_case(shape, seed) -> None:
         for leaf in (False, True):
             _inplace_output(Exp, shape, seed, leaf)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def _inplace_output(Exp, shape, seed: int, leaf: bool) -> None:
@@ -227,9 +231,10 @@ def inplace_input(Exp, cases=INPLACE_INPUT_CASES[:1]) -> None:
     """backward does not need the input, so changing the input in place after forward is harmless: for a leaf
     input and a non-leaf input alike."""
     c.require_function(Exp, NAME)
-    for shape, seed in cases:
+    def one_case(shape, seed) -> None:
         for leaf in (False, True):
             _inplace_input(Exp, shape, seed, leaf)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def _inplace_input(Exp, shape, seed: int, leaf: bool) -> None:

@@ -33,7 +33,7 @@ def values(Square, cases=VALUES_CASES) -> None:
     """Forward values, the gradient on small examples, and the gradient scaled by grad_output."""
     c.require_function(Square, NAME)
     c.require_self_contained(Square, NAME)
-    for numbers in cases:
+    def one_case(numbers) -> None:
         x = torch.tensor(numbers, dtype=torch.float64, requires_grad=True)
         y = c.call(Square.apply, x, what="Square.forward", names=INPUTS)
         c.require_close(y, x.detach() * x.detach(), "Square.apply(x)", "wrong-forward",
@@ -47,25 +47,28 @@ def values(Square, cases=VALUES_CASES) -> None:
         (grad,) = c.backward_grads(y, [x], torch.full_like(y, 3.0), what="Square.backward", names=INPUTS)
         c.require_close(grad, 6 * x.detach(), "the gradient with grad_output = 3", "ignores-grad-output",
                         "multiply by grad_output: backward receives dLoss/dy and must return dLoss/dx.")
+    c.each(cases, one_case)
 
 
 def gradcheck(Square, cases=GRADCHECK_CASES[:2]) -> None:
     """float64 finite differences, one case per (shape, seed)."""
     c.require_function(Square, NAME)
-    for shape, seed in cases:
+    def one_case(shape, seed) -> None:
         x = c.randn(*shape, seed=seed)
         c.gradcheck(Square.apply, (x,), f"Square on shape {shape}", names=INPUTS,
                     hint="d(x*x)/dx = 2x, times grad_output.", reference=lambda t: t * t)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def graph_node(Square, cases=GRAPH_CASES[:1]) -> None:
     """The output's grad_fn is Square's own backward node (so .apply was used). What backward computes is the values
     test's rule: this one looks at the node only."""
     c.require_function(Square, NAME)
-    for shape, seed in cases:
+    def one_case(shape, seed) -> None:
         x = c.randn(*shape, seed=seed)
         y = c.call(Square.apply, x, what="Square.forward", names=INPUTS)
         c.require_own_node(y, Square, NAME)
+    c.each(cases, lambda case: one_case(*case))
 
 
 _OWN_APPLY: dict = {}  # {id of the class: its own `apply`}, while the saved test runs on Function's

@@ -177,7 +177,6 @@ def _grad(SCE, logits, target, scale=1.0):
     return loss, _logits_grad(SCE, loss, leaf, target, scale)
 
 
-
 def _logits_grad(SCE, loss, leaf, target, scale=1.0):
     """The gradient of loss * scale for the logits (`leaf`) through autograd; where autograd refuses target's place
     (none_for_target's rule), what backward returned for the logits with autograd's own node as its ctx."""
@@ -203,23 +202,22 @@ def values(SCE, cases=VALUES_CASES) -> None:
     """Loss and gradient against F.cross_entropy in float64, one case per (N, C, seed); own graph node."""
     c.require_function(SCE, NAME)
     c.require_self_contained(SCE, NAME)
-    for n, classes, seed in cases:
+    def one_case(n, classes, seed) -> None:
         logits, target = _case(n, classes, seed)
         what = "" if seed is None else f" for N={n}, C={classes}"
-        leaf = logits.clone().requires_grad_(True)
-        loss = _forward(SCE, leaf, target)
+        loss = _forward(SCE, leaf := logits.clone().requires_grad_(True), target)
         _require_loss(loss, logits, target, f"{NAME}.apply(logits, target){what}")
         c.require_own_node(loss, SCE, NAME)
         _require_grad(_logits_grad(SCE, loss, leaf, target), logits, target,
                       f"the gradient of the loss with respect to the logits{what}")
+    c.each(cases, lambda case: one_case(*case))
 
 
 def gradcheck(SCE, cases=GRADCHECK_CASES[1:2]) -> None:
     """float64 finite differences with respect to the logits, one case per (N, C, seed)."""
     c.require_function(SCE, NAME)
-    for n, classes, seed in cases:
-        logits = c.randn(n, classes, seed=seed)
-        target = _targets(n, classes, seed)
+    def one_case(n, classes, seed) -> None:
+        logits, target = c.randn(n, classes, seed=seed), _targets(n, classes, seed)
         try:
             c.gradcheck(lambda z: SCE.apply(z, target), (logits,), f"{NAME} for N={n}, C={classes}",
                         names=INPUTS[:1], reference=lambda z: torch.nn.functional.cross_entropy(z, target),
@@ -229,6 +227,7 @@ def gradcheck(SCE, cases=GRADCHECK_CASES[1:2]) -> None:
                 raise
             _require_grad(_grad(SCE, logits, target)[1], logits, target,
                           f"the gradient of {NAME} for N={n}, C={classes}")
+    c.each(cases, lambda case: one_case(*case))
 
 
 def _extreme(kind: str, seed: int):
@@ -261,7 +260,7 @@ def stable(SCE, cases=STABLE_CASES[:1]) -> None:
     do not change when one constant is added to every logit, and shifted logits are all <= 0). Whether those values
     are right is the values test's: this one measures stability only."""
     c.require_function(SCE, NAME)
-    for kind, seed, dtype in cases:
+    def one_case(kind, seed, dtype) -> None:
         logits, target = _extreme(kind, seed)
         z = logits.to(dtype)
         rtol, atol = _tolerance(z)
@@ -272,6 +271,7 @@ def stable(SCE, cases=STABLE_CASES[:1]) -> None:
         _require_stable_grad(grad, shifted_grad, z, f"the gradient {what}", rtol=rtol, atol=atol)
         if dtype == torch.float32:
             _require_precise_loss(loss, shifted_loss, z, f"{NAME}.apply(logits, target) {what}")
+    c.each(cases, lambda case: one_case(*case))
 
 
 def _shifted(SCE, logits, target):

@@ -97,13 +97,14 @@ def numgrad_values(numerical_grad) -> None:
 def numgrad_general(numerical_grad, cases=GENERAL_CASES) -> None:
     """A function that couples all elements, over several shapes, for each seed of `cases`, against autograd."""
     _require_callable(numerical_grad, NG)
-    for seed in cases:
+    def one_case(seed) -> None:
         for shape in [(), (4,), (2, 3), (2, 3, 2)]:
             x = c.randn(*shape, seed=seed, requires_grad=False)
             result = _numgrad(numerical_grad, _coupled, x)
             expected = _autograd_grad(_coupled, x)
             if not bool(torch.allclose(result, expected, rtol=VALUES_RTOL, atol=VALUES_ATOL)):
                 _diagnose(result, expected, f"{NG} on a shape-{tuple(shape)} input", 1e-6)
+    c.each(cases, one_case)
 
 
 def numgrad_central(numerical_grad, cases=CENTRAL_CASES) -> None:
@@ -112,8 +113,9 @@ def numgrad_central(numerical_grad, cases=CENTRAL_CASES) -> None:
     exactly eps**2, so halving eps takes 4 times less off each time; a one-sided one is off by about 3 x eps (2 times
     less); one that ignores `eps` does not change. A ratio, so a wrong scale or direction (the values rule) cancels."""
     _require_callable(numerical_grad, NG)
-    for seed in cases:
+    def one_case(seed) -> None:
         _numgrad_central(numerical_grad, seed)
+    c.each(cases, one_case)
 
 
 def _numgrad_central(numerical_grad, seed: int) -> None:
@@ -142,8 +144,9 @@ def numgrad_untouched(numerical_grad, cases=UNTOUCHED_CASES) -> None:
     """x is left exactly as it was (values and version counter), also when it requires grad; one x per seed of
     `cases`."""
     _require_callable(numerical_grad, NG)
-    for seed in cases:
+    def one_case(seed) -> None:
         _numgrad_untouched(numerical_grad, seed)
+    c.each(cases, one_case)
 
 
 UNTOUCHED_RULES = (
@@ -343,8 +346,9 @@ def tanh_saves_one_guarded_tensor(Tanh, cases=SAVES_CASES) -> None:
     """forward saves exactly its output, and changing the output in place before backward raises; one input per
     seed of `cases`."""
     c.require_function(Tanh, NAME)
-    for seed in cases:
+    def one_case(seed) -> None:
         _tanh_saves_output(Tanh, seed)
+    c.each(cases, one_case)
 
 
 def _tanh_saves_output(Tanh, seed: int) -> None:

@@ -22,7 +22,7 @@ from autograder.checks.torch_func.methods import VmapInfo, batched_output, requi
 
 # ------------------------------------------------------------------------------ torch.func's transforms
 
-@c.probe
+@c.plannable_probe
 def transformed(LSE, how: str, x, dim: int, keepdim: bool, tangent=None, in_dims: int = 0):
     """In the learner's process (torch.func transforms the real Function, never a proxy of it): a transform of
     f(t) = LSE.apply(t, dim, keepdim) at x. Only the tensors it computes come back.
@@ -124,7 +124,7 @@ def vmap(LSE, cases=VMAP_EXAMPLE) -> None:
     rule's); then the Function's own vmap rule (if it has one instead of generate_vmap_rule) and the methods the
     transforms run, called here directly."""
     require_logsumexp(LSE)
-    for shape, dim, keepdim, in_dims, seed in cases:
+    def one_case(shape, dim, keepdim, in_dims, seed) -> None:
         xb = c.randn(*shape, seed=seed, requires_grad=False)
         what = f"torch.func.vmap(lambda t: LogSumExp.apply(t, {dim}, {keepdim}), in_dims={in_dims})"
         out = transform(LSE, "vmap", xb, dim, keepdim, what=what, in_dims=in_dims)
@@ -143,6 +143,7 @@ def vmap(LSE, cases=VMAP_EXAMPLE) -> None:
         expected = (torch.softmax(xb, sample_dim) * tb).sum(sample_dim, keepdim=keepdim)
         c.require_close(tangents, _in_shape_of(expected, tangents), f"{what} (per-sample tangents)", "wrong-jvp",
                         JVP_HINT)
+    c.each(cases, lambda case: one_case(*case))
     _require_vmap_rule(LSE, 505)
     _require_torch_methods(LSE, (3, 3), 1, False, 506)
 
@@ -151,7 +152,7 @@ def forward_transforms(LSE, cases=TRANSFORM_EXAMPLE) -> None:
     """torch.func.jvp, jacfwd and hessian of LogSumExp, run where it lives (`transformed`) and compared here with
     the same transforms of torch.logsumexp."""
     require_logsumexp(LSE)
-    for how, shape, dim, keepdim, seed in cases:
+    def one_case(how, shape, dim, keepdim, seed) -> None:
         x = c.randn(*shape, seed=seed, requires_grad=False)
         what = f"torch.func.{how} of LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {shape}"
         x64 = x.detach()
@@ -175,9 +176,10 @@ def forward_transforms(LSE, cases=TRANSFORM_EXAMPLE) -> None:
             # derivative and double-backward rules, not this one.
             own = _own_hessian(LSE, x, dim, keepdim)
             if own is None:
-                continue  # backward's gradient has no history: the double-backward rule's (gradgradcheck)
+                return  # backward's gradient has no history: the double-backward rule's (gradgradcheck)
             got = transform(LSE, how, x, dim, keepdim, what=what)
             c.require_close(got, own, f"{what} (of its sum)", "wrong-hessian", HESSIAN_HINT, rtol=rtol, atol=atol)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def _in_shape_of(expected, got):

@@ -21,8 +21,9 @@ from autograder.checks.capstone.rules import (EXPAND_HINT, F64, GRAD_HINT, MASK_
 def values(LSE, cases=VALUE_EXAMPLE) -> None:
     """Value and gradient (for a random grad_output) against torch.logsumexp, in x's dtype."""
     require_logsumexp(LSE)
-    for shape, dim, keepdim, dtype, seed in cases:
+    def one_case(shape, dim, keepdim, dtype, seed) -> None:
         check_case(LSE, c.randn(*shape, seed=seed, dtype=dtype), dim, keepdim, seed)
+    c.each(cases, lambda case: one_case(*case))
 
 
 # --------------------------------------------------------------------------------------------- stability
@@ -41,7 +42,7 @@ def stability(LSE, cases=STABILITY_EXAMPLE) -> None:
     itself gives, in float64, for the same entries shifted down by their largest value (log-sum-exp moves with the
     shift, its gradient does not)."""
     require_logsumexp(LSE)
-    for label, shift, scale, dtype, seed in cases:
+    def one_case(label, shift, scale, dtype, seed) -> None:
         base = c.randn(4, 6, seed=seed, requires_grad=False, dtype=F64) * scale + shift
         x = base.to(dtype).requires_grad_(True)
         y = in_logsumexp_shape(apply_lse(LSE, x, 1, False), x, 1, False)
@@ -61,6 +62,7 @@ def stability(LSE, cases=STABILITY_EXAMPLE) -> None:
         grad_atol = 1e-9 if dtype == F64 else 16 * torch.finfo(dtype).eps * float(x.detach().abs().max())
         c.require_close(grad, expected_grad, f"the gradient of LogSumExp for {label}", "inaccurate-backward",
                         SHIFT_HINT, rtol=1e-6, atol=grad_atol)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def masked_rows(LSE, cases=MASKED_EXAMPLE) -> None:
@@ -69,7 +71,7 @@ def masked_rows(LSE, cases=MASKED_EXAMPLE) -> None:
     gives with the -inf entries made finite but negligible. (On a fully masked row torch.logsumexp's own gradient is
     nan, pytorch#49724: it is not compared.)"""
     require_logsumexp(LSE)
-    for shape, dim, keepdim, dtype, seed in cases:
+    def one_case(shape, dim, keepdim, dtype, seed) -> None:
         x, kept = masked_input(shape, dim, dtype, seed)
         x.requires_grad_(True)
         what = f"LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {shape} with masked (-inf) entries"
@@ -93,6 +95,7 @@ def masked_rows(LSE, cases=MASKED_EXAMPLE) -> None:
         c.require_close(grad[rows], expected_grad[rows], f"the gradient of {what}, on the rows that keep a finite "
                         "entry", "wrong-derivative", "a masked entry gets gradient 0 (exp(-inf - output) = 0), the "
                         "others softmax(x) along dim times grad_output. " + GRAD_HINT, rtol=rtol, atol=atol)
+    c.each(cases, lambda case: one_case(*case))
 
 
 # ------------------------------------------------------------------------------------------------ shapes
@@ -103,12 +106,9 @@ def shapes(LSE, cases=SHAPE_EXAMPLE) -> None:
     dim counted from the front with keepdim=True (where no dim is dropped or renumbered). Square inputs catch a
     grad_output broadcast along the wrong dimension. Whether those numbers are right is the values test's."""
     require_logsumexp(LSE)
-    for shape, seed in cases:
-        k = 0
-        for dim in range(-len(shape), len(shape)):
-            for keepdim in (True, False):
-                _shape_case(LSE, c.randn(*shape, seed=seed + k), dim, keepdim, seed + k)
-                k += 1
+    rows = [(shape, dim, keepdim, seed + 2 * (dim + len(shape)) + (not keepdim)) for shape, seed in cases
+            for dim in range(-len(shape), len(shape)) for keepdim in (True, False)]
+    c.each(rows, lambda row: _shape_case(LSE, c.randn(*row[0], seed=row[3]), *row[1:]))
 
 
 def _shape_case(LSE, x, dim: int, keepdim: bool, seed: int) -> None:
@@ -143,7 +143,7 @@ def _shape_case(LSE, x, dim: int, keepdim: bool, seed: int) -> None:
 def none_for_dim_and_keepdim(LSE, cases=NONE_EXAMPLE) -> None:
     """backward called directly returns exactly (grad_x, None, None)."""
     require_logsumexp(LSE)
-    for dim, keepdim, seed in cases:
+    def one_case(dim, keepdim, seed) -> None:
         x = c.randn(3, 4, seed=seed, requires_grad=False)
         out, ctx = set_up_ctx(LSE, x, dim, keepdim)
         grads = run(LSE.backward, ctx, torch.ones_like(out),
@@ -158,6 +158,7 @@ def none_for_dim_and_keepdim(LSE, cases=NONE_EXAMPLE) -> None:
         if real is not None:
             _none_verdict(real, x, dim, keepdim, "Called directly, your backward returned (grad_x, None, None); but "
                                                  "with the node autograd made for LogSumExp.apply as its ctx, ")
+    c.each(cases, lambda case: one_case(*case))
 
 
 def _none_verdict(grads, x, dim, keepdim, lead: str) -> None:
@@ -184,21 +185,23 @@ def _none_verdict(grads, x, dim, keepdim, lead: str) -> None:
 def gradcheck(LSE, cases=GRADCHECK_EXAMPLE) -> None:
     """float64 gradcheck of LogSumExp.apply over shapes, dims and keepdim."""
     require_logsumexp(LSE)
-    for shape, dim, keepdim, seed in cases:
+    def one_case(shape, dim, keepdim, seed) -> None:
         x = c.randn(*shape, seed=seed)
         what = f"LogSumExp (x of shape {shape}, dim={dim}, keepdim={keepdim})"
         with c.explained(what, RULES):
             c.gradcheck(lambda t: LSE.apply(t, dim, keepdim), (x,), what,
                         hint=EXPAND_HINT if not keepdim else GRAD_HINT,
                         reference=lambda t: torch.logsumexp(t, dim, keepdim))
+    c.each(cases, lambda case: one_case(*case))
 
 
 def gradgradcheck(LSE, cases=GRADGRAD_EXAMPLE) -> None:
     """float64 gradgradcheck (backward differentiable, output saved and used)."""
     require_logsumexp(LSE)
-    for shape, dim, keepdim, seed in cases:
+    def one_case(shape, dim, keepdim, seed) -> None:
         x = c.randn(*shape, seed=seed)
         what = f"LogSumExp (x of shape {shape}, dim={dim}, keepdim={keepdim})"
         with c.explained(what, RULES):
             c.gradgradcheck(lambda t: LSE.apply(t, dim, keepdim), (x,), what, hint=TWICE_HINT,
                             reference=lambda t: torch.logsumexp(t, dim, keepdim))
+    c.each(cases, lambda case: one_case(*case))

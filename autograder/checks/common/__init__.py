@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import inspect
 from typing import Callable, Sequence
 
@@ -24,7 +25,7 @@ from autograder.engine import shared
 # the checks' one explain mechanism
 from autograder.checks.explain import Rule, explain, explained, first_line, literal  # noqa: F401
 from autograder.engine.shared import (PROBES, FakeCtx, Mistake, attach_learner, base_seed, compiling_probe,  # noqa: F401
-                                      fail, probe, set_base_seed)
+                                      fail, plannable_probe, probe, set_base_seed)
 # the grading model's check, which the first visible test of every exercise runs
 from autograder.checks.common.self_contained import require_self_contained  # noqa: F401
 
@@ -356,6 +357,20 @@ def gradgradcheck(fn: Callable, inputs: tuple, what: str, code: str = "not-twice
 
         with explained(what, rules):
             require_second_vjp(fn, inputs, reference, what, code, hint)
+
+
+def each(cases, check: Callable) -> None:
+    """`for case in cases: check(case)`, where each case is judged on its own (`check` builds its own inputs from
+    the case, which holds no tensor): grading, the cases' requests to the learner's process go in plans, the k-th
+    of every case in one (engine/sandbox/plans.py `independent`); the verdict is the loop's, the first failing case's.
+    """
+    cases = list(cases)
+    link = shared.learner()
+    if getattr(link, "plans", True) is not None or len(cases) < 2 or snapshot_inputs(cases):
+        for case in cases:
+            check(case)
+        return
+    link.independent([functools.partial(check, case) for case in cases])
 
 
 def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, what: str = "backward",

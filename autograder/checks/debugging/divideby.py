@@ -27,7 +27,7 @@ def divide_number(DivideBy, cases=NUMBER_CASES[:1]) -> None:
     """t a Python number (a float, and in the table an int too): the value and x's gradient, and no error."""
     c.require_function(DivideBy, DIVIDE)
     c.require_self_contained(DivideBy, DIVIDE)
-    for shape, t, seed in cases:
+    def one_case(shape, t, seed) -> None:
         x = c.randn(*shape, seed=seed)
         what = f"{DIVIDE}.apply(x, {t!r}) for x of shape {fmt(x.shape)} (t a Python {type(t).__name__})"
         out = c.call(DivideBy.apply, x, t, what=what, names=DIVIDE_INPUTS)
@@ -38,13 +38,14 @@ def divide_number(DivideBy, cases=NUMBER_CASES[:1]) -> None:
         if grad is None:
             c.fail("missing-gradient", f"{what}: x requires grad but got none. Return its gradient.")
         c.require_close(grad, g / t, f"the gradient of x ({what})", "wrong-derivative", DIVIDE_HINT)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def divide_tensor(DivideBy, cases=TENSOR_CASES[:1]) -> None:
     """t a 0-d tensor (a learned temperature): the gradient of every input that requires grad (in the table: t alone,
     x alone, both); the point counts once the report's symptom is gone (the broken Function keeps this rule)."""
     c.require_function(DivideBy, DIVIDE)
-    for shape, value, x_grad, t_grad, seed in cases:
+    def one_case(shape, value, x_grad, t_grad, seed) -> None:
         x = c.randn(*shape, seed=seed, requires_grad=x_grad)
         t = torch.tensor(value, dtype=torch.float64, requires_grad=t_grad)
         needs = [name for name, on in (("x", x_grad), ("t", t_grad)) if on]
@@ -63,6 +64,7 @@ def divide_tensor(DivideBy, cases=TENSOR_CASES[:1]) -> None:
                        f"backward returned None for it. Return None only where the input cannot have a gradient.")
             c.require_close(grad, expected[name], f"the gradient of {name} ({what})", "wrong-derivative",
                             DIVIDE_HINT)
+    c.each(cases, lambda case: one_case(*case))
     divide_symptom_gone(DivideBy)   # the broken Function already keeps this rule: its point stands for the fix
 
 

@@ -214,7 +214,7 @@ def gaussian_values(Gaussian, cases=GAUSSIAN_VALUES_CASES[:1]) -> None:
     """Value and gradient with a random grad_output; the point counts once the report's symptom is gone (the broken
     Function keeps this rule)."""
     c.require_function(Gaussian, GAUSSIAN)
-    for shape, seed in cases:
+    def one_case(shape, seed) -> None:
         x = c.randn(*shape, seed=seed)
         what = f"{GAUSSIAN}.apply(x) for x of shape {fmt(x.shape)}"
         y = c.call(Gaussian.apply, x, what=what)
@@ -226,6 +226,7 @@ def gaussian_values(Gaussian, cases=GAUSSIAN_VALUES_CASES[:1]) -> None:
             c.fail("no-graph", f"{what}: x received no gradient. Return the gradient from backward.")
         c.require_close(grad, -2 * x.detach() * expected * g, f"the gradient of {what}", "wrong-derivative",
                         GAUSSIAN_HINT)
+    c.each(cases, lambda case: one_case(*case))
     gaussian_symptom_gone(Gaussian)   # the broken Function already keeps this rule: its point stands for the fix
 
 

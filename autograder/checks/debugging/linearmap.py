@@ -44,7 +44,7 @@ def linear_inplace(LinearMap, cases=INPLACE_CASES[:1]) -> None:
     changed, backward runs."""
     c.require_function(LinearMap, LINEAR)
     c.require_self_contained(LinearMap, LINEAR)
-    for changed, n, m, d, seed in cases:
+    def one_case(changed, n, m, d, seed) -> None:
         leaf_x, leaf_w, g = _linear_inputs(n, m, d, seed)
         x, w = leaf_x * 1.0, leaf_w * 1.0   # non-leaves we may change in place
         what = f"{LINEAR}.apply(x, w) for x of shape {fmt(x.shape)}, w of shape {fmt(w.shape)}"
@@ -70,6 +70,7 @@ def linear_inplace(LinearMap, cases=INPLACE_CASES[:1]) -> None:
                    "from the changed values, without an error: the version counter never saw the tensors backward "
                    "read. Find out what forward saved, and whether a change to x or w reaches it.")
         _linear_unprovoked(LinearMap, n, m, d, seed + 5)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def _linear_unprovoked(LinearMap, n, m, d, seed) -> None:
@@ -83,7 +84,7 @@ def linear_values(LinearMap, cases=LINEAR_VALUES_CASES[:1]) -> None:
     """Value and both gradients with a random grad_output, nothing changed in place; the point counts once the
     report's symptom is gone (the broken Function keeps this rule)."""
     c.require_function(LinearMap, LINEAR)
-    for n, m, d, seed in cases:
+    def one_case(n, m, d, seed) -> None:
         x, w, g = _linear_inputs(n, m, d, seed)
         what = f"{LINEAR}.apply(x, w) for x of shape {fmt(x.shape)}, w of shape {fmt(w.shape)}"
         out = c.call(LinearMap.apply, x, w, what=what, names=LINEAR_INPUTS)
@@ -93,6 +94,7 @@ def linear_values(LinearMap, cases=LINEAR_VALUES_CASES[:1]) -> None:
             if grad is None:
                 c.fail("missing-gradient", f"{what}: {name} requires grad but got none. Return its gradient.")
             c.require_close(grad, ref, f"the gradient of {name} ({what})", "wrong-derivative", LINEAR_HINT)
+    c.each(cases, lambda case: one_case(*case))
     linear_symptom_gone(LinearMap)   # the broken Function already keeps this rule: its point stands for the fix
 
 

@@ -41,7 +41,7 @@ def _scale_grads(Fn, shapes, seed):
 def _scale_cases(Fn, cases, broadcast: bool) -> None:
     c.require_function(Fn, SCALE)
     c.require_self_contained(Fn, SCALE)
-    for shapes, seed in cases:
+    def one_case(shapes, seed) -> None:
         inputs, g, got, expected = _scale_grads(Fn, shapes, seed)
         for name, t, grad, ref in zip(SCALE_INPUTS, inputs, got, expected):
             what = f"the gradient of {name} (x, w, b of shapes {', '.join(map(fmt, shapes))})"
@@ -52,6 +52,7 @@ def _scale_cases(Fn, cases, broadcast: bool) -> None:
             if not right:
                 _name_the_broken_rule(Fn, shapes, seed, name, t, grad, ref, g, what, broadcast)
             c.require_close(grad, ref, what, "wrong-derivative", SCALE_HINT, rtol=1e-7, atol=1e-9)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def _ignores_grad_output(Fn, shapes, seed, index) -> bool:

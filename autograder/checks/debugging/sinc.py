@@ -95,7 +95,7 @@ def sinc_zero(Sinc, cases=(((5,), torch.float64, 200, 2),)) -> None:
     ZERO_CASES: float32 too, other shapes, every entry zero."""
     c.require_function(Sinc, SINC)
     c.require_self_contained(Sinc, SINC)
-    for shape, dtype, seed, zeros in cases:
+    def one_case(shape, dtype, seed, zeros) -> None:
         x = _zero_input(shape, dtype, seed, zeros)
         at = x.detach() == 0
         what = f"{SINC}.apply(x) for x of shape {fmt(x.shape)} ({str(dtype)[6:]}) with {int(at.sum())} zero(s)"
@@ -118,6 +118,7 @@ def sinc_zero(Sinc, cases=(((5,), torch.float64, 200, 2),)) -> None:
         c.require_close(torch.where(at, 0.0, grad), torch.where(at, 0.0, g * slope),
                         f"the gradient of {what}, where x is not 0", "wrong-derivative", SINC_HINT,
                         rtol=1e-3, atol=1e-6)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def sinc_away(Sinc, cases=AWAY_CASES[:1]) -> None:
@@ -127,7 +128,7 @@ def sinc_away(Sinc, cases=AWAY_CASES[:1]) -> None:
     finite everywhere. Then float64 gradcheck where finite differences can see the derivative (|x| >= 1e-3). The
     point counts once the report's symptom is gone (the broken Function keeps this rule: it is the formula)."""
     c.require_function(Sinc, SINC)
-    for values in cases:
+    def one_case(values) -> None:
         x = torch.tensor(values, dtype=torch.float64, requires_grad=True)
         what = f"{SINC}.apply(x) for x = {list(values)}"
         y = c.call(Sinc.apply, x, what=what)
@@ -152,6 +153,7 @@ def sinc_away(Sinc, cases=AWAY_CASES[:1]) -> None:
         if wide:
             c.gradcheck(Sinc.apply, (torch.tensor(wide, dtype=torch.float64, requires_grad=True),),
                         f"{SINC}.apply(x) for x = {wide}", hint=SINC_HINT)
+    c.each(cases, one_case)
     sinc_symptom_gone(Sinc)   # the broken Function already keeps this rule: its point stands for the fix
 
 

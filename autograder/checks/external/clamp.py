@@ -69,7 +69,7 @@ def clamp_mask(ClampWithMask, cases=MASK_CASES) -> None:
     """The mask: a tensor of x's dtype, 1 where lo <= x <= hi (lo and hi included), that needs no grad
     (mark_non_differentiable). "marked": on a small example; a dtype: an x of that dtype with points at lo and hi."""
     c.require_function(ClampWithMask, CLAMP)
-    for case in cases:
+    def one_case(case) -> None:
         if case == "marked":
             x = torch.tensor([-2.0, 0.0, 2.0], dtype=torch.float64, requires_grad=True)
             _, mask = _clamp_outputs(ClampWithMask, x, -1.0, 1.0)
@@ -77,6 +77,7 @@ def clamp_mask(ClampWithMask, cases=MASK_CASES) -> None:
             _require_not_differentiable(mask, "ClampWithMask.apply(x, -1.0, 1.0)")
         else:
             _clamp_mask_in(ClampWithMask, case)
+    c.each(cases, one_case)
 
 
 def _require_not_differentiable(mask, what) -> None:
@@ -136,13 +137,14 @@ def clamp_gradcheck(ClampWithMask, cases=CLAMP_CASES) -> None:
     lo and hi exactly, and None for lo, hi (crafted ctx)."""
     c.require_function(ClampWithMask, CLAMP)
     _clamp_gradient_at_bounds(ClampWithMask)
-    for seed, shape, lo, hi in cases:
+    def one_case(seed, shape, lo, hi) -> None:
         x = c.randn(*shape, seed=seed, away_from=(lo, hi), scale=1.5)
         if _own_mask_is_wrong(ClampWithMask, x, lo, hi):
-            continue  # a gradient that follows a wrong mask: the mask's rule (checked at lo and hi above)
+            return  # a gradient that follows a wrong mask: the mask's rule (checked at lo and hi above)
         gradcheck(lambda t, a=lo, b=hi: ClampWithMask.apply(t, a, b)[0], (x,),
-                    f"ClampWithMask on shape {shape} with lo={lo}, hi={hi}", hint=CLAMP_HINT,
-                    reference=lambda t, a=lo, b=hi: t.clamp(a, b))
+                  f"ClampWithMask on shape {shape} with lo={lo}, hi={hi}", hint=CLAMP_HINT,
+                  reference=lambda t, a=lo, b=hi: t.clamp(a, b))
+    c.each(cases, lambda case: one_case(*case))
     x = c.randn(2, 3, seed=cases[0][0] + 4)
     ctx = c.FakeCtx((True, False, False))
     with torch.no_grad():

@@ -107,10 +107,11 @@ def cumsum_gradcheck(NumpyCumsum, cases=CUMSUM_CASES) -> None:
     first = cases[0][0]
     probe = c.randn(3, 4, seed=first)
     _require_output(call(NumpyCumsum.apply, probe, 1, what="NumpyCumsum.forward"), probe, "NumpyCumsum.apply(x, 1)")
-    for seed, shape, dim in cases:
+    def one_case(seed, shape, dim) -> None:
         x = c.randn(*shape, seed=seed)
         gradcheck(lambda t, d=dim: NumpyCumsum.apply(t, d), (x,), f"NumpyCumsum on shape {shape}, dim {dim}",
                     hint=CUMSUM_HINT, reference=lambda t, d=dim: torch.cumsum(t, d))
+    c.each(cases, lambda case: one_case(*case))
     x = c.randn(3, 4, seed=first + 3)
     ctx = c.FakeCtx((True, False))
     with torch.no_grad():
@@ -127,8 +128,9 @@ def cumsum_gradcheck(NumpyCumsum, cases=CUMSUM_CASES) -> None:
 def cumsum_once_differentiable(NumpyCumsum, cases=ONCE_CASES) -> None:
     """Asking for a second derivative must raise the @once_differentiable error; one input per seed of `cases`."""
     c.require_function(NumpyCumsum, CUMSUM)
-    for seed in cases:
+    def one_case(seed) -> None:
         _cumsum_once_differentiable(NumpyCumsum, seed)
+    c.each(cases, one_case)
 
 
 FIRST_ORDER_RULES = (c.NOT_IMPLEMENTED,) + EXTERNAL_RULES + c.ENGINE_RULES + (

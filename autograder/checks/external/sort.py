@@ -100,10 +100,11 @@ SORT_INDEX_TABLE = tuple((seed, shape) for seed in (0, 1) for shape in ((6,), (3
 def sort_gradcheck(SortWithIndices, cases=SORT_GRADCHECK_CASES) -> None:
     """float64 finite differences of the values output, one input per (seed, shape) of `cases`."""
     c.require_function(SortWithIndices, SORT)
-    for seed, shape in cases:
+    def one_case(seed, shape) -> None:
         x = c.randn(*shape, seed=seed)
         gradcheck(lambda t: SortWithIndices.apply(t)[0], (x,), f"the values of SortWithIndices on shape {shape}",
                     hint=SORT_HINT, reference=lambda t: torch.sort(t, dim=-1).values)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def _backward_scatters(SortWithIndices) -> bool:

@@ -123,7 +123,7 @@ def linear_values(LinearFunction, cases=LINEAR_VALUE_CASES) -> None:
     """Values, the node, and the three gradients through autograd with a random grad_output. Visible: x (4, 3),
     weight (2, 3), bias (2,) and bias None; LINEAR_VALUE_TABLE: more sizes (a square weight, N = 1) and float32."""
     c.require_function(LinearFunction, LINEAR_FN)
-    for n, n_in, n_out, has_bias, dtype, seed in cases:
+    def one_case(n, n_in, n_out, has_bias, dtype, seed) -> None:
         x, weight, bias = _linear_inputs(n, n_in, n_out, seed=seed, bias=has_bias, dtype=dtype)
         what = (f"{LINEAR_FN}.apply(x, weight, {'bias' if has_bias else 'None'}) with x ({n}, {n_in}), weight "
                 f"({n_out}, {n_in}) ({str(dtype).removeprefix('torch.')})")
@@ -148,6 +148,7 @@ def linear_values(LinearFunction, cases=LINEAR_VALUE_CASES) -> None:
                                     rtol=tol, atol=tol)
         else:
             _require_linear_grads(grads, x, weight, bias, g, what)
+    c.each(cases, lambda case: one_case(*case))
 
 
 # (N, in, out, seed)

@@ -200,9 +200,10 @@ def linear_parameters(Linear, cases=PARAMETER_CASES) -> None:
     bias (out,) registered as nn.Parameters (get_parameter), randomly initialised, and exactly those
     (load_state_dict, strict); with bias=False, bias None and no bias parameter. Visible: Linear(3, 2) and
     Linear(3, 2, False); PARAMETER_TABLE: other sizes."""
-    for sizes, bias in cases:
+    def one_case(sizes, bias) -> None:
         what = _describe_call(sizes, bias)
         _require_parameters(_build(Linear, sizes, bias, what), *sizes, bias is not False, what)
+    c.each(cases, lambda case: one_case(*case))
 
 
 FORWARD_CASES = [((3, 2), None, 130), ((3, 2), False, 140)]

@@ -197,7 +197,7 @@ def values(SN, cases=(FIXED,)) -> None:
     ZERO_ROWS_CASES'). Visible: a small float64 batch (no zero row) with a grad_output of 4 weights; VALUES_CASES:
     leading shapes (none, square, three dims), float32 and float64."""
     c.require_function(SN, NAME)
-    for case in cases:
+    def one_case(case) -> None:
         x, g, label = _values_input(case)
         what = f"SafeNorm.apply(x) for x of shape {tuple(x.shape)} ({label})"
         y = _apply(SN, x, what)
@@ -207,6 +207,7 @@ def values(SN, cases=(FIXED,)) -> None:
         c.require_close(y, expected, what, "wrong-forward", "the result is x.norm(dim=-1).", rtol=rtol, atol=atol)
         grad = _grad(y, x, g, f"SafeNorm.backward ({label})")
         _check_grad(grad, x, g, f"the gradient of SafeNorm.apply(x) for x of shape {tuple(x.shape)} ({label})")
+    c.each(cases, one_case)
     for case in (FIXED,) if tuple(cases) == (FIXED,) else (FIXED,) + ZERO_ROWS_CASES:
         x, g, label = _zero_rows_input(case)
         check_saved_unchanged(SN, x, g, f"{label}, a batch with a zero row", SHAPE_RULES)
@@ -217,12 +218,13 @@ def values(SN, cases=(FIXED,)) -> None:
 def gradcheck(SN, cases=(((3, 4), 200),)) -> None:
     """float64 gradcheck, every row away from zero. Visible: one (3, 4) batch; GRADCHECK_CASES: shapes and seeds."""
     c.require_function(SN, NAME)
-    for shape, seed in cases:
+    def one_case(shape, seed) -> None:
         x = _away_from_zero(*shape, seed=seed)
         what = f"SafeNorm (x of shape {tuple(x.shape)}, no zero row)"
         with c.explained(what, SHAPE_RULES):
             c.gradcheck(SN.apply, (x,), what, hint=GRAD_HINT,
                         reference=lambda t: torch.linalg.vector_norm(t, dim=-1))
+    c.each(cases, lambda case: one_case(*case))
 
 
 # ---------------------------------------------------------------------------------------- zero rows
@@ -247,9 +249,10 @@ def zero_rows(SN, cases=(FIXED,)) -> None:
     large and negative grad_output. The derivative on rows away from 0 is the values test's (one mistake costs its
     own rule's points)."""
     c.require_function(SN, NAME)
-    for case in cases:
+    def one_case(case) -> None:
         x, g, label = _zero_rows_input(case)
         _batch_or_rows(_check_zero_rows, SN, x, g, label)
+    c.each(cases, one_case)
 
 
 # Mistakes of the derivative rule that only a batch shows (the values test names them): an output without one norm
@@ -343,9 +346,10 @@ def small_norms(SN, cases=(FIXED,)) -> None:
     the derivative itself is the values test's). Visible: rows of norm 1, 1e-2, 1e-4 and 1e-6 (float64);
     SMALL_NORMS_CASES: float32 and float64, other widths, mixed with long rows."""
     c.require_function(SN, NAME)
-    for case in cases:
+    def one_case(case) -> None:
         x, g, label = _small_norms_input(case)
         _batch_or_rows(_check_small, SN, x, g, label)
+    c.each(cases, one_case)
 
 
 SCALE_HINT = ("The gradient of the norm is the unit vector x / norm however short the row is: an eps added to the "

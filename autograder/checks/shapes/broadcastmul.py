@@ -127,7 +127,8 @@ def _with_zeros(t: torch.Tensor, every: int) -> torch.Tensor:
 
 
 def _broadcastmul_values(BroadcastMul, cases) -> None:
-    for k, (sa, sb) in enumerate(cases):
+    def one_case(case) -> None:
+        k, (sa, sb) = case
         a = _with_zeros(c.randn(*sa, seed=100 + k), 3)
         b = _with_zeros(c.randn(*sb, seed=200 + k), 2)
         out_shape = torch.broadcast_shapes(a.shape, b.shape)
@@ -140,6 +141,7 @@ def _broadcastmul_values(BroadcastMul, cases) -> None:
             c.require_close(got, full.sum_to_size(x.shape),
                             f"the gradient of {name} (shapes {fmt(sa)} and {fmt(sb)})", "wrong-derivative",
                             _MUL_HINT)
+    c.each(enumerate(cases), one_case)
 
 
 def broadcastmul_gradcheck(BroadcastMul, cases=MUL_GRADCHECK_CASES[:1]) -> None:
@@ -151,11 +153,12 @@ def broadcastmul_gradcheck(BroadcastMul, cases=MUL_GRADCHECK_CASES[:1]) -> None:
 
 
 def _broadcastmul_gradcheck(BroadcastMul, cases) -> None:
-    for sa, sb, seed in cases:
+    def one_case(sa, sb, seed) -> None:
         a = c.randn(*sa, seed=400 + seed)
         b = c.randn(*sb, seed=500 + seed)
         c.gradcheck(BroadcastMul.apply, (a, b), f"BroadcastMul on shapes {fmt(sa)} and {fmt(sb)}",
                     hint=_MUL_HINT, names=INPUTS_MUL, reference=torch.mul)
+    c.each(cases, lambda case: one_case(*case))
 
 
 def broadcastmul_shapes(BroadcastMul, cases=MUL_ALL[:1]) -> None:
@@ -186,7 +189,8 @@ def _derivative_right_unbroadcast(BroadcastMul) -> bool:
 
 def _broadcastmul_shapes(BroadcastMul, cases) -> None:
     values_judged = _derivative_right_unbroadcast(BroadcastMul)
-    for k, (sa, sb) in enumerate(cases):
+    def one_case(case) -> None:
+        k, (sa, sb) = case
         a = c.randn(*sa, seed=600 + k)
         b = c.randn(*sb, seed=700 + k)
         out_shape = torch.broadcast_shapes(a.shape, b.shape)
@@ -211,6 +215,7 @@ def _broadcastmul_shapes(BroadcastMul, cases) -> None:
                                 f"the gradient of {name} returned by backward (shapes {fmt(sa)} and {fmt(sb)})",
                                 "wrong-unbroadcast-values", _SUM_HINT)
         _mul_shapes_by_its_node(BroadcastMul, a, b, g, values_judged)
+    c.each(enumerate(cases), one_case)
 
 
 def _mul_shapes_by_its_node(BroadcastMul, a, b, g, values_judged: bool) -> None:

@@ -102,13 +102,15 @@ def sumdim_values(SumDim, cases=(SUM_CASES[0], SUM_CASES[3])) -> None:
     """Values and gradient through autograd, one case per (x's shape, dim, keepdim)."""
     c.require_function(SumDim, "SumDim")
     c.require_self_contained(SumDim, "SumDim")
-    for k, (shape, dim, keepdim) in enumerate(cases):
+    def one_case(case) -> None:
+        k, (shape, dim, keepdim) = case
         x = c.randn(*shape, seed=900 + k)
         out_shape = x.detach().sum(dim, keepdim=keepdim).shape
         g = c.randn(*out_shape, seed=1000 + k, requires_grad=False)
         grad = _sum_engine(SumDim, x, dim, keepdim, g)
         c.require_close(grad, _expected_sum_grad(shape, dim, keepdim, g),
                         f"the gradient of x for {_sum_what(shape, dim, keepdim)}", "wrong-derivative", _SUM_HINT)
+    c.each(enumerate(cases), one_case)
     _require_state_per_call(SumDim)
 
 
@@ -138,7 +140,7 @@ def sumdim_gradcheck(SumDim, cases=(((3, 4), 0, False, 0), ((2, 3, 4), 0, False,
     """float64 gradcheck, one case per (x's shape, dim, keepdim, seed), on sums that need no unsqueeze
     (SUM_LEADING_CASES): the gradient's values, not where the summed dimension goes back."""
     c.require_function(SumDim, "SumDim")
-    for shape, dim, keepdim, seed in cases:
+    def one_case(shape, dim, keepdim, seed) -> None:
         x = c.randn(*shape, seed=1100 + seed)
         out_shape = x.detach().sum(dim, keepdim=keepdim).shape
         g = c.randn(*out_shape, seed=1200 + seed, requires_grad=False)
@@ -146,10 +148,11 @@ def sumdim_gradcheck(SumDim, cases=(((3, 4), 0, False, 0), ((2, 3, 4), 0, False,
         if not through_autograd:  # autograd refuses the Nones (sumdim_none's rule): x's gradient alone, by its node
             c.require_close(grad, _expected_sum_grad(shape, dim, keepdim, g),
                             f"the gradient of x for {_sum_what(shape, dim, keepdim)}", "wrong-derivative", _SUM_HINT)
-            continue
+            return
         c.gradcheck(lambda t, d=dim, kd=keepdim: SumDim.apply(t, d, kd), (x,),
                     _sum_what(shape, dim, keepdim), hint=_SUM_HINT, names=INPUTS_SUM[:1],
                     reference=lambda t, d=dim, kd=keepdim: t.sum(d, keepdim=kd))
+    c.each(cases, lambda case: one_case(*case))
 
 
 def sumdim_shape(SumDim, cases=(((4, 4), 0, False), ((2, 3, 4), 0, False))) -> None:

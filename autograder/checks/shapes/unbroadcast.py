@@ -189,11 +189,13 @@ def unbroadcast_size1(unbroadcast, cases=(SIZE1_CASES[0], SIZE1_CASES[3])) -> No
     removes the same leading dimensions wrongly with no size-1 dimension to sum (the values test's rule), the
     leading dimensions are summed away first (torch's own sum) and the size-1 dimensions judged alone."""
     _require_callable(unbroadcast)
-    for k, (gs, ts, seed) in enumerate(cases):
+    def one_case(case) -> None:
+        k, (gs, ts, seed) = case
         extra = len(gs) - len(ts)
         if extra > 0 and not _leading_right(unbroadcast, gs, extra, seed):
             gs = gs[extra:]
         _check_one_unbroadcast(unbroadcast, gs, ts, seed, as_size=k % 2 == 1)
+    c.each(enumerate(cases), one_case)
 
 
 def _leading_right(unbroadcast, grad_shape, extra: int, seed: int) -> bool:

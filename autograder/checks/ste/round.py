@@ -105,11 +105,12 @@ def round_backward(RoundSTE, cases=BACKWARD_CASES) -> None:
     grad_output, for each (seed, shape) of `cases` (BACKWARD_TABLE: three seeds, every shape), through the
     engine and through a direct call of backward."""
     c.require_function(RoundSTE, ROUND)
-    for seed, shape in cases:
+    def one_case(seed, shape) -> None:
         x = c.randn(*shape, seed=seed, scale=3.0, away_from=(-1.0, 1.0), requires_grad=False)
         g = random_grad(shape, seed + 100, torch.float64)
         grad = grad_via_autograd(RoundSTE, ROUND, x, g)
         _require_pass_through(grad, x, g, f"the gradient of {ROUND} on shape {shape}")
+    c.each(cases, lambda case: one_case(*case))
     x = c.randn(3, 4, seed=7, scale=3.0, requires_grad=False)
     g = random_grad((3, 4), 8, torch.float64)
     for out, lead in backward_both(RoundSTE, ROUND, x, g):
@@ -151,7 +152,8 @@ def round_graph(RoundSTE, cases=GRAPH_CASES) -> None:
     """RoundSTE.apply records RoundSTE's own node (so the STE backward is the one that runs), for each seed of
     `cases`."""
     c.require_function(RoundSTE, ROUND)
-    for seed in cases:
+    def one_case(seed) -> None:
         x = c.randn(4, seed=seed, scale=2.0)
         y = forward_of(RoundSTE, ROUND, x)
         c.require_own_node(y, RoundSTE, ROUND)
+    c.each(cases, one_case)

@@ -119,11 +119,12 @@ def sign_backward(SignSTE, cases=BACKWARD_CASES) -> None:
     against the hand-computed grad_output * (|x| <= 1); through the engine and through a direct call of
     backward."""
     c.require_function(SignSTE, SIGN)
-    for seed, shape in cases:
+    def one_case(seed, shape) -> None:
         x = c.randn(*shape, seed=seed, scale=1.5, away_from=(-1.0, 1.0), requires_grad=False)
         g = random_grad(shape, seed + 100, torch.float64)
         grad = grad_via_autograd(SignSTE, SIGN, x, g)
         _require_clipped(grad, x, g, f"the gradient of {SIGN} on shape {shape}")
+    c.each(cases, lambda case: one_case(*case))
     # A grad_output larger than 1 in size, and x both inside and outside: separates mask-on-x from mask-on-g.
     x = torch.tensor([-3.0, -0.5, 0.25, 0.75, 2.0, -1.5], dtype=torch.float64)
     g = torch.tensor([2.5, -3.0, 0.5, 1.75, -0.25, 4.0], dtype=torch.float64)
@@ -148,7 +149,7 @@ def sign_boundary(SignSTE, cases=BOUNDARY_CASES) -> None:
     """x = +-1 exactly is inside (gradient passes), +-1.0000001 is outside, 0 is inside, in each dtype of
     `cases`."""
     c.require_function(SignSTE, SIGN)
-    for dtype in cases:
+    def one_case(dtype) -> None:
         # ... and +-0.9999999, just inside: a mask clipping elsewhere (at 0.5, say) is sign_backward's to judge.
         x = torch.tensor([-1.0, 1.0, -1.0000001, 1.0000001, 0.0, -0.0, 0.5, 3.0, -0.9999999, 0.9999999], dtype=dtype)
         g = torch.tensor([0.7, -1.3, 2.1, -0.9, 1.7, -0.6, 0.4, 1.2, 0.8, -1.1], dtype=dtype)
@@ -173,13 +174,14 @@ def sign_boundary(SignSTE, cases=BOUNDARY_CASES) -> None:
         if passes_inside and bool((gd[x.abs() > 2] == 0).all()) and not bool((gd[just] == 0).all()):
             c.fail("wrong-clip-mask", f"{what} is not zero at {location_of(x, just & (gd != 0))}, just outside [-1, 1], "
                                       "though it is zero further out: the boundary is |x| == 1 exactly.")
+    c.each(cases, one_case)
 
 
 def sign_dtype(SignSTE, cases=SIGN_DTYPE_CASES) -> None:
     """Each dtype of `cases` is kept, in the output and in what backward returns (called directly: the engine
     would silently convert a float64 gradient for a float32 input)."""
     c.require_function(SignSTE, SIGN)
-    for dtype in cases:
+    def one_case(dtype) -> None:
         x = torch.tensor([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0], dtype=dtype)
         y = forward_of(SignSTE, SIGN, x)
         if isinstance(y, torch.Tensor) and y.dtype != x.dtype:
@@ -197,13 +199,15 @@ def sign_dtype(SignSTE, cases=SIGN_DTYPE_CASES) -> None:
                 c.fail("wrong-dtype", f"{lead}for a {dtype} input, {SIGN}.backward returned a {out.dtype} gradient: "
                                       f"the gradient must have the input's dtype.{hint}")
             # its values are the other tests' rules
+    c.each(cases, one_case)
 
 
 def sign_graph(SignSTE, cases=GRAPH_CASES) -> None:
     """SignSTE.apply records SignSTE's own node (so the clipped STE backward is the one that runs), for each
     seed of `cases`."""
     c.require_function(SignSTE, SIGN)
-    for seed in cases:
+    def one_case(seed) -> None:
         x = c.randn(4, seed=seed)
         y = forward_of(SignSTE, SIGN, x)
         c.require_own_node(y, SignSTE, SIGN)
+    c.each(cases, one_case)

@@ -132,8 +132,10 @@ CUBE_CASE_CHECKS = {"values": _cube_values, "gradcheck": _cube_gradcheck, "metho
 
 def _cube_cases(Cube, cases) -> None:
     c.require_function(Cube, CUBE)
-    for kind, *params in cases:
+    def one_case(case) -> None:
+        kind, *params = case
         CUBE_CASE_CHECKS[kind](Cube, *params)
+    c.each(cases, one_case)
 
 
 CUBE_VALUES_CASES = (("values",),) + tuple(("gradcheck", seed, shape) for seed in (0, 1, 2) for shape in CUBE_SHAPES)

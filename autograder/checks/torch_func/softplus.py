@@ -260,8 +260,10 @@ SOFTPLUS_CASE_CHECKS = {"points": _points, "random": _random_values, "gradcheck"
 
 def _softplus_cases(Softplus, cases) -> None:
     c.require_function(Softplus, SOFTPLUS)
-    for kind, *params in cases:
+    def one_case(case) -> None:
+        kind, *params = case
         SOFTPLUS_CASE_CHECKS[kind](Softplus, *params)
+    c.each(cases, one_case)
 
 
 SOFTPLUS_VALUES_CASES = (("points", (-1e4, -100.0, -30.0, 30.0, 100.0, 1e4), F32, 1.0),) + tuple(

@@ -25,6 +25,7 @@ import json
 
 import torch
 
+from autograder.engine import shared
 from autograder.engine.sandbox import protocol
 
 LEGACY = torch.legacy_contiguous_format
@@ -170,6 +171,9 @@ def _dry_vjps(link, fn, inputs: tuple, us: list, first: tuple, undefined: tuple 
 def gradcheck_plan(link, fn, inputs, options: dict):
     """torch's fast-mode gradcheck of fn at `inputs` (run within) takes its requests' replies from two plans."""
     inputs = _as_tuple(inputs)
+    if link.plans is not None:  # within another plan's run (a case of `independent`): its requests are that plan's
+        yield
+        return
     drawn = gradcheck_points(inputs, options.get("eps", 1e-6))
     undefined = options.get("check_undefined_grad", True)
     calls = None
@@ -189,3 +193,98 @@ def gradcheck_plan(link, fn, inputs, options: dict):
         planned = answered[:cut] + vjps[:split] + answered[cut:] + vjps[split:]
     with mode(link, Replay(planned)):
         yield
+
+
+# ------------------------------------------------------------------------------------ independent evaluations
+# A table of cases each judged on its own (a value test's rows): case k's requests never depend on case j's replies,
+# so the r-th requests of every case can go in one plan. Each case is a thunk (the check's code for that row, which
+# builds its own inputs); its requests are found in rounds: the thunk runs on the replies found so far for it (each
+# decoded afresh), up to its first request not yet answered, which is captured, not sent; round r sends every case's
+# r-th request in one plan. Then the thunks run in order, each on its own replies (Replay), exactly as a loop would.
+# The learner's process must meet each case's requests as a loop makes them: a backward right after its own case's
+# forward, not after every case's (an answer that keeps state on its class, zoo ScaleInplace/alpha_on_class, reads
+# the last forward's). So a case's request after its first goes in the plan behind the case's earlier calls, run
+# again: the process meets f(x1) f(x2) f(x3), then f(x1) vjp1 f(x2) vjp2 f(x3) vjp3; a case whose earlier call, run
+# again, raises or changes its inputs runs live. Only calls, backward passes, attribute reads and the probes that read
+# no state (shared.plannable_probe) are planned: a request that reads the learner's process's state (a record of the
+# last call, a memory probe) depends on which request ran last there, so a case that makes one runs live, from its
+# start, in the final run (its planned replies unused), as does a case whose requests were not all found.
+PLANNABLE = frozenset({"call", "vjp", "getattr"})
+MAX_ROUNDS = 24
+
+
+class Discover:
+    """One thunk's run on its replies so far: a request that is the next one answered takes its reply; the first
+    other request is captured (and so is every later one, should the thunk swallow the first capture)."""
+
+    def __init__(self, answered: list):
+        self.answered = list(answered)
+        self.captured = None
+
+    def take(self, header: dict, buffers: list, message: dict, tensors: list):
+        if self.captured is None and self.answered and key(*self.answered[0][0]) == key(header, buffers):
+            return "frame", self.answered.pop(0)[1]
+        if self.captured is None:  # (a probe by its name: the plannable ones are listed by name)
+            kind = message.get("name") if message.get("op") == "probe" else message.get("op")
+            self.captured = ((header, buffers), kind)
+        raise Captured(self.captured[0])
+
+
+def _discover(link, thunk, answered: list, rng: torch.Tensor) -> tuple:
+    """(the next request of `thunk` after `answered` and its op, or None if it makes no other; whether it raised)."""
+    discover = Discover(answered)
+    torch.set_rng_state(rng)
+    with mode(link, discover):
+        try:
+            thunk()
+        except BaseException:  # noqa: BLE001 - a capture, or the case's own verdict: the final run meets it again
+            return discover.captured, True
+    return discover.captured, False
+
+
+def independent(link, thunks: list) -> None:
+    """Run `thunks` in order, as `for thunk in thunks: thunk()`, their requests planned across them (see above)."""
+    rng = torch.get_rng_state()
+    answered: list = [[] for _ in thunks]   # per thunk: [(request, reply)]
+    again: list = [[] for _ in thunks]      # per thunk: its answered requests that run the learner's code (calls)
+    state = ["open"] * len(thunks)           # open, found (every request answered), live, unrun (after a failure)
+    for _ in range(MAX_ROUNDS):
+        step: list = []  # [(thunk, its requests in this plan: its calls again, then its next, the next's kind)]
+        for k, thunk in enumerate(thunks):
+            if state[k] != "open":
+                continue
+            captured, raised = _discover(link, thunk, answered[k], rng)
+            if captured is None:
+                state[k] = "found"
+                if raised:  # this case's verdict ends the loop: no case after it runs
+                    state[k + 1:] = ["unrun"] * (len(thunks) - k - 1)
+                    break
+            elif captured[1] not in PLANNABLE and captured[1] not in shared.PLANNABLE_PROBES:
+                state[k] = "live"
+            elif sum(len(group) for _, group, _ in step) + len(again[k]) < protocol.MAX_PLAN_STEPS:
+                step.append((k, again[k] + [captured[0]], captured[1]))
+        if not step:
+            break
+        planned = [request for _, group, _ in step for request in group]
+        ran = link.send_plan(planned)
+        at = 0
+        for k, group, kind in step:
+            if len(ran) >= at + len(group):
+                answered[k].append(ran[at + len(group) - 1])
+                if kind not in ("vjp", "getattr"):
+                    again[k].append(group[-1])
+                stopped_by_a_call = len(ran) == at + len(group) < len(planned) and kind not in ("vjp", "getattr")
+            else:
+                stopped_by_a_call = len(ran) > at  # one of its calls, run again
+            if stopped_by_a_call:  # a call that raises or changes its inputs would stop every plan: live from here
+                state = [s if s != "open" else "live" for s in state]
+                if len(ran) == at + len(group) and _discover(link, thunks[k], answered[k], rng)[0] is None:
+                    state[k] = "found"  # (its last request stopped the plan)
+                break
+            at += len(group)  # (a case whose request was not run, the plan having stopped: next round)
+        if "open" not in state:
+            break
+    torch.set_rng_state(rng)
+    for k, thunk in enumerate(thunks):  # (an unrun case, should it run after all, runs live)
+        with mode(link, Replay(answered[k]) if state[k] == "found" else None):
+            thunk()

@@ -219,6 +219,10 @@ class Link:
         """A context in which torch's fast-mode gradcheck of fn takes its replies from plans (plans.py)."""
         return plans.gradcheck_plan(self, fn, inputs, options)
 
+    def independent(self, thunks: list) -> None:
+        """`for thunk in thunks: thunk()`, each thunk a case judged on its own, their requests planned (plans.py)."""
+        plans.independent(self, thunks)
+
     def count_as_compiling(self, result) -> None:
         """Calls of `result` (what a compiling probe returned: a compiled function compiles at its first call)
         count as compile time in the benchmark's figures (shared.COMPILING)."""
