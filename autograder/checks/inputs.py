@@ -1,8 +1,5 @@
-"""Checks for `ScaledAdd` (notebook 02): `ScaledAdd.apply(x, y, alpha)` returns `x + alpha * y`.
-
-`alpha` is a Python float. backward returns `(grad_x, grad_y, None)`, with None for a tensor whose
-`ctx.needs_input_grad` entry is False.
-"""
+"""Checks for `ScaledAdd` (notebook 02): `ScaledAdd.apply(x, y, alpha)` returns `x + alpha * y`. `alpha` is a Python
+float. backward returns `(grad_x, grad_y, None)`, with None for a tensor whose `ctx.needs_input_grad` entry is False."""
 
 from __future__ import annotations
 

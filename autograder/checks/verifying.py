@@ -1,11 +1,7 @@
-"""Checks for notebook 05 (verifying a backward).
-
-`numerical_grad(f, x, eps=1e-6)`: the central-difference estimate of the gradient of a scalar-valued `f`
-at `x`, with x's shape and dtype, leaving `x` untouched.
-
-`Tanh`: `Tanh.apply(x)` returns tanh(x), saves its output, and its backward is itself differentiable
-(second derivatives through `create_graph=True` and `gradgradcheck` are right).
-"""
+"""Checks for notebook 05 (verifying a backward). `numerical_grad(f, x, eps=1e-6)`: the central-difference estimate
+of the gradient of a scalar-valued `f` at `x`, with x's shape and dtype, leaving `x` untouched. `Tanh`:
+`Tanh.apply(x)` returns tanh(x), saves its output, and its backward is itself differentiable (second derivatives
+through `create_graph=True` and `gradgradcheck` are right)."""
 
 import torch
 

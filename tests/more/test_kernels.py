@@ -84,13 +84,18 @@ def _run_all(nb, tmp_path) -> dict:
     return found
 
 
-@pytest.mark.parametrize(("assignment", "visible_tests"), [("11_compile_and_export", 9), ("16_custom_kernels", 6)])
+# (assignment, its visible tests, the answer cells that raise when run unfilled: a cell with no skeleton, whose
+# placeholder class comes before nbgrader's stub, a top-level raise)
+@pytest.mark.parametrize(("assignment", "visible_tests", "raising_answers"),
+                         [("10_torch_func", 7, {"answer_Cube"}), ("11_compile_and_export", 9, set()),
+                          ("16_custom_kernels", 6, set())])
 def test_the_unfilled_notebook_stops_only_at_exercises_and_says_not_implemented_yet(assignment, visible_tests,
-                                                                                     tmp_path):
+                                                                                     raising_answers, tmp_path):
     _, nb = samples.student_notebook(assignment, fill=False)
     cells = _run_all(nb, tmp_path)
     stopped = {gid: error for gid, (role, error) in cells.items() if error and not gid.startswith("test_")}
-    assert not stopped, f"Run All stops at cells that are no exercise's tests: {stopped}"
+    assert set(stopped) == raising_answers, f"Run All stops at cells that are no exercise's tests: {stopped}"
+    assert all(e.startswith("NotImplementedError") for e in stopped.values()), stopped
     tests = {gid: error for gid, (_, error) in cells.items() if gid.startswith("test_")}
     assert len(tests) == visible_tests
     unclear = {gid: error for gid, error in tests.items() if not error or "not implemented yet" not in error}
