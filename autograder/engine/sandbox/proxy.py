@@ -215,13 +215,10 @@ class Link:
             at += count
         return answered
 
-    def gradcheck_plan(self, fn, inputs, options: dict):
-        """A context in which torch's fast-mode gradcheck of fn takes its replies from plans (plans.py)."""
-        return plans.gradcheck_plan(self, fn, inputs, options)
-
-    def independent(self, thunks: list) -> None:
-        """`for thunk in thunks: thunk()`, each thunk a case judged on its own, their requests planned (plans.py)."""
-        plans.independent(self, thunks)
+    # plans.py's ways of sending requests together, as methods of the link: gradcheck_plan(fn, inputs, options), a
+    # context in which torch's fast-mode gradcheck takes its replies from plans; independent(thunks), `for thunk in
+    # thunks: thunk()` with the cases' requests planned; case_runs_live(), a case being discovered runs live.
+    gradcheck_plan, independent, case_runs_live = plans.gradcheck_plan, plans.independent, plans.case_runs_live
 
     def count_as_compiling(self, result) -> None:
         """Calls of `result` (what a compiling probe returned: a compiled function compiles at its first call)
