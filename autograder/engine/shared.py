@@ -124,17 +124,6 @@ def compiling_probe(fn: Callable) -> Callable:
     return probe(fn, compiles=True)
 
 
-def plannable_probe(fn: Callable) -> Callable:
-    """A probe that reads nothing the learner's process keeps between requests (no record of a last call, no memory
-    figure): only its arguments and the learner's code it runs, as a call does. A table's cases may plan it
-    (engine/sandbox/plans.py `independent`)."""
-    PLANNABLE_PROBES.add(f"{fn.__module__}:{fn.__qualname__}")
-    return probe(fn)
-
-
-PLANNABLE_PROBES: set = set()
-
-
 # Seconds the current test spent compiling, tracing or exporting (the compiling probes and the calls of what they
 # returned), in the judge's process or in a notebook's: a figure for the benchmark, never for a verdict.
 COMPILING = [0.0]

@@ -1,7 +1,7 @@
-"""Requests planned (autograder/engine/sandbox/plans.py: gradcheck's, and a table's cases through `common.each`) give
-what they give sent one at a time, through the real sandbox: every test of every reference notebook and of a fixed
+"""Requests planned (autograder/engine/sandbox/plans.py: gradcheck's fast mode) give what they give sent one at a
+time, through the real sandbox: every test of every reference notebook and of a fixed
 sample of the zoo and the honest answers is graded as graded, and again with the plans left out (the test cell first
-puts `checks.common._planned` and `each` back to asking one request at a time, in the judge, on the same line so that
+puts `checks.common._planned` back to asking one request at a time, in the judge, on the same line so that
 its line numbers stay), each time on a fresh learner's sandbox; the verdicts, points, feedback and mistake codes must
 be the same, and the planned grading of a reference may only take fewer round trips."""
 
@@ -20,8 +20,7 @@ SOURCES = {s.assignment: s for s in notebooks.sources()}
 EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for g in s.grade_ids("answer")}
 HONEST = sorted((Path(__file__).parent.parent / "honest").glob("*/*.py"))
 ALONE = ("import contextlib as _off, autograder.checks.common as _common; "
-         "_common._planned = lambda *args, _none=_off.nullcontext: _none(); "
-         "_common.each = lambda cases, check: [check(case) for case in cases] and None; del _off, _common; ")
+         "_common._planned = lambda *args, _none=_off.nullcontext: _none(); del _off, _common; ")
 
 
 # Every reference notebook; of the zoo and the honest answers, a fixed sample (each exercise's first, then every

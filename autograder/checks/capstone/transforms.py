@@ -22,7 +22,7 @@ from autograder.checks.torch_func.methods import VmapInfo, batched_output, requi
 
 # ------------------------------------------------------------------------------ torch.func's transforms
 
-@c.plannable_probe
+@c.probe
 def transformed(LSE, how: str, x, dim: int, keepdim: bool, tangent=None, in_dims: int = 0):
     """In the learner's process (torch.func transforms the real Function, never a proxy of it): a transform of
     f(t) = LSE.apply(t, dim, keepdim) at x. Only the tensors it computes come back.

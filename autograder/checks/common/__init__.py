@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import inspect
 from typing import Callable, Sequence
 
@@ -25,7 +24,7 @@ from autograder.engine import shared
 # the checks' one explain mechanism
 from autograder.checks.explain import Rule, explain, explained, first_line, literal  # noqa: F401
 from autograder.engine.shared import (PROBES, FakeCtx, Mistake, attach_learner, base_seed, compiling_probe,  # noqa: F401
-                                      fail, plannable_probe, probe, set_base_seed)
+                                      fail, probe, set_base_seed)
 # the grading model's check, which the first visible test of every exercise runs
 from autograder.checks.common.self_contained import require_self_contained  # noqa: F401
 
@@ -289,9 +288,6 @@ FAST_TIGHTER = 1e4  # fast mode's atol and rtol are the slow mode's divided by t
 def _fast_then_slow(check: Callable, fn: Callable, inputs, **options) -> None:
     """`check` (torch's gradcheck or gradgradcheck) in fast mode; the slow mode unless fast mode passed and left
     the inputs as they were."""
-    live = getattr(shared.learner(), "case_runs_live", None)
-    if live is not None:  # a case of a planned table: a gradcheck runs live (its own plans), not a request a round
-        live()
     rng = torch.get_rng_state()
     snapshots = snapshot_inputs(inputs if isinstance(inputs, (tuple, list)) else (inputs,))
     try:
@@ -363,17 +359,12 @@ def gradgradcheck(fn: Callable, inputs: tuple, what: str, code: str = "not-twice
 
 
 def each(cases, check: Callable) -> None:
-    """`for case in cases: check(case)`, where each case is judged on its own (`check` builds its own inputs from
-    the case, which holds no tensor): grading, the cases' requests to the learner's process go in plans, the k-th
-    of every case in one (engine/sandbox/plans.py `independent`); the verdict is the loop's, the first failing case's.
+    """`for case in cases: check(case)`: a table of cases, each judged on its own (`check` builds its own inputs
+    from the case); the verdict is the first failing case's. (Planning the cases' requests across the table, one
+    plan per round, cost the judge more than the round trips it saved: each round ran every case's prefix again.)
     """
-    cases = list(cases)
-    link = shared.learner()
-    if getattr(link, "plans", True) is not None or len(cases) < 2 or snapshot_inputs(cases):
-        for case in cases:
-            check(case)
-        return
-    link.independent([functools.partial(check, case) for case in cases])
+    for case in cases:
+        check(case)
 
 
 def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, what: str = "backward",

@@ -14,7 +14,7 @@ from autograder.checks import common as c
 from autograder.checks.torch_func.rules import F64, TRANSFORM_RULES, run
 
 
-@c.plannable_probe
+@c.probe
 def transformed(Fn, how: str, x, args: tuple = (), weight=None, in_dims: int = 0, summed: bool = True,
                 tangent=None):
     """In the learner's process (torch.func transforms the real Function, never a proxy of it): the transform
@@ -67,7 +67,7 @@ def under_func(Fn, how: str, x, what: str, **options):
 
 
 
-@c.plannable_probe
+@c.probe
 def dual_tangent(Fn, x, t, args: tuple = ()):
     """In the learner's process: the output tangent of Fn.apply(x, *args) for the tangent t, in forward-mode AD
     with dual tensors (torch.autograd.forward_ad, no torch.func transform)."""
@@ -81,7 +81,7 @@ def dual_tangent(Fn, x, t, args: tuple = ()):
     return tangent
 
 
-@c.plannable_probe
+@c.probe
 def dual_tangents(Fn, inputs: tuple, tangents: tuple):
     """In the learner's process: the output tangent of Fn.apply(*inputs) in forward-mode AD, each input with a
     tangent (None: none) made a dual tensor (torch.autograd.forward_ad, no torch.func transform)."""

@@ -215,10 +215,9 @@ class Link:
             at += count
         return answered
 
-    # plans.py's ways of sending requests together, as methods of the link: gradcheck_plan(fn, inputs, options), a
-    # context in which torch's fast-mode gradcheck takes its replies from plans; independent(thunks), `for thunk in
-    # thunks: thunk()` with the cases' requests planned; case_runs_live(), a case being discovered runs live.
-    gradcheck_plan, independent, case_runs_live = plans.gradcheck_plan, plans.independent, plans.case_runs_live
+    # plans.py's way of sending requests together, as a method of the link: gradcheck_plan(fn, inputs, options), a
+    # context in which torch's fast-mode gradcheck takes its replies from plans.
+    gradcheck_plan = plans.gradcheck_plan
 
     def count_as_compiling(self, result) -> None:
         """Calls of `result` (what a compiling probe returned: a compiled function compiles at its first call)
