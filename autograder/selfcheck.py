@@ -6,7 +6,10 @@
 It grades the SAVED file (save first: Ctrl+S) in the grader's sandbox and prints a table of results. The sandbox's
 root process (PyTorch and the checks, imported once: most of a first self-check's time) is this kernel's: started at
 its first self-check, kept for the kernel's session, ended with it (at exit, and by the root itself when the kernel
-is gone), so every self-check after the first costs only the notebook's grading. It runs in a session of its own, so
+is gone), so every self-check after the first costs only the notebook's grading. In a Jupyter kernel, the first
+import of the course's package (a lesson's figure, a visible test) already starts it, in the background
+(`start_root_ahead`): the learner reads and writes meanwhile, and the first self-check finds it ready
+(AUTOGRADER_EARLY_ROOT=0 waits for the first self-check instead). It runs in a session of its own, so
 the kernel's interrupts (SIGINT to the kernel's process group) are not its own, and it runs its notebook's
 warm-ups once; a self-check after it died starts another. Each grading is as `python -m
 autograder grade` does it: a judge of its own and a fresh learner's sandbox, a fresh copy of it per test.
@@ -100,6 +103,44 @@ def _start_kernels_root(stem: str) -> None:
         _WARM["warm_ups"] = _warm_ups_of(stem)
         atexit.register(stop_grading_root)
     handle.Sandbox(own_session=True, warm_ups=_WARM["warm_ups"]).start()
+
+
+def start_root_ahead(session: str | None = None) -> bool:
+    """In a Jupyter kernel, start its grading root now, in the background, warmed for the course notebook the
+    kernel runs (Jupyter's session path `session` names it; a copy's name, "01_square-Copy1.ipynb", too), so that
+    the learner's first self-check does not wait for its imports. Nothing outside a kernel, under nbgrader, with
+    AUTOGRADER_EARLY_ROOT=0, without fork, or once started. Whether it started one."""
+    if ("warm_ups" in _WARM or os.environ.get("NBGRADER_EXECUTION") or os.environ.get("AUTOGRADER_EARLY_ROOT") == "0"
+            or not hasattr(os, "fork") or not _in_a_jupyter_kernel()):
+        return False
+    try:
+        _start_kernels_root(_course_stem(session if session is not None else _session_path()))
+    except (OSError, RuntimeError):  # the first self-check starts it, and says why if it cannot
+        _WARM.pop("warm_ups", None)
+        return False
+    return True
+
+
+def _in_a_jupyter_kernel() -> bool:
+    """This process is an IPython kernel's (ipykernel's shell), not a terminal's IPython or a grader's process."""
+    if "ipykernel" not in sys.modules:  # (no import here: a process without it is no kernel)
+        return False
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def _course_stem(session: str | None) -> str:
+    """The course notebook whose name the session's file name starts with ("" if none): its longest such name."""
+    from autograder import paths
+
+    name = Path(session).stem if session else ""
+    try:
+        names = [p.name for p in paths.SOLUTIONS.iterdir() if p.is_dir()]
+    except OSError:
+        return ""
+    return max((n for n in names if name.startswith(n)), key=len, default="")
 
 
 def _warm_ups_of(stem: str) -> tuple:

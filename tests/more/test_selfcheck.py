@@ -261,3 +261,24 @@ def test_the_kernels_root_runs_the_warm_ups_its_notebooks_tests_ask_for():
     assert "opcheck" in selfcheck._warm_ups_of("11_compile_and_export")
     assert "opcheck" not in selfcheck._warm_ups_of("01_square")
     assert selfcheck._warm_ups_of("my_own") == selfcheck._warm_ups_of("../../etc/passwd") == ()
+
+
+@pytest.mark.parametrize("session, stem", [
+    ("/home/learner/01_square.ipynb", "01_square"), ("01_square-Copy1.ipynb", "01_square"),
+    ("10b_forward_mode.ipynb", "10b_forward_mode"), ("notes.ipynb", ""), (None, ""), ("", "")])
+def test_the_root_started_ahead_is_warmed_for_the_course_notebook_the_session_names(session, stem):
+    assert selfcheck._course_stem(session) == stem
+
+
+def test_no_root_is_started_ahead_outside_a_jupyter_kernel(monkeypatch):
+    """pytest is no kernel (even with ipykernel imported), nor is nbgrader's run, nor a kernel told not to."""
+    import ipykernel  # noqa: F401 - imported, as in a process that merely has it
+
+    monkeypatch.delitem(selfcheck._WARM, "warm_ups", raising=False)
+    assert selfcheck.start_root_ahead("01_square.ipynb") is False
+    monkeypatch.setattr(selfcheck, "_in_a_jupyter_kernel", lambda: True)
+    for variable in ("NBGRADER_EXECUTION", "AUTOGRADER_EARLY_ROOT"):
+        with monkeypatch.context() as told:
+            told.setenv(variable, "0" if variable == "AUTOGRADER_EARLY_ROOT" else "autograde")
+            assert selfcheck.start_root_ahead("01_square.ipynb") is False
+    assert "warm_ups" not in selfcheck._WARM

@@ -179,6 +179,31 @@ def test_the_grading_root_ends_with_the_kernel_however_it_ends(kernel, ending):
     assert _gone(root), f"the grading root {root} outlived its kernel"
 
 
+def test_the_first_import_of_the_package_starts_the_root_the_first_self_check_uses(kernel):
+    """A lesson's first figure or visible test imports the package: the kernel's root starts then, in a session of
+    its own, and the first self-check finds it (minutes later for a learner; here, at once)."""
+    started = kernel.execute("from autograder import lab\nfrom autograder import selfcheck\n"
+                             "print(json.dumps(selfcheck.grading_root()))")
+    root = json.loads(started["stdout"].strip().splitlines()[-1])
+    assert root and _alive(root) and os.getsid(root) == root
+    first = kernel.self_check()
+    assert first["root"] == root and first["score"] == first["max"] == 3
+
+
+def test_a_kernel_told_not_to_starts_its_root_at_the_first_self_check(tmp_path, grading_home, monkeypatch):
+    from helpers import write_student
+
+    monkeypatch.setenv("AUTOGRADER_EARLY_ROOT", "0")
+    write_student(tmp_path / "01_square.ipynb", "01_square")
+    kernel = Kernel(tmp_path, grading_home)
+    try:
+        started = kernel.execute("from autograder import lab, selfcheck\nprint(json.dumps(selfcheck.grading_root()))")
+        assert json.loads(started["stdout"].strip().splitlines()[-1]) is None
+        assert kernel.self_check()["root"]
+    finally:
+        kernel.close()
+
+
 def test_a_self_check_after_the_root_died_starts_another(kernel):
     first = kernel.self_check()
     os.kill(first["root"], signal.SIGKILL)
