@@ -363,10 +363,9 @@ def gradgradcheck(fn: Callable, inputs: tuple, what: str, code: str = "not-twice
 
 
 def each(cases, check: Callable) -> None:
-    """`for case in cases: check(case)`, where each case is judged on its own (`check` builds its own inputs from
-    the case, which holds no tensor): grading, the cases' requests to the learner's process go in plans, the k-th
-    of every case in one (engine/sandbox/plans.py `independent`); the verdict is the loop's, the first failing case's.
-    """
+    """`for case in cases: check(case)`, each case judged on its own (`check` builds its inputs from the case, which
+    holds no tensor): grading, the k-th request of every case goes in one plan (engine/sandbox/plans.py
+    `independent`); the verdict is the loop's, the first failing case's."""
     cases = list(cases)
     link = shared.learner()
     if getattr(link, "plans", True) is not None or len(cases) < 2 or snapshot_inputs(cases):
@@ -387,3 +386,15 @@ def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, wha
         grads = torch.autograd.grad(output, inputs, grad_output, allow_unused=True)
     require_inputs_unchanged(snapshots, what)
     return grads
+
+
+@contextlib.contextmanager
+def waits_for(prerequisite: str, codes, what: str):
+    """A mistake (`codes`) of a rule this test's property needs (rules.toml `requires`): 'not judged', its own code."""
+    try:
+        yield
+    except Mistake as mistake:
+        if mistake.code not in codes:
+            raise
+        raise Mistake(mistake.code, f"not judged: {what} can only be measured once {prerequisite} holds. "
+                      f"{mistake.message}", **mistake.facts) from None
