@@ -10,6 +10,7 @@ from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.capstone.cases import (GRADCHECK_EXAMPLE, GRADGRAD_EXAMPLE, MASKED_EXAMPLE, NONE_EXAMPLE,
                                               SHAPE_EXAMPLE, STABILITY_EXAMPLE, VALUE_EXAMPLE)
+from autograder.checks.capstone.nones import nones_supplied, require_nones_first
 from autograder.checks.capstone.rules import (EXPAND_HINT, F64, GRAD_HINT, MASK_HINT, RULES, SHIFT_HINT, TWICE_HINT,
                                               VALUE_HINT, apply_lse, check_case, grads_of, in_logsumexp_shape,
                                               masked_input, torch_logsumexp, require_logsumexp, require_output_shape,
@@ -21,6 +22,7 @@ from autograder.checks.capstone.rules import (EXPAND_HINT, F64, GRAD_HINT, MASK_
 def values(LSE, cases=VALUE_EXAMPLE) -> None:
     """Value and gradient (for a random grad_output) against torch.logsumexp, in x's dtype."""
     require_logsumexp(LSE)
+    LSE = nones_supplied(LSE)   # the Nones are the none test's
     judged = keepdim_judged(LSE)
     def one_case(shape, dim, keepdim, dtype, seed) -> None:
         check_case(LSE, c.randn(*shape, seed=seed, dtype=dtype), dim, judged(keepdim), seed)
@@ -44,6 +46,7 @@ def stability(LSE, cases=STABILITY_EXAMPLE) -> None:
     itself gives, in float64, for the same entries shifted down by their largest value (log-sum-exp moves with the
     shift, its gradient does not)."""
     require_logsumexp(LSE)
+    LSE = nones_supplied(LSE)   # the Nones are the none test's
     keepdim = keepdim_judged(LSE)(False)
     def one_case(label, shift, scale, dtype, seed) -> None:
         base = c.randn(4, 6, seed=seed, requires_grad=False, dtype=F64) * scale + shift
@@ -74,6 +77,7 @@ def masked_rows(LSE, cases=MASKED_EXAMPLE) -> None:
     gives with the -inf entries made finite but negligible. (On a fully masked row torch.logsumexp's own gradient is
     nan, pytorch#49724: it is not compared.)"""
     require_logsumexp(LSE)
+    LSE = nones_supplied(LSE)   # the Nones are the none test's
     judged = keepdim_judged(LSE)
     def one_case(shape, dim, keepdim, dtype, seed) -> None:
         keepdim = judged(keepdim)
@@ -111,6 +115,7 @@ def shapes(LSE, cases=SHAPE_EXAMPLE) -> None:
     dim counted from the front with keepdim=True (where no dim is dropped or renumbered). Square inputs catch a
     grad_output broadcast along the wrong dimension. Whether those numbers are right is the values test's."""
     require_logsumexp(LSE)
+    LSE = nones_supplied(LSE)   # the Nones are the none test's
     rows = [(shape, dim, keepdim, seed + 2 * (dim + len(shape)) + (not keepdim)) for shape, seed in cases
             for dim in range(-len(shape), len(shape)) for keepdim in (True, False)]
     c.each(rows, lambda row: _shape_case(LSE, c.randn(*row[0], seed=row[3]), *row[1:]))
@@ -210,6 +215,7 @@ def _none_verdict(grads, x, dim, keepdim, lead: str) -> None:
 def gradcheck(LSE, cases=GRADCHECK_EXAMPLE) -> None:
     """float64 gradcheck of LogSumExp.apply over shapes, dims and keepdim."""
     require_logsumexp(LSE)
+    LSE = nones_supplied(LSE)   # the Nones are the none test's
     judged = keepdim_judged(LSE)
     def one_case(shape, dim, keepdim, seed) -> None:
         keepdim = judged(keepdim)
@@ -225,6 +231,7 @@ def gradcheck(LSE, cases=GRADCHECK_EXAMPLE) -> None:
 def gradgradcheck(LSE, cases=GRADGRAD_EXAMPLE) -> None:
     """float64 gradgradcheck (backward differentiable, output saved and used)."""
     require_logsumexp(LSE)
+    require_nones_first(LSE, "second derivatives (backward differentiated again)")
     judged = keepdim_judged(LSE)
     def one_case(shape, dim, keepdim, seed) -> None:
         keepdim = judged(keepdim)
