@@ -33,8 +33,8 @@ def values(LSE, cases=VALUE_EXAMPLE) -> None:
 
 def _own_at(LSE, t, dim, keepdim, g):
     """The answer's own value and gradient (for grad_output g) at t, a fresh leaf: the reference of the stability
-    checks, which measure stability, not whether the value and derivative are right (the values test's). Its value is
-    in the shape torch.logsumexp(t, dim, False) gives, with keepdim=True too (the stability test's)."""
+    checks, which measure stability, not whether the value and derivative are right (the values test's). Its value comes
+    in torch.logsumexp(t, dim, False)'s shape whatever keepdim (an output's shape is the shapes test's)."""
     leaf = t.detach().clone().requires_grad_(True)
     y = in_logsumexp_shape(apply_lse(LSE, leaf, dim, keepdim), leaf, dim, False)
     (grad,) = grads_of(y, leaf, g.reshape(y.shape), what=f"LogSumExp.backward (dim={dim}, keepdim={keepdim})")

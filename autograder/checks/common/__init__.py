@@ -397,4 +397,4 @@ def waits_for(prerequisite: str, codes, what: str):
         if mistake.code not in codes:
             raise
         raise Mistake(mistake.code, f"not judged: {what} can only be measured once {prerequisite} holds. "
-                      f"{mistake.message}", **mistake.facts) from None
+                      f"{mistake}", **mistake.facts) from None
