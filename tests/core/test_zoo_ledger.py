@@ -2,8 +2,9 @@
 process as the fast tier grades (tests/zoo_ledger.py), and every field of its header is checked together: the tests of
 its exercise it fails (`# fails:`) and its score (`# score:`) exactly; its feedback phrase and codes; every failing
 test blames its cause (`# code:` or `# family:`); and, where its exercise declares its rules (tests/zoo/rules.toml), it
-loses only tests of the rule it names (`# rule:`; an answer with several independent mistakes names each), no more
-than those rules' points, and no point of another exercise of its notebook (a test that checks one rule takes a
+loses only tests of the rule it names (`# rule:`; an answer with several independent mistakes names each), or of a
+rule that `requires` it (its property cannot be observed without it; those tests' feedback says "not judged"), no
+more than those rules' points, and no point of another exercise of its notebook (a test that checks one rule takes a
 reference for everything else, the learner's helpers included).
 
 No feedback message shows a line or an expression of a reference answer (solutions/, between BEGIN and END SOLUTION;
