@@ -24,6 +24,9 @@ from zoo_ledger import (ENTRIES, EXERCISE_TO_SOURCE, HONEST, NOT_JUDGED, RULES, 
 
 pytestmark = pytest.mark.fast
 
+# Both still lose a test that differentiates or transforms the answer's own Function, which cannot run without the
+# split style (its setup_context) and for which no judge-side stand-in exists: Cube's gradgradcheck (double_backward;
+# its first-order tests take the reference's setup_context), Softplus's vmap (the style is jvp's and vmap's alike).
 KNOWN_CASCADES = {"Cube/forward_without_setup_context", "Softplus/forward_uses_ctx"}
 
 
