@@ -396,5 +396,4 @@ def waits_for(prerequisite: str, codes, what: str):
     except Mistake as mistake:
         if mistake.code not in codes:
             raise
-        raise Mistake(mistake.code, f"not judged: {what} can only be measured once {prerequisite} holds. "
-                      f"{mistake}", **mistake.facts) from None
+        raise mistake.not_judged(what, prerequisite) from None
