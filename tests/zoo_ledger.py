@@ -16,6 +16,9 @@ SOURCES = {s.assignment: s for s in notebooks.sources()}
 EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for g in s.grade_ids("answer")}
 ENTRIES = samples.zoo()
 RULES = samples.rules()
+# What the feedback of a test says when its rule's property could not be observed because a rule it `requires`
+# (tests/zoo/rules.toml) does not hold: the test is not judged, and the prerequisite's mistake is named.
+NOT_JUDGED = "not judged"
 
 
 @dataclass(frozen=True)

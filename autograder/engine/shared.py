@@ -33,6 +33,13 @@ class Mistake(AssertionError):
     def __str__(self) -> str:
         return self.message
 
+    def not_judged(self, what: str, prerequisite: str) -> "Mistake":
+        """This mistake, met by a test whose property (`what`) can only be measured once `prerequisite` (another
+        rule, tests/zoo/rules.toml `requires`) holds: the same code, its message saying the test was not judged."""
+        self.message = f"not judged: {what} can only be measured once {prerequisite} holds. {self.message}"
+        self.args = (self.message,)
+        return self
+
     def _render_traceback_(self):
         """How IPython shows a failed visible test: the advice, not a page of traceback."""
         return [f"\x1b[1;31mNot yet:\x1b[0m {self.message}", f"\x1b[2m(mistake id: {self.code})\x1b[0m"]

@@ -83,12 +83,14 @@ class Rule:
     name: str
     tests: frozenset       # suffixes after test_<Exercise>_
     points: float
+    requires: frozenset = frozenset()  # rules whose property must hold before this one's can be observed at all
 
 
 def rules(root: Path | None = None) -> dict[str, dict[str, Rule]]:
     """{exercise: {rule name: Rule}}, as tests/zoo/rules.toml declares them (once per exercise)."""
     table = tomllib.loads(((root or paths.ZOO) / "rules.toml").read_text())
-    return {exercise: {name: Rule(exercise, name, frozenset(rule["tests"]), float(rule["points"]))
+    return {exercise: {name: Rule(exercise, name, frozenset(rule["tests"]), float(rule["points"]),
+                                  frozenset(rule.get("requires", ())))
                        for name, rule in declared.items()} for exercise, declared in table.items()}
 
 

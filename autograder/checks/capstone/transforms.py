@@ -15,6 +15,8 @@ import torch.func
 from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.capstone.cases import TRANSFORM_EXAMPLE, VMAP_EXAMPLE
+from autograder.checks.capstone.nones import require_nones_first
+from autograder.checks.capstone.values import keepdim_judged
 from autograder.checks.capstone.rules import (FORWARD_RULES, HESSIAN_HINT, JVP_HINT, NAME, apply_lse,
                                               torch_logsumexp_jvp, require_logsumexp, run, set_up_ctx, tolerance)
 from autograder.checks.torch_func.methods import VmapInfo, batched_output, require_history
@@ -124,7 +126,10 @@ def vmap(LSE, cases=VMAP_EXAMPLE) -> None:
     rule's); then the Function's own vmap rule (if it has one instead of generate_vmap_rule) and the methods the
     transforms run, called here directly."""
     require_logsumexp(LSE)
+    require_nones_first(LSE, "per-sample gradients (torch.func.vmap of torch.func.grad through backward)")
+    judged = keepdim_judged(LSE)   # keepdim=False's own part of backward is the shapes test's
     def one_case(shape, dim, keepdim, in_dims, seed) -> None:
+        keepdim = judged(keepdim)
         xb = c.randn(*shape, seed=seed, requires_grad=False)
         what = f"torch.func.vmap(lambda t: LogSumExp.apply(t, {dim}, {keepdim}), in_dims={in_dims})"
         out = transform(LSE, "vmap", xb, dim, keepdim, what=what, in_dims=in_dims)
@@ -145,14 +150,17 @@ def vmap(LSE, cases=VMAP_EXAMPLE) -> None:
                         JVP_HINT)
     c.each(cases, lambda case: one_case(*case))
     _require_vmap_rule(LSE, 505)
-    _require_torch_methods(LSE, (3, 3), 1, False, 506)
+    _require_torch_methods(LSE, (3, 3), 1, judged(False), 506)
 
 
 def forward_transforms(LSE, cases=TRANSFORM_EXAMPLE) -> None:
     """torch.func.jvp, jacfwd and hessian of LogSumExp, run where it lives (`transformed`) and compared here with
     the same transforms of torch.logsumexp."""
     require_logsumexp(LSE)
+    require_nones_first(LSE, "the hessian (forward mode through backward)")
+    judged = keepdim_judged(LSE)   # the hessian runs backward, whose keepdim=False part is the shapes test's
     def one_case(how, shape, dim, keepdim, seed) -> None:
+        keepdim = judged(keepdim) if how == "hessian" else keepdim
         x = c.randn(*shape, seed=seed, requires_grad=False)
         what = f"torch.func.{how} of LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {shape}"
         x64 = x.detach()

@@ -10,6 +10,7 @@ from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.capstone.cases import (GRADCHECK_EXAMPLE, GRADGRAD_EXAMPLE, MASKED_EXAMPLE, NONE_EXAMPLE,
                                               SHAPE_EXAMPLE, STABILITY_EXAMPLE, VALUE_EXAMPLE)
+from autograder.checks.capstone.nones import nones_supplied, require_nones_first
 from autograder.checks.capstone.rules import (EXPAND_HINT, F64, GRAD_HINT, MASK_HINT, RULES, SHIFT_HINT, TWICE_HINT,
                                               VALUE_HINT, apply_lse, check_case, grads_of, in_logsumexp_shape,
                                               masked_input, torch_logsumexp, require_logsumexp, require_output_shape,
@@ -21,8 +22,10 @@ from autograder.checks.capstone.rules import (EXPAND_HINT, F64, GRAD_HINT, MASK_
 def values(LSE, cases=VALUE_EXAMPLE) -> None:
     """Value and gradient (for a random grad_output) against torch.logsumexp, in x's dtype."""
     require_logsumexp(LSE)
+    LSE = nones_supplied(LSE)   # the Nones are the none test's
+    judged = keepdim_judged(LSE)
     def one_case(shape, dim, keepdim, dtype, seed) -> None:
-        check_case(LSE, c.randn(*shape, seed=seed, dtype=dtype), dim, keepdim, seed)
+        check_case(LSE, c.randn(*shape, seed=seed, dtype=dtype), dim, judged(keepdim), seed)
     c.each(cases, lambda case: one_case(*case))
 
 
@@ -30,10 +33,11 @@ def values(LSE, cases=VALUE_EXAMPLE) -> None:
 
 def _own_at(LSE, t, dim, keepdim, g):
     """The answer's own value and gradient (for grad_output g) at t, a fresh leaf: the reference of the stability
-    checks, which measure stability, not whether the value and derivative are right (the values test's)."""
+    checks, which measure stability, not whether the value and derivative are right (the values test's). Its value comes
+    in torch.logsumexp(t, dim, False)'s shape whatever keepdim (an output's shape is the shapes test's)."""
     leaf = t.detach().clone().requires_grad_(True)
-    y = in_logsumexp_shape(apply_lse(LSE, leaf, dim, keepdim), leaf, dim, keepdim)
-    (grad,) = grads_of(y, leaf, g, what=f"LogSumExp.backward (dim={dim}, keepdim={keepdim})")
+    y = in_logsumexp_shape(apply_lse(LSE, leaf, dim, keepdim), leaf, dim, False)
+    (grad,) = grads_of(y, leaf, g.reshape(y.shape), what=f"LogSumExp.backward (dim={dim}, keepdim={keepdim})")
     return y.detach(), torch.zeros_like(leaf) if grad is None else grad.detach()
 
 
@@ -42,22 +46,24 @@ def stability(LSE, cases=STABILITY_EXAMPLE) -> None:
     itself gives, in float64, for the same entries shifted down by their largest value (log-sum-exp moves with the
     shift, its gradient does not)."""
     require_logsumexp(LSE)
+    LSE = nones_supplied(LSE)   # the Nones are the none test's
+    keepdim = keepdim_judged(LSE)(False)
     def one_case(label, shift, scale, dtype, seed) -> None:
         base = c.randn(4, 6, seed=seed, requires_grad=False, dtype=F64) * scale + shift
         x = base.to(dtype).requires_grad_(True)
-        y = in_logsumexp_shape(apply_lse(LSE, x, 1, False), x, 1, False)
+        y = in_logsumexp_shape(apply_lse(LSE, x, 1, keepdim), x, 1, False)
         if not bool(torch.isfinite(y).all()):
-            c.fail("overflow", f"LogSumExp.apply(x, 1, False) for {label} returned {y.detach().tolist()}: exp "
+            c.fail("overflow", f"LogSumExp.apply(x, 1, {keepdim}) for {label} returned {y.detach().tolist()}: exp "
                                "overflowed (or underflowed to log(0)). " + SHIFT_HINT)
         g = torch.ones(4, dtype=dtype)
         (grad,) = grads_of(y, x, g, what=f"LogSumExp.backward for {label}")
         if grad is not None and not bool(torch.isfinite(grad).all()):
             c.fail("unstable-backward", f"the gradient of LogSumExp for {label} contains inf or nan. " + SHIFT_HINT)
         top = float(x.detach().max())
-        shifted, expected_grad = _own_at(LSE, x.detach().to(F64) - top, 1, False, g.to(F64))
+        shifted, expected_grad = _own_at(LSE, x.detach().to(F64) - top, 1, keepdim, g.to(F64))
         expected, expected_grad = (shifted + top).to(dtype), expected_grad.to(dtype)
         rtol, atol = tolerance(x)
-        c.require_close(y, expected, f"LogSumExp.apply(x, 1, False) for {label}", "inaccurate-forward",
+        c.require_close(y, expected, f"LogSumExp.apply(x, 1, {keepdim}) for {label}", "inaccurate-forward",
                         SHIFT_HINT, rtol=rtol, atol=atol)
         grad_atol = 1e-9 if dtype == F64 else 16 * torch.finfo(dtype).eps * float(x.detach().abs().max())
         c.require_close(grad, expected_grad, f"the gradient of LogSumExp for {label}", "inaccurate-backward",
@@ -71,7 +77,10 @@ def masked_rows(LSE, cases=MASKED_EXAMPLE) -> None:
     gives with the -inf entries made finite but negligible. (On a fully masked row torch.logsumexp's own gradient is
     nan, pytorch#49724: it is not compared.)"""
     require_logsumexp(LSE)
+    LSE = nones_supplied(LSE)   # the Nones are the none test's
+    judged = keepdim_judged(LSE)
     def one_case(shape, dim, keepdim, dtype, seed) -> None:
+        keepdim = judged(keepdim)
         x, kept = masked_input(shape, dim, dtype, seed)
         x.requires_grad_(True)
         what = f"LogSumExp.apply(x, {dim}, {keepdim}) for x of shape {shape} with masked (-inf) entries"
@@ -106,6 +115,7 @@ def shapes(LSE, cases=SHAPE_EXAMPLE) -> None:
     dim counted from the front with keepdim=True (where no dim is dropped or renumbered). Square inputs catch a
     grad_output broadcast along the wrong dimension. Whether those numbers are right is the values test's."""
     require_logsumexp(LSE)
+    LSE = nones_supplied(LSE)   # the Nones are the none test's
     rows = [(shape, dim, keepdim, seed + 2 * (dim + len(shape)) + (not keepdim)) for shape, seed in cases
             for dim in range(-len(shape), len(shape)) for keepdim in (True, False)]
     c.each(rows, lambda row: _shape_case(LSE, c.randn(*row[0], seed=row[3]), *row[1:]))
@@ -138,12 +148,32 @@ def _shape_case(LSE, x, dim: int, keepdim: bool, seed: int) -> None:
     c.require_close(grad, kept_grad, where, "no-unsqueeze", EXPAND_HINT, rtol=rtol, atol=atol)
 
 
+# keepdim=False's own part of backward (grad_output and the saved output unsqueezed at dim) is the shapes rule's: when
+# the answer's keepdim=False breaks it, the other rules' tests judge their cases with keepdim=True, where it plays no
+# part, so that one mistake costs the shapes test only.
+_SHAPES_CODES = frozenset({"no-unsqueeze", "wrong-output-shape", "wrong-grad-shape"})
+_KEEPDIM_PROBES = (((3, 4), 1, 991), ((3, 3), 0, 992), ((2, 3, 4), 1, 993), ((2, 3, 4), -1, 994))
+
+
+def keepdim_judged(LSE):
+    """keepdim -> the keepdim a test of another rule than shapes judges a case with: the case's own, or True when
+    the answer's keepdim=False fails the shapes test's property (on a few dims and shapes)."""
+    try:
+        c.each(_KEEPDIM_PROBES, lambda p: _shape_case(LSE, c.randn(*p[0], seed=p[2]), p[1], False, p[2]))
+    except c.Mistake as mistake:
+        if mistake.code in _SHAPES_CODES:
+            return lambda keepdim: True
+    return lambda keepdim: keepdim
+
+
 # ------------------------------------------------------------------------------------------ None for dim
 
 def none_for_dim_and_keepdim(LSE, cases=NONE_EXAMPLE) -> None:
     """backward called directly returns exactly (grad_x, None, None)."""
     require_logsumexp(LSE)
+    judged = keepdim_judged(LSE)
     def one_case(dim, keepdim, seed) -> None:
+        keepdim = judged(keepdim)
         x = c.randn(3, 4, seed=seed, requires_grad=False)
         out, ctx = set_up_ctx(LSE, x, dim, keepdim)
         grads = run(LSE.backward, ctx, torch.ones_like(out),
@@ -185,7 +215,10 @@ def _none_verdict(grads, x, dim, keepdim, lead: str) -> None:
 def gradcheck(LSE, cases=GRADCHECK_EXAMPLE) -> None:
     """float64 gradcheck of LogSumExp.apply over shapes, dims and keepdim."""
     require_logsumexp(LSE)
+    LSE = nones_supplied(LSE)   # the Nones are the none test's
+    judged = keepdim_judged(LSE)
     def one_case(shape, dim, keepdim, seed) -> None:
+        keepdim = judged(keepdim)
         x = c.randn(*shape, seed=seed)
         what = f"LogSumExp (x of shape {shape}, dim={dim}, keepdim={keepdim})"
         with c.explained(what, RULES):
@@ -198,7 +231,10 @@ def gradcheck(LSE, cases=GRADCHECK_EXAMPLE) -> None:
 def gradgradcheck(LSE, cases=GRADGRAD_EXAMPLE) -> None:
     """float64 gradgradcheck (backward differentiable, output saved and used)."""
     require_logsumexp(LSE)
+    require_nones_first(LSE, "second derivatives (backward differentiated again)")
+    judged = keepdim_judged(LSE)
     def one_case(shape, dim, keepdim, seed) -> None:
+        keepdim = judged(keepdim)
         x = c.randn(*shape, seed=seed)
         what = f"LogSumExp (x of shape {shape}, dim={dim}, keepdim={keepdim})"
         with c.explained(what, RULES):

@@ -378,3 +378,14 @@ def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, wha
         grads = torch.autograd.grad(output, inputs, grad_output, allow_unused=True)
     require_inputs_unchanged(snapshots, what)
     return grads
+
+
+@contextlib.contextmanager
+def waits_for(prerequisite: str, codes, what: str):
+    """A mistake (`codes`) of a rule this test's property needs (rules.toml `requires`): 'not judged', its own code."""
+    try:
+        yield
+    except Mistake as mistake:
+        if mistake.code not in codes:
+            raise
+        raise mistake.not_judged(what, prerequisite) from None

@@ -170,13 +170,15 @@ def mlp_frozen_input(checkpointed_mlp, cases=MLP_FROZEN_CASES[:1]) -> None:
     for widths, batch, seed in cases:
         x = c.randn(batch, widths[0], seed=seed + 100, requires_grad=False)
         _require_use_reentrant_passed(checkpointed_mlp, x, widths, seed)
-        out, got = _run_mlp(checkpointed_mlp, x, widths, seed)
+        with _waits_for_values("what plain data changes in the parameters' gradients"):
+            out, got = _run_mlp(checkpointed_mlp, x, widths, seed)
         if got is None:
             probe = c.randn(batch, widths[0], seed=seed + 101)
             if _run_mlp(checkpointed_mlp, probe, widths, seed, grads=False)[1] is None:
-                c.fail("graph-cut", f"the output of {MLP} does not require grad at all: something cut the graph. "
-                                    "Do not detach h or run the blocks under torch.no_grad(): checkpoint already "
-                                    "avoids keeping the activations.")
+                with _waits_for_values("what plain data changes in the parameters' gradients"):
+                    c.fail("graph-cut", f"the output of {MLP} does not require grad at all: something cut the "
+                                        "graph. Do not detach h or run the blocks under torch.no_grad(): checkpoint "
+                                        "already avoids keeping the activations.")
             c.fail("reentrant-loses-grads",
                    f"with an input x that does not require grad, the output of {MLP} does not require grad, so the "
                    "layers' parameters get no gradient. That is what the reentrant checkpoint does "
@@ -199,7 +201,8 @@ def _require_as_with_live_input(checkpointed_mlp, out, got, x, widths, seed) -> 
     """The output and the parameters' gradients for a frozen x are what the answer itself gives for the same x
     requiring grad: whether those are right is the values test's, this test's is that plain data changes nothing."""
     live = x.detach().clone().requires_grad_(True)
-    live_out, live_got = _run_mlp(checkpointed_mlp, live, widths, seed)
+    with _waits_for_values("what plain data changes in the parameters' gradients"):
+        live_out, live_got = _run_mlp(checkpointed_mlp, live, widths, seed)
     what = " with an input that does not require grad"
     c.require_close(out, live_out, f"{MLP}(x, layers){what}", "wrong-forward",
                     "the output must not depend on whether x requires grad.")
@@ -318,7 +321,18 @@ def mlp_memory(checkpointed_mlp, cases=MLP_MEMORY_CASES[:1]) -> None:
     """Saved activations (measured with saved_tensors_hooks, and read off the graph) are only the blocks' inputs, and
     every block is recomputed in backward, on its input (which checkpoint variant does it is frozen_input's)."""
     for widths, batch, seed in cases:
-        _mlp_memory(checkpointed_mlp, widths, batch, seed)
+        with _waits_for_values("what checkpoint keeps and recomputes for backward"):
+            _mlp_memory(checkpointed_mlp, widths, batch, seed)
+
+
+# The memory and frozen_input rules `require` values (tests/zoo/rules.toml): their properties are those of a backward
+# through the whole graph, which a cut graph or a failed recompute does not have.
+PREREQUISITE_CODES = ("graph-cut", "no-graph", "bad-recompute")
+
+
+def _waits_for_values(what: str):
+    return c.waits_for("the values test's rule (a backward through the whole graph, right gradients)",
+                       PREREQUISITE_CODES, what)
 
 
 def _mlp_memory(checkpointed_mlp, widths, batch, seed) -> None:

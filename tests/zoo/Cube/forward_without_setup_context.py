@@ -1,9 +1,9 @@
-# mistake: forward drops ctx but setup_context is never written, so autograd still passes ctx to forward
+# mistake: forward drops ctx but setup_context is never written (the split style's other half: transforms), so autograd still passes ctx to forward; the derivative's first-order tests take the reference's setup_context, second derivatives cannot be taken of a Function that does not run
 # feedback: setup_context
 # code: wrong-signature|no-setup-context
-# rule: derivative
-# fails: values gradgradcheck vmap grad jacrev
-# score: 0/5
+# rule: transforms
+# fails: gradgradcheck vmap grad
+# score: 2/5
 class Cube(torch.autograd.Function):
     generate_vmap_rule = True
 

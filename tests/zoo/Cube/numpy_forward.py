@@ -1,7 +1,7 @@
-# mistake: forward computes the cube with NumPy, which vmap (generate_vmap_rule) cannot run on batched tensors
+# mistake: forward computes the cube with NumPy: vmap (generate_vmap_rule) cannot run it on batched tensors (transforms), and for a 0-d input NumPy returns a scalar that torch.from_numpy refuses (derivative)
 # feedback: leaves torch
 # code: leaves-torch
-# rule: derivative
+# rule: derivative transforms
 # fails: values vmap grad
 # score: 2/5
 class Cube(torch.autograd.Function):

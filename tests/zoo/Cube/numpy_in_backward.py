@@ -1,7 +1,7 @@
-# mistake: backward computes 3x^2 with NumPy, which autograd cannot differentiate nor torch.func run
+# mistake: backward computes 3x^2 with NumPy: autograd cannot differentiate it (double_backward), torch.func cannot run it (transforms), and for a 0-d input NumPy returns a scalar that torch.from_numpy refuses (derivative)
 # feedback: differentiable
 # code: not-twice-differentiable
-# rule: derivative
+# rule: derivative double_backward transforms
 # fails: values gradgradcheck grad
 # family: leaves-torch
 # score: 2/5

@@ -1,7 +1,7 @@
-# mistake: backward uses NumPy (not differentiable) unless its tensors are torch.func wrappers, where it switches to torch operations, so only the transforms see a Function they can run
+# mistake: backward uses NumPy (not differentiable, double_backward; a 0-d input gives a NumPy scalar, derivative) unless its tensors are torch.func wrappers, where it switches to torch operations; torch.func's storage-free run still meets the NumPy branch (transforms)
 # feedback: differentiable torch operations
 # code: not-twice-differentiable
-# rule: derivative
+# rule: derivative double_backward transforms
 # fails: values gradgradcheck grad
 # family: leaves-torch
 # score: 2/5

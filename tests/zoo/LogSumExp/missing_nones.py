@@ -2,9 +2,8 @@
 # feedback: None
 # code: wrong-arity|missing-none
 # rule: none
-# fails: values gradcheck gradgradcheck none shapes stability vmap
-# family: not-twice-differentiable
-# score: 2/10
+# fails: none gradgradcheck vmap
+# score: 7/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,10 +1,9 @@
 # mistake: backward ignores keepdim: grad_output and the output are not unsqueezed when keepdim=False
 # feedback: unsqueeze
-# code: no-unsqueeze|wrong-derivative
+# code: no-unsqueeze
 # rule: shapes
-# fails: values gradcheck gradgradcheck none shapes stability vmap
-# family: not-twice-differentiable
-# score: 2/10
+# fails: shapes
+# score: 9/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

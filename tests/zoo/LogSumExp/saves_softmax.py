@@ -1,7 +1,7 @@
-# mistake: saves the softmax exp(x - output) as well as x and the output: a second x-sized tensor kept alive
+# mistake: saves the softmax exp(x - output), computed in setup_context, as well as x and the output: a second x-sized tensor kept alive (memory), and one autograd cannot differentiate again, since it is not built in backward from the saved x and output (double_backward)
 # feedback: save x and the output
 # code: saves-too-much
-# rule: memory
+# rule: memory double_backward
 # fails: gradgradcheck memory
 # family: not-twice-differentiable
 # score: 8/10

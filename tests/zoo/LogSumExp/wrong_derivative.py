@@ -1,7 +1,7 @@
-# mistake: backward returns exp(x) (forgets to divide by the sum: no - output)
+# mistake: backward returns exp(x) (forgets to divide by the sum: no - output), which is not the softmax (values) and overflows for entries of size 1e4 (stability)
 # feedback: softmax
 # code: wrong-derivative
-# rule: values
+# rule: values stability
 # fails: values gradcheck stability
 # family: unstable-backward
 # score: 6/10

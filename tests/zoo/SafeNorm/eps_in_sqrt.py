@@ -1,9 +1,9 @@
-# mistake: forward computes sqrt(sum(x**2) + 1e-12), so no norm is ever 0, and every value is biased
+# mistake: forward computes sqrt(sum(x**2) + 1e-12), so no norm is ever 0: every value is biased (by sqrt(eps) at a zero row, and more than its length for every short row); the gradient at zero is 0
 # feedback: eps inside the square root
-# code: value-at-zero|value-biased
-# rule: zero_rows
-# fails: zero_rows small_norms
-# score: 3/6
+# code: value-biased
+# rule: small_norms
+# fails: small_norms
+# score: 5/6
 class SafeNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
