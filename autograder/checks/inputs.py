@@ -261,6 +261,7 @@ def gradcheck(ScaledAdd, cases=GRADCHECK_CASES[:1]) -> None:
     c.each(cases, lambda case: one_case(*case))
 
 
+@c.inputs_judged_elsewhere()
 def none_for_alpha(ScaledAdd, cases=NONE_CASES[:1]) -> None:
     """backward returns exactly three values, the last None, both directly and with autograd's own node as its ctx
     (what it returns for x and y is the other tests' rule)."""
@@ -282,6 +283,7 @@ def none_for_alpha(ScaledAdd, cases=NONE_CASES[:1]) -> None:
                                      "Python float: return None for the float alpha, after the gradients of x and y.")
 
 
+@c.inputs_judged_elsewhere()
 def needs_input_grad(ScaledAdd, cases=NEEDS_CASES[:1]) -> None:
     """A crafted ctx says which inputs need a gradient; the others must get None (work skipped).
 
@@ -344,6 +346,7 @@ def _needs_verdict(grads: tuple, other: int, alpha: float, g, what: str) -> None
                    "False: compute the gradient of input i when ctx.needs_input_grad[i] is True, and only then.")
 
 
+@c.inputs_judged_elsewhere()
 def alpha_scaling(ScaledAdd, cases=ALPHA_CASES[:1]) -> None:
     """grad_y is alpha * grad_output for each call's own alpha, exactly (alpha kept as a float)."""
     c.require_function(ScaledAdd, NAME)

@@ -272,6 +272,7 @@ SECOND_RULES = (
 )
 
 
+@c.inputs_judged_elsewhere()
 def tanh_second_derivative(Tanh) -> None:
     """Visible: with create_graph=True the gradient is itself differentiable, and the second derivative autograd takes
     through backward is the derivative of the answer's own gradient (for tanh's, d2 tanh/dx2 = -2 y (1 - y**2))."""
@@ -338,6 +339,7 @@ def tanh_gradgradcheck(Tanh, cases=GRADGRAD_CASES) -> None:
                     reference=torch.tanh)
 
 
+@c.inputs_judged_elsewhere()
 def tanh_saves_one_guarded_tensor(Tanh, cases=SAVES_CASES) -> None:
     """forward saves exactly its output, and changing the output in place before backward raises; one input per
     seed of `cases`."""
@@ -377,6 +379,7 @@ def _tanh_saves_output(Tanh, seed: int) -> None:
            "with ctx.save_for_backward(y) so its version counter is checked.")
 
 
+@c.inputs_judged_elsewhere()
 def tanh_extremes(Tanh, cases=EXTREME_CASES) -> None:
     """Very large |x| gives +-1 and a finite gradient, never inf or NaN, at the points of `cases`: the same gradient
     the answer gives where tanh has just saturated (x = +-20, no exp overflows yet), which is 0 for tanh's
