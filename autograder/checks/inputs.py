@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checks import behaviour
-from autograder.checks import common as c
+from autograder.checks import behaviour, common as c
 from autograder.checks.common import Rule
 
 NAME = "ScaledAdd"
@@ -49,9 +48,7 @@ ALPHA_CASES = (((3,), 30), ((3, 4), 30), ((2, 5), 40))
 
 
 def _tensors(shape, seed):
-    x = c.randn(*shape, seed=seed)
-    y = c.randn(*shape, seed=seed + 100)
-    return x, y
+    return c.randn(*shape, seed=seed), c.randn(*shape, seed=seed + 100)
 
 
 def _grad_output(shape, seed):

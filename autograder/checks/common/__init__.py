@@ -190,6 +190,7 @@ def call(fn: Callable, *args, what: str, names: Sequence[str] = (), as_given: bo
         if as_given:
             return result
         judged_elsewhere.put_back(inputs)
+        judged_elsewhere.RUN_AGAIN[0] += 1
         with explained(what, engine_rules(names)):
             return fn(*judged_elsewhere.copies(args))
     require_inputs_unchanged(inputs, what)

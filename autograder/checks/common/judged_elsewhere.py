@@ -16,6 +16,7 @@ import contextlib
 import torch
 
 _DEPTH = [0]  # > 0 inside inputs_judged_elsewhere(); the judge's checks run one test at a time
+RUN_AGAIN = [0]  # how many calls ran again on copies (a check that must know whether forward changed its inputs)
 
 
 @contextlib.contextmanager
