@@ -80,10 +80,11 @@ DIRECT_RULES = (
 ) + c.ENGINE_RULES + FUNC_RULES
 
 
-def run(fn, *args, what: str):
-    """Call learner code (directly or through a torch.func transform) with plain feedback on failure."""
+def run(fn, *args, what: str, as_given: bool = False):
+    """Call learner code (directly or through a torch.func transform) with plain feedback on failure (`as_given`: see
+    common.call)."""
     with c.explained(what, FUNC_RULES):
-        return c.call(fn, *args, what=what)
+        return c.call(fn, *args, what=what, as_given=as_given)
 
 
 
@@ -98,12 +99,14 @@ def gradchecked(fn, inputs, what, hint, second=False, reference=None):
 
 # ------------------------------------------------------------------- the static methods, called directly
 
-def direct(fn, *args, what: str, rules=DIRECT_RULES):
-    """One of the learner's static methods called by the judge, with plain feedback on failure."""
+def direct(fn, *args, what: str, rules=DIRECT_RULES, as_given: bool = False):
+    """One of the learner's static methods called by the judge, with plain feedback on failure (`as_given`: a change
+    of its arguments is another test's rule inside `common.inputs_judged_elsewhere`)."""
     snapshots = c.snapshot_inputs(args)
     with c.explained(what, rules):
         result = fn(*args)
-    c.require_inputs_unchanged(snapshots, what)
+    if not (as_given and c.judged_elsewhere.active()):
+        c.require_inputs_unchanged(snapshots, what)
     return result
 
 
