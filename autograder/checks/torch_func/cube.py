@@ -10,7 +10,8 @@ import torch
 from autograder.checks import common as c
 from autograder.checks.torch_func.methods import ALL_PARTS, require_own_methods
 from autograder.checks.torch_func.probes import require_storage_free, under_func
-from autograder.checks.torch_func.rules import TWICE_HINT, gradchecked, require_split_style, run
+from autograder.checks.torch_func.rules import (TWICE_HINT, gradchecked, require_kept_guarded, require_split_style,
+                                               run)
 
 
 CUBE = "Cube"
@@ -47,27 +48,8 @@ def _cube_values(Cube) -> None:
     (grad,) = run(c.backward_grads, y, [x], torch.full_like(y, 2.0), what="Cube.backward")
     c.require_close(grad, 6 * x.detach() ** 2, "the gradient of Cube.apply(x) with grad_output = 2",
                     "wrong-derivative", CUBE_HINT)
-    _cube_keeps_x_guarded(Cube)
+    require_kept_guarded(Cube, CUBE, [-1.5, 0.5, 2.0])
 
-
-def _cube_keeps_x_guarded(Cube) -> None:
-    """x changed in place after forward: backward raises autograd's in-place error (x saved with save_for_backward:
-    its version counter is checked) or gives the gradient it gives for x left alone (it saved a tensor of its own);
-    a tensor kept as a plain ctx attribute escapes the counter, and backward reads the changed x."""
-    leaf = torch.tensor([-1.5, 0.5, 2.0], dtype=torch.float64, requires_grad=True)
-    (control,) = run(c.backward_grads, run(Cube.apply, leaf * 1.0, what="Cube.apply(x)"), [leaf], what="Cube.backward")
-    x = leaf * 1.0  # a non-leaf, which the caller may change in place
-    y = run(Cube.apply, x, what="Cube.apply(x)")
-    with torch.no_grad():
-        x.add_(1.0)
-    grads: list = []
-    if c.inplace_error(lambda: grads.extend(torch.autograd.grad(y, [leaf], torch.ones_like(y))), "Cube.backward") \
-            is not None or (grads and bool(torch.allclose(grads[0], control, rtol=1e-10, atol=1e-12))):
-        return
-    c.fail("not-saved-for-backward",
-           "changing x in place after forward went unnoticed, and backward used the changed value: keep x for backward "
-           "with ctx.save_for_backward(x) in setup_context (not ctx.x = x, not in a list on ctx), so that autograd's "
-           "version counter catches the change.")
 
 
 def _cube_gradcheck(Cube, seed, shape, second=False) -> None:
