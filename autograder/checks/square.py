@@ -126,7 +126,8 @@ def _saves_input(Square, shape, seed: int) -> None:
     c.require_own_node(y, Square, NAME)
     with torch.no_grad():
         base.add_(1.0)
-    if c.inplace_error(lambda: torch.autograd.grad(y.sum(), [leaf]), "Square.backward", INPUTS) is None:
+    # a grad_output of its own (not .sum()'s broadcast one, which backward must not write into: values' rule)
+    if c.inplace_error(lambda: torch.autograd.grad(y, [leaf], torch.ones_like(y)), "Square.backward", INPUTS) is None:
         c.fail("not-saved-for-backward",
                "changing x in place after forward went unnoticed, so backward used a stale or changed value: "
                "save x with ctx.save_for_backward(x) (not ctx.x = x, not a copy) so autograd's version "

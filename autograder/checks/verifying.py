@@ -227,7 +227,8 @@ def tanh_values(Tanh) -> None:
     y = c.call(Tanh.apply, x, what="Tanh.forward")
     c.require_close(y, _tanh(x), "Tanh.apply(x)", "wrong-forward", "forward should return torch.tanh(x).")
     c.require_own_node(y, Tanh, NAME)
-    (grad,) = c.backward_grads(y, [x], what="Tanh.backward")
+    # y.sum(): grad_output is one number broadcast, which backward must not write into (the others give their own)
+    (grad,) = c.backward_grads(y.sum(), [x], what="Tanh.backward")
     c.require_close(grad, 1 - _tanh(x) ** 2, "the gradient of Tanh.apply(x).sum()", "wrong-derivative",
                     "d tanh(x)/dx = 1 - y * y, times grad_output, in x's dtype throughout.", rtol=1e-10, atol=1e-12)
 
@@ -276,7 +277,8 @@ def tanh_second_derivative(Tanh) -> None:
 
 def _gradient_of_sum(Tanh, x: torch.Tensor) -> torch.Tensor:
     leaf = x.detach().clone().requires_grad_(True)
-    (grad,) = c.backward_grads(c.call(Tanh.apply, leaf, what="Tanh.forward").sum(), [leaf], what="Tanh.backward")
+    (grad,) = c.backward_grads(y := c.call(Tanh.apply, leaf, what="Tanh.forward"), [leaf], torch.ones_like(y),
+                               what="Tanh.backward")
     return grad.detach().to(x.dtype)
 
 
@@ -290,7 +292,7 @@ def _require_second_derivative(Tanh, x: torch.Tensor, step: float = 1e-3) -> Non
     # a forward that changed x in place (the values rule) saved y with x's history: the chain lacks 1 - y**2
     lacks = (1 - _tanh(x) ** 2) if c.judged_elsewhere.RUN_AGAIN[0] > ran else 1
     with explained("Tanh.backward", FIRST_GRAPH_RULES):
-        (grad,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+        (grad,) = torch.autograd.grad(y, x, torch.ones_like(y), create_graph=True)
     if not grad.requires_grad:
         c.fail("backward-not-differentiable",
                "with create_graph=True the gradient returned by Tanh.backward is not connected to x, so no second "
@@ -332,8 +334,8 @@ def tanh_gradgradcheck(Tanh, cases=GRADGRAD_CASES) -> None:
                 if not own:
                     _require_second_derivative(Tanh, x)
                     continue
-            guarded(c.gradgradcheck, Tanh.apply, (x,), what=f"Tanh on shape {shape}", hint=_SECOND_HINT,
-                    reference=torch.tanh)
+            guarded(c.gradgradcheck, lambda t: Tanh.apply(t) * 1.0, (x,), what=f"Tanh on shape {shape}",
+                    hint=_SECOND_HINT, reference=torch.tanh)  # * 1.0: backward gets a grad_output of its own
 
 
 @c.inputs_judged_elsewhere()
@@ -364,7 +366,7 @@ def _tanh_saves_output(Tanh, seed: int) -> None:
     y = c.call(Tanh.apply, leaf * 1.0, what="Tanh.forward")
     try:  # (an input forward changed in place and returned, a view of it: autograd refuses the change itself)
         y.mul_(2.0)
-        torch.autograd.grad(y.sum(), [leaf])
+        torch.autograd.grad(y, [leaf], torch.ones_like(y))
     except RuntimeError as error:
         if any(raw_errors.says(error, code) for code in ("inplace-error", "view-changed-in-place")):
             return
