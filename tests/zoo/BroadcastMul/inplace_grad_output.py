@@ -1,9 +1,9 @@
 # mistake: reuses grad_output for the last gradient in place (grad_output.mul_(a)), thinking nothing reads it afterwards: it belongs to autograd (after .sum() it is one number broadcast)
 # feedback: in place
-# code: inplace-grad-output|wrong-derivative
+# code: inplace-grad-output
 # rule: derivative
-# fails: values gradcheck
-# score: 2/4
+# fails: values
+# score: 3/4
 class BroadcastMul(torch.autograd.Function):
     @staticmethod
     def forward(ctx, a, b):
