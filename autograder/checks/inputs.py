@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from autograder.checks import behaviour
-from autograder.checks import common as c
+from autograder.checks import behaviour, common as c
 from autograder.checks.common import Rule
 
 NAME = "ScaledAdd"
@@ -49,9 +48,7 @@ ALPHA_CASES = (((3,), 30), ((3, 4), 30), ((2, 5), 40))
 
 
 def _tensors(shape, seed):
-    x = c.randn(*shape, seed=seed)
-    y = c.randn(*shape, seed=seed + 100)
-    return x, y
+    return c.randn(*shape, seed=seed), c.randn(*shape, seed=seed + 100)
 
 
 def _grad_output(shape, seed):
@@ -261,6 +258,7 @@ def gradcheck(ScaledAdd, cases=GRADCHECK_CASES[:1]) -> None:
     c.each(cases, lambda case: one_case(*case))
 
 
+@c.inputs_judged_elsewhere()
 def none_for_alpha(ScaledAdd, cases=NONE_CASES[:1]) -> None:
     """backward returns exactly three values, the last None, both directly and with autograd's own node as its ctx
     (what it returns for x and y is the other tests' rule)."""
@@ -282,6 +280,7 @@ def none_for_alpha(ScaledAdd, cases=NONE_CASES[:1]) -> None:
                                      "Python float: return None for the float alpha, after the gradients of x and y.")
 
 
+@c.inputs_judged_elsewhere()
 def needs_input_grad(ScaledAdd, cases=NEEDS_CASES[:1]) -> None:
     """A crafted ctx says which inputs need a gradient; the others must get None (work skipped).
 
@@ -344,6 +343,7 @@ def _needs_verdict(grads: tuple, other: int, alpha: float, g, what: str) -> None
                    "False: compute the gradient of input i when ctx.needs_input_grad[i] is True, and only then.")
 
 
+@c.inputs_judged_elsewhere()
 def alpha_scaling(ScaledAdd, cases=ALPHA_CASES[:1]) -> None:
     """grad_y is alpha * grad_output for each call's own alpha, exactly (alpha kept as a float)."""
     c.require_function(ScaledAdd, NAME)

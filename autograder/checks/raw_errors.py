@@ -40,7 +40,8 @@ RAW = (
     # Saved tensors, in-place changes, ctx.
     Raw("inplace-error", "modified by an inplace operation"),
     Raw("overlapping-write", "more than one element of the written-to tensor refers to a single memory location"),
-    Raw("view-changed-in-place", "has been modified inplace"),
+    # a view made by a Function (an input returned as-is) whose base was changed in place, or being changed itself
+    Raw("view-changed-in-place", "(?:has been|is being) modified inplace"),
     Raw("leaf-in-place", "leaf Variable that requires grad is being used in an in-place operation"),
     Raw("leaf-was-in-place", "a leaf Variable that requires grad has been used in an in-place operation"),
     Raw("dirty-not-returned", "marked as dirty during the forward method were not returned"),

@@ -68,7 +68,8 @@ def graph_node(Square, cases=GRAPH_CASES[:1]) -> None:
         x = c.randn(*shape, seed=seed)
         y = c.call(Square.apply, x, what="Square.forward", names=INPUTS)
         c.require_own_node(y, Square, NAME)
-    c.each(cases, lambda case: one_case(*case))
+    with c.inputs_judged_elsewhere():  # a forward that changes x in place: the values test's rule
+        c.each(cases, lambda case: one_case(*case))
 
 
 _OWN_APPLY: dict = {}  # {id of the class: its own `apply`}, while the saved test runs on Function's
@@ -105,8 +106,9 @@ def saves_input(Square, cases=SAVED_CASES[:1]) -> None:
     c.require_function(Square, NAME)
     set_aside = _apply_set_aside(Square)
     try:
-        for shape, seed in cases:
-            _saves_input(Square, shape, seed)
+        with c.inputs_judged_elsewhere():  # a forward that changes x in place: the values test's rule
+            for shape, seed in cases:
+                _saves_input(Square, shape, seed)
     finally:
         if set_aside:
             _put_back(Square)
@@ -116,13 +118,16 @@ def _saves_input(Square, shape, seed: int) -> None:
     x = c.randn(*shape, seed=seed)
     leaf = x.detach().clone().requires_grad_(True)
     base = leaf * 1.0  # a non-leaf we are allowed to modify in place
-    y = c.call(Square.apply, base, what="Square.forward", names=INPUTS)
+    # as_given: the change below must reach what forward saved (if forward changed x itself and returned it,
+    # autograd's view check raises on the change, which counts as noticed)
+    y = c.call(Square.apply, base, what="Square.forward", names=INPUTS, as_given=True)
     # Square's own node (its apply set aside where it has its own): else autograd's node for x * x could be the one
     # whose version check raises below.
     c.require_own_node(y, Square, NAME)
     with torch.no_grad():
         base.add_(1.0)
-    if c.inplace_error(lambda: torch.autograd.grad(y.sum(), [leaf]), "Square.backward", INPUTS) is None:
+    # a grad_output of its own (not .sum()'s broadcast one, which backward must not write into: values' rule)
+    if c.inplace_error(lambda: torch.autograd.grad(y, [leaf], torch.ones_like(y)), "Square.backward", INPUTS) is None:
         c.fail("not-saved-for-backward",
                "changing x in place after forward went unnoticed, so backward used a stale or changed value: "
                "save x with ctx.save_for_backward(x) (not ctx.x = x, not a copy) so autograd's version "

@@ -54,6 +54,8 @@ def kind_of(t, node, inputs: tuple, out) -> str:
     if isinstance(out, torch.Tensor):
         if _GRAD_FN(t) is node and _same_view(t, out):
             return "output"
+        if any(t is x for x in inputs) and _same_view(t, out):
+            return "output"  # an input forward changed in place and returned (autograd returns a view of it)
     for k, x in enumerate(inputs):
         if t is x:
             return f"input {k}"

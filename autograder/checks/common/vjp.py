@@ -66,7 +66,10 @@ def require_vjp(fn: Callable, inputs: tuple, reference: Callable, what: str, cod
     theirs = [o for o, _ in pairs if o.requires_grad]
     if len(theirs) < len(pairs):
         c.fail("no-graph", f"{what}: the output has no gradient history (backward is never reached).")
-    got = c.backward_grads(theirs, [inputs[k] for k in wanted], grad_outputs, what=what, names=names)
+    # copies: a backward that writes into grad_output is the values test's rule (grading, it writes into the learner's
+    # copy alone: the same here)
+    got = c.backward_grads(theirs, [inputs[k] for k in wanted], [g.clone() for g in grad_outputs], what=what,
+                           names=names)
     want = torch.autograd.grad([e for _, e in pairs], [mine[k] for k in wanted], grad_outputs, allow_unused=True)
     for k, g, w in zip(wanted, got, want):
         label = names[k] if k < len(names) else f"input {k + 1}"

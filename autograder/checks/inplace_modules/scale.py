@@ -74,7 +74,16 @@ def scale_values(ScaleInplace, cases=SCALE_VALUE_CASES) -> None:
                 grad = _scale_by_methods(ScaleInplace, leaf, make_x, alpha, weight, what)
             else:
                 grad = grad_through(leaf, y, weight, f"{SCALE}.backward", SCALE_RULES)
+                _through_a_sum(ScaleInplace, leaf, make_x, alpha, what)
             _require_scale_grad(grad, weight * local(leaf.detach()), alpha, what)
+
+
+def _through_a_sum(ScaleInplace, leaf, make_x, alpha, what) -> None:
+    """backward through y.sum(), as losses are made: grad_output is then one number broadcast to every element,
+    which backward must not write into (it belongs to autograd)."""
+    y = _scale(ScaleInplace, make_x(), alpha, what)
+    with explained(f"{SCALE}.backward", SCALE_RULES):
+        c.backward_grads(y.sum(), [leaf], what=f"{SCALE}.backward")
 
 
 def _own_backward(ScaleInplace, ctx, grad_output, what):

@@ -103,7 +103,20 @@ def broadcastmul_values(BroadcastMul, cases=MUL_ALL[:1]) -> None:
     c.require_function(BroadcastMul, "BroadcastMul")
     c.require_self_contained(BroadcastMul, "BroadcastMul")
     with unbroadcast_set_aside(BroadcastMul, cases), _sum_down_judged_by_shapes(BroadcastMul):
+        _through_a_sum(BroadcastMul, cases[0])
         _broadcastmul_values(BroadcastMul, cases)
+
+
+def _through_a_sum(BroadcastMul, shapes) -> None:
+    """backward through .sum(), as losses are made: grad_output is then one number broadcast, which backward must not
+    write into (any other mistake met here is judged by the cases that follow)."""
+    a, b = c.randn(*shapes[0], seed=150), c.randn(*shapes[1], seed=250)
+    try:
+        out = c.call(BroadcastMul.apply, a, b, what="BroadcastMul.forward", names=INPUTS_MUL)
+        c.backward_grads(out.sum(), [a, b], what="BroadcastMul.backward", names=INPUTS_MUL)
+    except c.Mistake as failed:
+        if failed.code == "inplace-grad-output":
+            raise
 
 
 @contextlib.contextmanager
@@ -114,7 +127,7 @@ def _sum_down_judged_by_shapes(BroadcastMul):
     try:
         yield
     except c.Mistake as failed:
-        if failed.code == "wrong-forward" or not _derivative_right_unbroadcast(BroadcastMul):
+        if failed.code in ("wrong-forward", "inplace-grad-output") or not _derivative_right_unbroadcast(BroadcastMul):
             raise
 
 
@@ -161,6 +174,7 @@ def _broadcastmul_gradcheck(BroadcastMul, cases) -> None:
     c.each(cases, lambda case: one_case(*case))
 
 
+@c.inputs_judged_elsewhere()
 def broadcastmul_shapes(BroadcastMul, cases=MUL_ALL[:1]) -> None:
     """Backward called directly must return gradients of EXACTLY the inputs' shapes.
 

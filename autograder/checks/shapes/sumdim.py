@@ -155,6 +155,7 @@ def sumdim_gradcheck(SumDim, cases=(((3, 4), 0, False, 0), ((2, 3, 4), 0, False,
     c.each(cases, lambda case: one_case(*case))
 
 
+@c.inputs_judged_elsewhere()
 def sumdim_shape(SumDim, cases=(((4, 4), 0, False), ((2, 3, 4), 0, False))) -> None:
     """backward called directly returns a gradient of EXACTLY x's shape (its values are sumdim_values' and
     sumdim_gradcheck's rule), on sums that need no unsqueeze (SUM_LEADING_CASES)."""
@@ -220,6 +221,7 @@ def _sum_shape_by_its_node(SumDim, x, dim, keepdim, g, what: str) -> None:
                "grad_output back to x's shape (unsqueeze(dim) first when keepdim is False) whatever the ctx.")
 
 
+@c.inputs_judged_elsewhere()
 def sumdim_none(SumDim, cases=SUM_NONE_CASES[:1]) -> None:
     """backward returns exactly three values, None for dim and keepdim (directly, and with autograd's node as its
     ctx); what the gradient of x is, is the other tests' rule."""

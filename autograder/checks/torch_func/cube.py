@@ -10,7 +10,8 @@ import torch
 from autograder.checks import common as c
 from autograder.checks.torch_func.methods import ALL_PARTS, require_own_methods
 from autograder.checks.torch_func.probes import require_storage_free, under_func
-from autograder.checks.torch_func.rules import TWICE_HINT, gradchecked, require_split_style, run
+from autograder.checks.torch_func.rules import (TWICE_HINT, gradchecked, require_kept_guarded, require_split_style,
+                                               run)
 from autograder.checks.torch_func.setup_supplied import setup_supplied
 
 
@@ -42,9 +43,12 @@ def _cube_values(Cube) -> None:
     x = torch.tensor([-1.5, 0.0, 0.5, 2.0], dtype=torch.float64, requires_grad=True)  # 0: where 3 * y / x is NaN
     y = run(Cube.apply, x, what="Cube.apply(x)")
     c.require_close(y, x.detach() ** 3, "Cube.apply(x)", "wrong-forward", "forward should return x ** 3.")
+    # through .sum(), as losses are made: grad_output is one number broadcast, which backward must not write into
+    run(c.backward_grads, run(Cube.apply, x, what="Cube.apply(x)").sum(), [x], what="Cube.backward")
     (grad,) = run(c.backward_grads, y, [x], torch.full_like(y, 2.0), what="Cube.backward")
     c.require_close(grad, 6 * x.detach() ** 2, "the gradient of Cube.apply(x) with grad_output = 2",
                     "wrong-derivative", CUBE_HINT)
+    require_kept_guarded(Cube, CUBE, [-1.5, 0.5, 2.0])
 
 
 def _cube_gradcheck(Cube, seed, shape, second=False) -> None:
@@ -52,8 +56,10 @@ def _cube_gradcheck(Cube, seed, shape, second=False) -> None:
     if second and not _finite_first_derivative(Cube, x):
         x = (x.detach().abs() + 0.5).requires_grad_(True)  # a backward NaN for x < 0 is the values' rule; its
         #                                                    derivative is judged where it is defined
-    gradchecked(Cube.apply, (x,), f"Cube on shape {shape}", TWICE_HINT if second else CUBE_HINT, second=second,
-                reference=lambda t: t ** 3)
+    # twice: a grad_output that is not gradgradcheck's own leaf, so that a backward writing into it (the values'
+    # rule) is judged on its derivative here
+    gradchecked((lambda t: Cube.apply(t) * 1.0) if second else Cube.apply, (x,), f"Cube on shape {shape}",
+                TWICE_HINT if second else CUBE_HINT, second=second, reference=lambda t: t ** 3)
 
 
 def _cube_vmap(Cube, seed, shape, in_dims) -> None:
@@ -70,7 +76,8 @@ def _cube_eager_grad(Cube, x, w):
     (whether it is 3 x**2 w is cube_values' rule)."""
     leaf = x.detach().clone().requires_grad_(True)
     y = run(Cube.apply, leaf, what="Cube.apply(x)")
-    (grad,) = run(c.backward_grads, y, [leaf], w, what="Cube.backward")
+    # as_given: a backward that writes into grad_output (a copy here) is the values' rule
+    (grad,) = run(c.backward_grads, y, [leaf], w.clone(), what="Cube.backward", as_given=True)
     return grad
 
 
@@ -105,7 +112,8 @@ def _cube_grad(Cube, seed, shape) -> None:
 
 def _cube_per_sample_grad(Cube, seed, shape) -> None:
     xb = c.randn(*shape, seed=seed, requires_grad=False)
-    g = under_func(Cube, "vmap(grad)", xb, what="vmap(grad(...)) through Cube")
+    # weight 1: backward gets a grad_output of its own, not .sum()'s broadcast one (writing into that is values')
+    g = under_func(Cube, "vmap(grad)", xb, weight=torch.ones((), dtype=xb.dtype), what="vmap(grad(...)) through Cube")
     _require_same_as_eager(g, _cube_eager_grad(Cube, xb, torch.ones_like(xb)),  # elementwise: per sample = batch
                            "per-sample gradients vmap(grad(lambda t: Cube.apply(t).sum()))(x)")
 
@@ -116,7 +124,7 @@ def _cube_jacobian(Cube, seed, shape) -> None:
     rows = []
     for e in torch.eye(x.numel(), dtype=x.dtype):   # one backward per output entry, as jacrev's rows
         y = run(Cube.apply, x, what="Cube.apply(x)")
-        (row,) = run(c.backward_grads, y, [x], e.reshape(y.shape), what="Cube.backward")
+        (row,) = run(c.backward_grads, y, [x], e.reshape(y.shape).clone(), what="Cube.backward", as_given=True)
         rows.append(row if row is not None else torch.zeros_like(x))
     jac = torch.stack(rows).reshape(tuple(x.shape) * 2)
     expected = torch.diag((3 * x.detach() ** 2).reshape(-1)).reshape(tuple(x.shape) * 2)
@@ -170,23 +178,27 @@ def cube_values(Cube, cases=(("values",),)) -> None:
     _cube_cases(Cube, cases)
 
 
+@c.inputs_judged_elsewhere()  # a backward that writes into grad_output: the values' rule
 def cube_gradgradcheck(Cube, cases=(("gradgradcheck", 10, (3,)), ("methods", 15, (2, 3), "twice"))) -> None:
     """Second derivatives, in the judge: gradgradcheck, and backward called directly, then differentiated."""
     _cube_cases(Cube, cases)
 
 
+@c.inputs_judged_elsewhere()
 def cube_vmap(Cube, cases=(("vmap", 23, (4, 3), 0), ("methods", 25, (2, 3), "forward vmap"))) -> None:
     """torch.func.vmap(Cube.apply) (a probe) equals x ** 3 sample by sample; the table adds other shapes and
     in_dims."""
     _cube_cases(Cube, cases)
 
 
+@c.inputs_judged_elsewhere()
 def cube_func_grad(Cube, cases=(("grad", 33, (3,)), ("methods", 35, (3,), ""), ("storage", (3,)))) -> None:
     """torch.func.grad (a probe) of a weighted sum through Cube is Cube's own ordinary gradient, and its methods
     run on tensors without storage (a probe); the table adds shapes and per-sample gradients (vmap of grad)."""
     _cube_cases(Cube, cases)
 
 
+@c.inputs_judged_elsewhere()
 def cube_jacrev(Cube, cases=(("jacobian", 40, (4,)), ("methods", 42, (4,), "backward"))) -> None:
     """What torch.func.jacrev(Cube.apply) needs of Cube's derivative, verified in the judge: the Jacobian diag(3x^2)
     row by row from backward, and Cube's own backward called directly (the right gradient; the split style torch.func

@@ -80,10 +80,11 @@ DIRECT_RULES = (
 ) + c.ENGINE_RULES + FUNC_RULES
 
 
-def run(fn, *args, what: str):
-    """Call learner code (directly or through a torch.func transform) with plain feedback on failure."""
+def run(fn, *args, what: str, as_given: bool = False):
+    """Call learner code (directly or through a torch.func transform) with plain feedback on failure (`as_given`: see
+    common.call)."""
     with c.explained(what, FUNC_RULES):
-        return c.call(fn, *args, what=what)
+        return c.call(fn, *args, what=what, as_given=as_given)
 
 
 
@@ -98,12 +99,14 @@ def gradchecked(fn, inputs, what, hint, second=False, reference=None):
 
 # ------------------------------------------------------------------- the static methods, called directly
 
-def direct(fn, *args, what: str, rules=DIRECT_RULES):
-    """One of the learner's static methods called by the judge, with plain feedback on failure."""
+def direct(fn, *args, what: str, rules=DIRECT_RULES, as_given: bool = False):
+    """One of the learner's static methods called by the judge, with plain feedback on failure (`as_given`: a change
+    of its arguments is another test's rule inside `common.inputs_judged_elsewhere`)."""
     snapshots = c.snapshot_inputs(args)
     with c.explained(what, rules):
         result = fn(*args)
-    c.require_inputs_unchanged(snapshots, what)
+    if not (as_given and c.judged_elsewhere.active()):
+        c.require_inputs_unchanged(snapshots, what)
     return result
 
 
@@ -114,3 +117,24 @@ def require_split_style(Fn, name: str) -> None:
                f"{name} has no setup_context, so torch.func refuses it (\"{SETUP_CONTEXT_MSG}\"): write "
                "forward(x) without ctx, and save what backward needs in a separate @staticmethod "
                "setup_context(ctx, inputs, output).")
+
+
+def require_kept_guarded(Fn, name: str, values) -> None:
+    """x changed in place after forward: backward raises autograd's in-place error (x saved with save_for_backward:
+    its version counter is checked) or gives the gradient it gives for x left alone (it saved a tensor of its own);
+    a tensor kept as a plain ctx attribute escapes the counter, and backward reads the changed x."""
+    leaf = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    (control,) = run(c.backward_grads, run(Fn.apply, leaf * 1.0, what=f"{name}.apply(x)"), [leaf],
+                     what=f"{name}.backward")
+    x = leaf * 1.0  # a non-leaf, which the caller may change in place
+    y = run(Fn.apply, x, what=f"{name}.apply(x)")
+    with torch.no_grad():
+        x.add_(1.0)
+    grads: list = []
+    if c.inplace_error(lambda: grads.extend(torch.autograd.grad(y, [leaf], torch.ones_like(y))), f"{name}.backward") \
+            is not None or (grads and bool(torch.allclose(grads[0], control, rtol=1e-10, atol=1e-12))):
+        return
+    c.fail("not-saved-for-backward",
+           "changing x in place after forward went unnoticed, and backward used the changed value: keep x for backward "
+           "with ctx.save_for_backward(x) in setup_context (not ctx.x = x, not in a list on ctx), so that autograd's "
+           "version counter catches the change.")

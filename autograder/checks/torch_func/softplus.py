@@ -11,7 +11,8 @@ import torch.nn.functional as F
 from autograder.checks import common as c
 from autograder.checks.torch_func.methods import ALL_PARTS, own_jvp, require_own_methods, set_up
 from autograder.checks.torch_func.probes import dual_tangent, under_func
-from autograder.checks.torch_func.rules import F32, F64, direct, gradchecked, require_split_style, run
+from autograder.checks.torch_func.rules import (F32, F64, direct, gradchecked, require_kept_guarded, require_split_style,
+                                               run)
 
 
 # ------------------------------------------------------------------------------------------ Softplus
@@ -94,6 +95,7 @@ def _points(Softplus, values, dtype, grad_scale) -> None:
     c.require_self_contained(Softplus, SOFTPLUS)
     x = torch.tensor(values, dtype=dtype, requires_grad=True)
     _values_case(Softplus, x, torch.full_like(x, grad_scale).detach())
+    require_kept_guarded(Softplus, SOFTPLUS, values)
 
 
 def _random_values(Softplus, seed, shape, scale) -> None:

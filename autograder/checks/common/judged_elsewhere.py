@@ -1,0 +1,62 @@
+"""Forward must leave its inputs as they were: one rule, the values test's (`common.call` fails there with
+"modifies-input"). The other tests of an exercise judge their own property (the node, what is saved, the shapes of
+backward's return), so an answer whose forward changes its inputs in place must not lose them too: inside
+`inputs_judged_elsewhere()`, a call that changed its inputs runs again on copies of them, the caller's tensors put
+back as they were, so that the test's expectations (computed from the caller's tensors) and its verdict are those
+of an answer that left them alone.
+
+A test that changes the tensor it handed over after the call (the saved tests) calls with `as_given=True`: the
+learner's Function keeps that very tensor, and nothing is put back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import torch
+
+_DEPTH = [0]  # > 0 inside inputs_judged_elsewhere(); the judge's checks run one test at a time
+RUN_AGAIN = [0]  # how many calls ran again on copies (a check that must know whether forward changed its inputs)
+
+
+@contextlib.contextmanager
+def inputs_judged_elsewhere():
+    """Within a test whose rule is not "forward leaves its inputs alone" (module docstring)."""
+    _DEPTH[0] += 1
+    try:
+        yield
+    finally:
+        _DEPTH[0] -= 1
+
+
+def active() -> bool:
+    return _DEPTH[0] > 0
+
+
+def changed(snapshots: list) -> bool:
+    """Whether any (tensor, values before) pair of `common.snapshot_inputs` differs now."""
+    for tensor, before in snapshots:
+        now = tensor.detach()
+        if now.shape != before.shape or now.dtype != before.dtype or not bool(
+                ((now == before) | (now.isnan() & before.isnan())).all()):
+            return True
+    return False
+
+
+def put_back(snapshots: list) -> None:
+    """The caller's tensors as they were before the call (through .data: the discarded call's graph is gone)."""
+    for tensor, before in snapshots:
+        if tensor.shape == before.shape and tensor.dtype == before.dtype:
+            tensor.data.copy_(before)
+        else:
+            tensor.data = before.clone()
+
+
+def copies(values):
+    """`values` with every tensor (also inside tuples and lists) replaced by a copy: a differentiable one where it
+    requires grad, so that gradients still reach the caller's tensor."""
+    if isinstance(values, (tuple, list)):
+        return type(values)(copies(v) for v in values)
+    if isinstance(values, torch.Tensor):
+        return values.clone() if values.requires_grad else values.detach().clone()
+    return values
