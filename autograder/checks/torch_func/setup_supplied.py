@@ -20,7 +20,9 @@ class SetupSupplied(torch.autograd.Function):
     def forward(ctx, Fn, name, x):
         ctx.Fn, ctx.name = Fn, name
         ctx.stand_in = behaviour.stand_in_ctx(name, (True,))
-        ctx.stand_in.save_for_backward(x.detach())   # what the reference's setup_context saves
+        # what the reference's setup_context saves, unchanged by what the caller does to x after the call (as the
+        # version counter would guard it): how x is kept is the answer's own setup_context's rule, which has none
+        ctx.stand_in.save_for_backward(x.detach().clone())
         return run(Fn.forward, x.detach(), what=f"{name}.forward(x)").detach().clone()
 
     @staticmethod
