@@ -165,6 +165,7 @@ CHECKS: dict[str, str] = {
     "masked-row-nan": "a fully masked row (every entry -inf) gives nan instead of -inf: the max shift was not made finite",
     "inaccurate-forward": "forward is inaccurate for large or small inputs (precision lost)",
     "inaccurate-backward": "backward is inaccurate for large or small inputs (precision lost)",
+    "float32-precision": "a float64 input's result is only float32-accurate (something computes in float32)",
     "derivative-overflow": "the derivative overflows for large |x| (inf / inf)",
     "forgot-divide-by-n": "the gradient of a mean loss was not divided by the batch size",
     "forgot-onehot": "the cross-entropy gradient forgot to subtract the one-hot targets",

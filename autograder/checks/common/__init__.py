@@ -28,6 +28,7 @@ from autograder.engine.shared import (PROBES, FakeCtx, Mistake, attach_learner, 
                                       fail, plannable_probe, probe, set_base_seed)
 # the grading model's check, which the first visible test of every exercise runs
 from autograder.checks.common.self_contained import require_self_contained  # noqa: F401
+from autograder.checks.common.precision import FLOAT32_HINT, forward_in_float32, require_float64_kept  # noqa: F401
 
 
 # ------------------------------------------------------------------------ the learner's process (probes)
@@ -339,8 +340,15 @@ def gradcheck(fn: Callable, inputs: tuple, what: str, code: str = "wrong-derivat
     inputs, in order, for the feedback). With `reference` (the same function written with torch ops, in the
     judge), backward is also compared with the judge's own derivative on a random grad_output (`common/vjp.py`):
     finite differences of the learner's forward are not the only evidence."""
-    with explained(what, _gradcheck_rules(code, hint, names)):
-        _fast_then_slow(_gradcheck, fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **kwargs)
+    try:
+        with explained(what, _gradcheck_rules(code, hint, names)):
+            _fast_then_slow(_gradcheck, fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **kwargs)
+    except Mistake as mistake:
+        if mistake.code == code and forward_in_float32(fn, inputs):   # backward may be right: finite differences lie
+            fail("float32-precision", f"{what}: the forward gives float32 values for float64 inputs, so gradcheck's "
+                                      "finite differences measure float32's rounding, not the derivative: "
+                                      f"{FLOAT32_HINT}.")
+        raise
     if reference is not None:
         from autograder.checks.common.vjp import require_vjp
 

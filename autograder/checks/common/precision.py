@@ -1,0 +1,60 @@
+"""A float64 answer that lost precision to float32 somewhere (`.float()`, a float32 constant or buffer, a tensor made
+without a dtype): its error is float32's rounding, not a wrong formula, and its message says so instead of blaming
+the formula. Used by `require_close`'s callers that know which part they judge, and by `gradcheck`, whose finite
+differences of a float32 forward are float32's rounding divided by eps (so its backward gets blamed otherwise)."""
+
+from __future__ import annotations
+
+import torch
+
+from autograder.engine.shared import Mistake
+
+FLOAT32_HINT = ("compute in the input's dtype: no .float(), and no float32 constant or buffer made without "
+                "dtype=x.dtype")
+
+
+def float32_rounded(actual) -> bool:
+    """Whether a float64 tensor holds only values that float32 can hold: what a result computed in float32 and cast
+    back looks like (a float64 computation leaves almost every value between two float32s)."""
+    if not isinstance(actual, torch.Tensor) or actual.dtype != torch.float64 or actual.numel() < 2:
+        return False
+    values = actual.detach()
+    finite = values[torch.isfinite(values) & (values != 0)]
+    return finite.numel() >= 2 and bool((finite.to(torch.float32).to(torch.float64) == finite).all())
+
+
+def require_float64_kept(actual, expected, what: str, part: str) -> None:
+    """A float64 `actual` that misses `expected` by float32's rounding: it holds only float32 values (computed in
+    float32, cast back), or its errors are within a few float32 ulps and of both signs (a float32 factor among
+    float64 ones; an eps or a wrong formula errs one way, or further). `part` (forward, backward) is named."""
+    if not (isinstance(expected, torch.Tensor) and isinstance(actual, torch.Tensor)) or actual.dtype != torch.float64 \
+            or tuple(actual.shape) != tuple(expected.shape) or not bool(torch.isfinite(actual).all()):
+        return
+    error = actual.detach() - expected.detach().to(torch.float64)
+    size = float(expected.detach().abs().max()) if expected.numel() else 0.0
+    worst = float(error.abs().max()) if error.numel() else 0.0
+    if size == 0.0 or worst <= 1e-12 * size:
+        return
+    rounded = float32_rounded(actual) and not float32_rounded(expected)
+    both_ways = worst <= 4 * torch.finfo(torch.float32).eps * size and bool((error > 1e-12 * size).any()) \
+        and bool((error < -1e-12 * size).any())
+    if rounded or both_ways:
+        raise Mistake("float32-precision",
+                      f"{what} is off by float32's rounding for a float64 input (largest error {worst:.2g}, "
+                      f"{worst / size:.1g} of its largest value): {part} computes something in float32. "
+                      f"{FLOAT32_HINT[0].upper()}{FLOAT32_HINT[1:]}.")
+
+
+def forward_in_float32(fn, inputs) -> bool:
+    """Whether `fn` (the learner's forward, through `apply`) gives a float32 output, or float64 values that float32
+    holds, for float64 inputs: finite differences of it are then float32's rounding divided by eps."""
+    if not any(isinstance(t, torch.Tensor) and t.dtype == torch.float64 for t in inputs):
+        return False
+    try:
+        with torch.no_grad():
+            out = fn(*(t.detach() if isinstance(t, torch.Tensor) else t for t in inputs))
+    except Exception:  # noqa: BLE001 - a forward that raises is gradcheck's own verdict
+        return False
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    tensors = [t for t in outs if isinstance(t, torch.Tensor) and t.is_floating_point()]
+    return any(t.dtype in (torch.float32, torch.float16, torch.bfloat16) or float32_rounded(t) for t in tensors)
