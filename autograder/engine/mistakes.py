@@ -232,6 +232,7 @@ CHECKS: dict[str, str] = {
     "no-fake-kernel": "the custom operator has no fake kernel, so compile and export cannot trace it",
     "fake-kernel-mismatch": "the fake kernel describes another shape or dtype than the real kernel returns",
     "kernel-mutates-or-aliases": "the kernel changes or returns its input, which the schema forbids",
+    "kernel-output-dtype": "the real kernel returns another dtype or shape than its input's (the fake kernel is right)",
     "kernel-mutates-input": "the kernel writes into its input's memory (x.numpy() shares it)",
     "numpy-scalar": "a NumPy scalar reached torch.from_numpy (a 0-d result not wrapped in np.asarray)",
     "no-autograd": "no autograd formula was registered for the custom operator",

@@ -217,7 +217,7 @@ def require_close(actual, expected, what: str, code: str, hint: str = "", rtol=1
                             f"{tuple(expected.shape)}.")
     if actual.dtype != expected.dtype:
         fail("wrong-dtype", f"{what} has dtype {actual.dtype} but should have {expected.dtype} "
-                            "(compute in the input's dtype; do not convert to float32).")
+                            "(compute in the input's dtype, or convert the result back to it).")
     if not bool(torch.allclose(actual.detach(), expected.detach(), rtol=rtol, atol=atol, equal_nan=False)):
         worst = (actual.detach() - expected.detach()).abs().max().item()
         fail(code, f"{what} is wrong (largest error {worst:.3g}). {hint}".strip())
