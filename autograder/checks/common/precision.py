@@ -58,3 +58,27 @@ def forward_in_float32(fn, inputs) -> bool:
     outs = out if isinstance(out, (tuple, list)) else (out,)
     tensors = [t for t in outs if isinstance(t, torch.Tensor) and t.is_floating_point()]
     return any(t.dtype in (torch.float32, torch.float16, torch.bfloat16) or float32_rounded(t) for t in tensors)
+
+
+def blame_float32_forward(mistake: Mistake, code: str, fn, inputs, what: str) -> None:
+    """gradcheck failed with `mistake`: where the forward gives float32 values, say so instead of blaming backward."""
+    if mistake.code == code and forward_in_float32(fn, inputs):
+        raise Mistake("float32-precision", f"{what}: the forward gives float32 values for float64 inputs, so "
+                                           "gradcheck's finite differences measure float32's rounding, not the "
+                                           f"derivative: {FLOAT32_HINT}.")
+
+
+def backward_in_float32(fn, inputs) -> bool:
+    """Whether `fn`'s backward (grad_output of ones, which keeps a rounding visible) gives float32 values for float64
+    inputs: finite differences of it, as gradgradcheck takes them, are then float32's rounding divided by eps."""
+    leaves = tuple(t.detach().clone().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t
+                   for t in inputs)
+    wanted = [t for t in leaves if isinstance(t, torch.Tensor) and t.requires_grad and t.dtype == torch.float64]
+    try:
+        with torch.enable_grad():
+            out = fn(*leaves)
+            out = out[0] if isinstance(out, (tuple, list)) else out
+            grads = torch.autograd.grad(out, wanted, torch.ones_like(out), allow_unused=True)
+    except Exception:  # noqa: BLE001 - a backward that raises is gradgradcheck's own verdict
+        return False
+    return any(isinstance(g, torch.Tensor) and float32_rounded(g) for g in grads)
