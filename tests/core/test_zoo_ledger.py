@@ -27,8 +27,6 @@ KNOWN_CASCADES = {
     "Cube/forward_without_setup_context", "Cube/numpy_forward", "Cube/numpy_in_backward",
     "Cube/numpy_unless_wrapped", "LogSumExp/missing_nones", "LogSumExp/no_unsqueeze", "LogSumExp/saves_softmax",
     "LogSumExp/wrong_derivative", "SafeNorm/eps_in_sqrt",
-    # a float32 inside: the tests of other rules still compare with the float64 reference (see issue 35's report)
-    "LogSumExp/float32_backward", "Softplus/float32_forward",
     "Softplus/forward_uses_ctx", "checkpointed_mlp/detached_inputs", "checkpointed_mlp/late_bound_lambda",
     "checkpointed_mlp/no_grad_blocks",
 }

@@ -5,12 +5,19 @@ differences of a float32 forward are float32's rounding divided by eps (so its b
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 
 from autograder.engine.shared import Mistake
 
 FLOAT32_HINT = ("compute in the input's dtype: no .float(), and no float32 constant or buffer made without "
                 "dtype=x.dtype")
+
+
+# Inside `precision_elsewhere()`, a float64 result off by float32's rounding passes `require_close`: the test judges
+# another rule than the one that owns precision (the values or derivative test), so one float32 costs one rule.
+_ELSEWHERE: list = []
 
 
 def float32_rounded(actual) -> bool:
@@ -23,26 +30,46 @@ def float32_rounded(actual) -> bool:
     return finite.numel() >= 2 and bool((finite.to(torch.float32).to(torch.float64) == finite).all())
 
 
-def require_float64_kept(actual, expected, what: str, part: str) -> None:
+def off_by_float32(actual, expected) -> bool:
     """A float64 `actual` that misses `expected` by float32's rounding: it holds only float32 values (computed in
     float32, cast back), or its errors are within a few float32 ulps and of both signs (a float32 factor among
-    float64 ones; an eps or a wrong formula errs one way, or further). `part` (forward, backward) is named."""
+    float64 ones; an eps or a wrong formula errs one way, or further)."""
     if not (isinstance(expected, torch.Tensor) and isinstance(actual, torch.Tensor)) or actual.dtype != torch.float64 \
             or tuple(actual.shape) != tuple(expected.shape) or not bool(torch.isfinite(actual).all()):
-        return
+        return False
     error = actual.detach() - expected.detach().to(torch.float64)
     size = float(expected.detach().abs().max()) if expected.numel() else 0.0
     worst = float(error.abs().max()) if error.numel() else 0.0
     if size == 0.0 or worst <= 1e-12 * size:
-        return
+        return False
     rounded = float32_rounded(actual) and not float32_rounded(expected)
-    both_ways = worst <= 4 * torch.finfo(torch.float32).eps * size and bool((error > 1e-12 * size).any()) \
-        and bool((error < -1e-12 * size).any())
-    if rounded or both_ways:
+    return rounded or (worst <= 4 * torch.finfo(torch.float32).eps * size and bool((error > 1e-12 * size).any())
+                       and bool((error < -1e-12 * size).any()))
+
+
+def require_float64_kept(actual, expected, what: str, part: str) -> None:
+    """`actual` off by float32's rounding (`off_by_float32`) fails, naming `part` (forward, backward), except inside
+    `precision_elsewhere()`."""
+    if not _ELSEWHERE and off_by_float32(actual, expected):
+        worst = float((actual.detach() - expected.detach().to(torch.float64)).abs().max())
+        size = float(expected.detach().abs().max())
         raise Mistake("float32-precision",
                       f"{what} is off by float32's rounding for a float64 input (largest error {worst:.2g}, "
                       f"{worst / size:.1g} of its largest value): {part} computes something in float32. "
                       f"{FLOAT32_HINT[0].upper()}{FLOAT32_HINT[1:]}.")
+
+
+@contextlib.contextmanager
+def precision_elsewhere():
+    _ELSEWHERE.append(True)
+    try:
+        yield
+    finally:
+        _ELSEWHERE.pop()
+
+
+def tolerated(actual, expected) -> bool:
+    return bool(_ELSEWHERE) and off_by_float32(actual, expected)
 
 
 def forward_in_float32(fn, inputs) -> bool:

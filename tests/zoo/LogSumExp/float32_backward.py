@@ -1,9 +1,9 @@
 # mistake: backward computes the softmax exp(x - out) in float32 (.float()) and casts it back
-# feedback: is wrong (largest error
-# code: wrong-derivative|inaccurate-backward|wrong-hessian
+# feedback: backward computes something in float32
+# code: float32-precision
 # rule: values
-# fails: values stability vmap
-# score: 6/10
+# fails: values
+# score: 8/10
 class LogSumExp(torch.autograd.Function):
     generate_vmap_rule = True
 

@@ -1,9 +1,9 @@
 # mistake: forward computes softplus in float32 (.float()) and casts the result back to x's dtype
-# feedback: is wrong (largest error
-# code: wrong-forward|float32-precision
+# feedback: forward computes something in float32
+# code: float32-precision
 # rule: derivative
-# fails: values gradcheck vmap
-# score: 3/6
+# fails: values gradcheck
+# score: 4/6
 class Softplus(torch.autograd.Function):
     generate_vmap_rule = True
 
