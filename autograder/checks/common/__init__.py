@@ -345,7 +345,7 @@ def gradcheck(fn: Callable, inputs: tuple, what: str, code: str = "wrong-derivat
         with explained(what, _gradcheck_rules(code, hint, names)):
             _fast_then_slow(_gradcheck, fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **kwargs)
     except Mistake as mistake:
-        blame_float32_forward(mistake, code, fn, inputs, what)   # backward may be right: finite differences lie
+        blame_float32_forward(mistake, code, fn, inputs, what, reference)   # finite differences of float32 lie
         raise
     if reference is not None:
         from autograder.checks.common.vjp import require_vjp

@@ -72,24 +72,29 @@ def tolerated(actual, expected) -> bool:
     return bool(_ELSEWHERE) and off_by_float32(actual, expected)
 
 
-def forward_in_float32(fn, inputs) -> bool:
+def forward_in_float32(fn, inputs, reference=None) -> bool:
     """Whether `fn` (the learner's forward, through `apply`) gives a float32 output, or float64 values that float32
-    holds, for float64 inputs: finite differences of it are then float32's rounding divided by eps."""
+    holds (or, with `reference`, off by float32's rounding), for float64 inputs: finite differences of it are then
+    float32's rounding divided by eps."""
     if not any(isinstance(t, torch.Tensor) and t.dtype == torch.float64 for t in inputs):
         return False
+    plain = tuple(t.detach() if isinstance(t, torch.Tensor) else t for t in inputs)
     try:
         with torch.no_grad():
-            out = fn(*(t.detach() if isinstance(t, torch.Tensor) else t for t in inputs))
+            out = fn(*plain)
+            expected = reference(*plain) if reference is not None else None
     except Exception:  # noqa: BLE001 - a forward that raises is gradcheck's own verdict
         return False
     outs = out if isinstance(out, (tuple, list)) else (out,)
-    tensors = [t for t in outs if isinstance(t, torch.Tensor) and t.is_floating_point()]
-    return any(t.dtype in (torch.float32, torch.float16, torch.bfloat16) or float32_rounded(t) for t in tensors)
+    refs = expected if isinstance(expected, (tuple, list)) else (expected,) * len(outs)
+    return any(isinstance(t, torch.Tensor) and t.is_floating_point()
+               and (t.dtype in (torch.float32, torch.float16, torch.bfloat16) or float32_rounded(t)
+                    or off_by_float32(t, e)) for t, e in zip(outs, refs))
 
 
-def blame_float32_forward(mistake: Mistake, code: str, fn, inputs, what: str) -> None:
+def blame_float32_forward(mistake: Mistake, code: str, fn, inputs, what: str, reference=None) -> None:
     """gradcheck failed with `mistake`: where the forward gives float32 values, say so instead of blaming backward."""
-    if mistake.code == code and forward_in_float32(fn, inputs):
+    if mistake.code == code and forward_in_float32(fn, inputs, reference):
         raise Mistake("float32-precision", f"{what}: the forward gives float32 values for float64 inputs, so "
                                            "gradcheck's finite differences measure float32's rounding, not the "
                                            f"derivative: {FLOAT32_HINT}.")
