@@ -28,8 +28,8 @@ from autograder.engine.shared import (PROBES, FakeCtx, Mistake, attach_learner, 
                                       fail, plannable_probe, probe, set_base_seed)
 # the grading model's check, which the first visible test of every exercise runs
 from autograder.checks.common.self_contained import require_self_contained  # noqa: F401
-from autograder.checks.common.precision import (backward_in_float32, blame_float32_forward, off_by_float32,  # noqa
-                                                precision_elsewhere, require_float64_kept, tolerated)
+from autograder.checks.common.precision import (backward_in_float32, blame_float32_forward, float32_rounded,  # noqa
+                                                off_by_float32, precision_elsewhere, require_float64_kept, tolerated)
 
 
 # ------------------------------------------------------------------------ the learner's process (probes)
