@@ -1,6 +1,6 @@
 # mistake: backward computes in float32 (.float()) and casts the gradient back to x's dtype
-# feedback: is wrong (largest error
-# code: wrong-derivative
+# feedback: backward computes something in float32
+# code: float32-precision
 # rule: derivative
 # fails: jacrev
 # score: 4/5
