@@ -45,6 +45,11 @@ FAKE_HINT = ("a fake kernel describes what the compiled kernel returns for input
              "without computing it: each output's shape, dtype and strides, as the kernel's contract gives them.")
 GRAD_HINT = ("backward returns one value per input of the operator, (x, eps): the gradient of x, and None for eps, "
              "a float.")
+# True of both kinds of backward: one that calls the compiled backward kernel and one written with torch operations.
+DERIVATIVE_HINT = ("backward returns grad_out times the derivative of RMS normalisation with respect to x, which "
+                   "depends on x, the operator's input, and on rstd, its second output (both saved in setup_context, "
+                   "as they were in forward): whether it calls the compiled backward kernel, which takes (grad_out, "
+                   "x, rstd) in that order, or computes the derivative with torch operations.")
 TRACED_HINT = ("torch.compile, torch.export and opcheck run backward on fake tensors too, where the compiled "
                "kernel cannot run: call it through a custom operator of your own that has a fake kernel (or "
                "compute the gradient with torch operations).")
@@ -288,9 +293,9 @@ def gradient(setup_context, backward, cases=GRADIENT_DEFAULT) -> None:
         if grad is None:
             c.fail("no-gradient", f"{what} gave x no gradient. " + GRAD_HINT)
         tol = (1e-4, 1e-5) if dtype == torch.float32 else (1e-8, 1e-10)
+        c.require_float64_kept(grad, expected, f"the gradient of x through out ({dtype})", "backward")
         c.require_close(grad, expected, f"the gradient of x through out ({dtype})", "wrong-derivative",
-                        "the compiled backward kernel takes (grad_out, x, rstd): x is the operator's input, and "
-                        "rstd its second output, saved in setup_context.", *tol)
+                        DERIVATIVE_HINT, *tol)
         if dtype == torch.float64:
             _call(c.gradcheck, lambda t: op(t, EPS)[0], (x,), what, "wrong-derivative", GRAD_HINT, what=what)
 

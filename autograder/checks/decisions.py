@@ -79,14 +79,16 @@ KEY_PATH = paths.DECISIONS_KEY
 
 
 def answer_key() -> dict:
-    """key -> (right label, why), and (right, chosen) -> an extra sentence aimed at that confusion.
+    """key -> (right label, why), key -> what to reconsider (`reread`: a question, never the label), and (right,
+    chosen) -> an extra sentence aimed at that confusion.
 
     Read from a data file when a hidden test needs it, never on import: the learner's process imports this
     module (and is forked from processes that did) but never calls this, and while grading the file is a
     protected path (grading.protected_paths) it cannot open. So no answer key is in its memory or reach."""
     data = json.loads(KEY_PATH.read_text(encoding="utf-8"))
     scenarios = {k: (v["right"], v["why"]) for k, v in data["scenarios"].items()}
-    return {"scenarios": scenarios, "confusions": {(r, c): t for r, c, t in data["confusions"]}}
+    return {"scenarios": scenarios, "reread": {k: v["reread"] for k, v in data["scenarios"].items()},
+            "confusions": {(r, c): t for r, c, t in data["confusions"]}}
 
 
 def _normalise(value):
@@ -115,6 +117,13 @@ def explain(key: str, choice) -> str:
     if right == "none" and chosen in FUNCTION_LABELS and not extra:
         extra = "Autograd already handles this; a Function would only add a backward you must keep correct."
     return feedback(right, why, choice, extra)
+
+
+# The graded feedback names the scenario and the question to reconsider, never the right label or its reason (the
+# practice quiz's `explain` gives both): a second attempt then rests on the reasoning, not on a copied label.
+REREAD = ("Reread the notebook's questions in their order: does autograd record every operation? Is the gradient it "
+          "gives useful? Is the composed backward stable and fast enough? Does memory force a trade, and does a "
+          "built-in tool make it for you?")
 
 
 def _mistake_code(right: str, chosen: str) -> str:
@@ -170,7 +179,8 @@ def well_formed(decisions, group: int | None = None) -> None:
 
 
 def group(decisions, number: int) -> None:
-    """Hidden: every scenario of group `number` has the right label; feedback explains each wrong one."""
+    """Hidden: every scenario of group `number` has the right label; feedback names each wrong one and what to
+    reconsider (never the right label, so that no second attempt can copy it)."""
     _require_dict(decisions)
     keys = GROUPS[number]
     _require_answers(decisions, keys)
@@ -183,7 +193,8 @@ def group(decisions, number: int) -> None:
             wrong.append((key, right, chosen))
     if wrong:
         code = _mistake_code(wrong[0][1], wrong[0][2])
-        lines = [f"'{key}': {explain(key, chosen)}" for key, _, chosen in wrong]
+        reread = answer_key()["reread"]
+        lines = [f"'{key}': '{chosen}' is not the best fit. Consider {reread[key]}" for key, _, chosen in wrong]
         verb = "needs" if len(wrong) == 1 else "need"
         c.fail(code, f"{len(wrong)} of the {len(keys)} scenarios {', '.join(keys)} {verb} another look.\n"
-                     + "\n".join(lines))
+                     + "\n".join(lines) + "\n" + REREAD)

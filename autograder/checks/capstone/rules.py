@@ -164,10 +164,12 @@ def check_case(LSE, x, dim, keepdim, seed):
     g = c.randn(*y.shape, seed=seed + 500, requires_grad=False, dtype=x.dtype)
     expected, expected_grad = torch_logsumexp(x, dim, keepdim, g)
     rtol, atol = tolerance(x)
+    c.require_float64_kept(y, expected, what, "forward")
     c.require_close(y, expected, what, "wrong-forward", VALUE_HINT, rtol=rtol, atol=atol)
     (grad,) = grads_of(y, x, g, what=f"LogSumExp.backward (dim={dim}, keepdim={keepdim}, x of shape {tuple(x.shape)})")
     if grad is None:
         c.fail("no-graph", "x received no gradient: is the output connected to x through LogSumExp.apply?")
+    c.require_float64_kept(grad, expected_grad, f"the gradient of {what}", "backward")
     c.require_close(grad, expected_grad, f"the gradient of {what}", "wrong-derivative", GRAD_HINT, rtol=rtol, atol=atol)
 
 

@@ -15,6 +15,8 @@ import contextlib
 
 import torch
 
+from autograder.engine.shared import Mistake
+
 _DEPTH = [0]  # > 0 inside inputs_judged_elsewhere(); the judge's checks run one test at a time
 RUN_AGAIN = [0]  # how many calls ran again on copies (a check that must know whether forward changed its inputs)
 
@@ -60,3 +62,14 @@ def copies(values):
     if isinstance(values, torch.Tensor):
         return values.clone() if values.requires_grad else values.detach().clone()
     return values
+
+
+@contextlib.contextmanager
+def waits_for(prerequisite: str, codes, what: str):
+    """A mistake (`codes`) of a rule this test's property needs (rules.toml `requires`): 'not judged', its own code."""
+    try:
+        yield
+    except Mistake as mistake:
+        if mistake.code not in codes:
+            raise
+        raise mistake.not_judged(what, prerequisite) from None

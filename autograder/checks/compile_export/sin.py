@@ -108,7 +108,27 @@ def sin_opcheck(op, cases=SIN_OPCHECK_DEFAULT) -> None:
     for shape, dtype, requires_grad, seed in cases:
         x = c.randn(*shape, seed=seed, requires_grad=requires_grad, dtype=dtype)
         what = f"torch.library.opcheck(numpy_sin, (x,)) for x of shape {tuple(x.shape)}, {x.dtype}"
-        op_call(opcheck_results, op, (x,), what=what, rules=OPCHECK_RULES)
+        try:
+            op_call(opcheck_results, op, (x,), what=what, rules=OPCHECK_RULES)
+        except c.Mistake as mistake:
+            if mistake.code == "fake-kernel-mismatch":   # the fake may be right and the real kernel the cause
+                _require_kernel_keeps_x(op, x, what)
+            raise
+
+
+def _require_kernel_keeps_x(op, x, what) -> None:
+    """The real kernel's output has x's shape and dtype, as sin's does (and what a fake kernel of empty_like
+    describes): where it does not, the fake and the real kernel disagree by the real kernel's fault."""
+    real = op_call(op, x.detach().clone(), what="numpy_sin(x)")
+    if not isinstance(real, torch.Tensor) or (real.dtype == x.dtype and tuple(real.shape) == tuple(x.shape)):
+        return
+    c.fail("kernel-output-dtype",
+           f"{what}: the real kernel returns shape {tuple(real.shape)}, {real.dtype} for an input of shape "
+           f"{tuple(x.shape)}, {x.dtype}, but sin keeps its input's shape and dtype, which is what a fake kernel "
+           "describes: the disagreement is the real kernel's. "
+           + ("Convert the kernel's result back to x's dtype (NumPy computes a float64 array in float64; "
+              "torch.tensor of a Python list gives float32)." if real.dtype != x.dtype else
+              "Return an array of x's shape (np.asarray of NumPy's result keeps a 0-d array 0-d)."))
 
 
 @c.compiling_probe
@@ -223,9 +243,10 @@ def _sin_export(op, cases) -> None:
         real = op_call(op, x.clone(), what="numpy_sin(x)")  # a clone: changing x is sin_values' rule
         recorded = nodes[0]["outputs"][0]
         if recorded is not None and (tuple(recorded[0]) != tuple(real.shape) or recorded[1] != real.dtype):
+            _require_kernel_keeps_x(op, x, what)
             c.fail("fake-kernel-mismatch",
                    f"{what}: the exported graph records numpy_sin's output as shape {tuple(recorded[0])}, "
-                   f"{recorded[1]} (from your fake kernel), but the real kernel returns shape "
+                   f"{recorded[1]} (from the fake kernel), but the real kernel returns shape "
                    f"{tuple(real.shape)}, {real.dtype}: the two kernels disagree.")
         out = op_call(program["module"], x.clone(), what="the exported program")
         rtol, atol = tolerance(x.dtype)

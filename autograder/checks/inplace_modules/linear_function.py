@@ -88,6 +88,7 @@ def _require_linear_out(out, x, weight, bias, what) -> None:
     if bias is not None and isinstance(out, torch.Tensor) and out.shape == expected.shape \
             and bool(torch.allclose(out, torch_linear(x, weight, None))):
         c.fail("ignores-bias", f"{what} ignored the bias: forward returns x @ weight.T + bias when bias is given.")
+    c.require_float64_kept(out, expected, what, "forward")
     c.require_close(out, expected, what, "wrong-forward", "forward returns x @ weight.T + bias (or x @ weight.T "
                     "when bias is None).", rtol=1e-10, atol=1e-12)
 
@@ -109,6 +110,7 @@ def _require_linear_grads(grads, x, weight, bias, g, what, wanted=(True, True, T
                 and bool(torch.allclose(got, torch.ones_like(exp) * g.shape[0])) and not bool(torch.allclose(got, exp)):
             c.fail("ignores-grad-output", f"{what}: the gradient of bias ignores grad_output: it is "
                                           "the sum over the batch of the incoming gradient.")
+        c.require_float64_kept(got, exp, f"{what}: the gradient of {name}", "backward")
         c.require_close(got, exp, f"{what}: the gradient of {name}", "wrong-derivative", LINEAR_HINT,
                         rtol=1e-10, atol=1e-12)
 

@@ -8,23 +8,29 @@ get the exact unit vector: an eps added to the norm changes them. Below 1e-12 a 
 has) is accepted: no check goes there. Backward leaves the tensors it saved as they were (the saved norm is the
 caller's output).
 
+Dtype and precision belong to the derivative rule (values, gradcheck: against the float64 reference); the zero and
+short rows' tests compare the answer with itself (rows of ones, rows scaled by a power of 2), so a float32 somewhere
+costs that rule only.
+
 Second derivatives are not part of the contract, so nothing here grades them: at a zero row the norm's curvature is
 unbounded (its Hessian is (I - u u^T) / norm), no value there is right, and sound answers differ there (nan, 0, or
 grad_output * I), as the notebook shows.
 
-Each check takes `cases=`: its default is the visible test's small fixed case, the hidden tests pass the module's
-tables (VALUES_CASES, GRADCHECK_CASES, ZERO_ROWS_CASES, SMALL_NORMS_CASES). The trusted reference is the formula
-above, computed here in float64 (torch.linalg.vector_norm's own backward agrees). Nothing is asked of the learner's
-process: values and gradients are computed in the judge, and an in-place change to a saved tensor is observed on
-the judge's side by calling forward and backward directly with a stand-in ctx.
+Each check takes `cases=` (default: the visible test's fixed case; the hidden tests pass the *_CASES tables). The
+trusted reference is the formula above, in float64 (torch.linalg.vector_norm's own backward agrees). Nothing is
+asked of the learner's process: values and gradients are computed in the judge, and an in-place change to a saved
+tensor is observed on the judge's side by calling forward and backward directly with a stand-in ctx.
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 
 from autograder.checks import common as c
 from autograder.checks.explain import Rule, literal
+from autograder.checks.safe_gradients.eps import eps_added_to_norm
 from autograder.checks.safe_gradients.saved import check_saved_unchanged
 from autograder.checks.safe_gradients.short_rows import biased_short_row
 
@@ -134,34 +140,15 @@ def _diagnose(grad, x, g, what):
                                    "lined up with the entries of each row instead of with the rows. " + EXPAND_HINT)
 
 
-def _eps_added_to_norm(grad, x, g) -> bool:
-    """Whether grad is grad_output * x / (norm + eps) for one small eps > 0 on every row: the small_norms rule's
-    mistake (its test names it), which shrinks each row's gradient by norm / (norm + eps) and leaves its direction."""
-    if tuple(grad.shape) != tuple(x.shape) or x.dtype != torch.float64 or not bool(torch.isfinite(grad).all()):
-        return False
-    x64, got = x.detach().to(torch.float64), grad.detach().to(torch.float64)
-    norms = torch.linalg.vector_norm(x64, dim=-1, keepdim=True)
-    exact = g.detach().to(torch.float64).unsqueeze(-1) * x64 / norms
-    rows = (exact.abs().amax(-1) > 0).reshape(-1)
-    exact, got, norms = (t.reshape(-1, x.shape[-1])[rows] for t in (exact, got, norms.expand_as(x64)))
-    if not exact.numel():
-        return False
-    ratio = (got * exact).sum(-1) / (exact * exact).sum(-1)
-    if not bool(torch.allclose(got, ratio.unsqueeze(-1) * exact, rtol=1e-9, atol=0.0)):
-        return False
-    eps = norms[:, 0] * (1 / ratio - 1)
-    return bool((eps > 0).all()) and float(eps.max()) <= 1e-4 \
-        and bool(torch.allclose(eps, eps.mean().expand_as(eps), rtol=1e-3, atol=0.0))
-
-
 def _check_grad(grad, x, g, what):
     """The gradient against the reference, with the usual wrong answers named. An eps added to the norm in backward
     is set aside: short rows show it, and that is the small_norms test's rule (one mistake costs its points once)."""
-    if _eps_added_to_norm(grad, x, g):
+    if eps_added_to_norm(grad, x, g):
         return
     _diagnose(grad, x, g, what)
     _, expected = _torch_norm(x, g)
     rtol, _, atol = _tolerances(x, g)
+    c.require_float64_kept(grad, expected, what, "backward")
     c.require_close(grad, expected, what, "wrong-derivative", GRAD_HINT, rtol=rtol, atol=atol)
 
 
@@ -205,6 +192,7 @@ def values(SN, cases=(FIXED,)) -> None:
         _require_output(y, x, what)
         expected, _ = _torch_norm(x)
         rtol, atol, _ = _tolerances(x, g)
+        c.require_float64_kept(y, expected, what, "forward")
         c.require_close(y, expected, what, "wrong-forward", "the result is x.norm(dim=-1).", rtol=rtol, atol=atol)
         grad = _grad(y, x, g, f"SafeNorm.backward ({label})")
         _check_grad(grad, x, g, f"the gradient of SafeNorm.apply(x) for x of shape {tuple(x.shape)} ({label})")
@@ -262,15 +250,19 @@ def zero_rows(SN, cases=(FIXED,)) -> None:
 _BATCH_ONLY = frozenset({"wrong-dim", "no-unsqueeze"})
 
 
-def _batch_or_rows(check, SN, x, g, label):
+def _batch_or_rows(check, SN, x, g, label, *paired):
+    """check(SN, x, *paired, g, label), or on each row alone (`paired`: tensors of x's rows, row for row)."""
     try:
-        check(SN, x, g, label)
+        check(SN, x, *paired, g, label)
     except c.Mistake as mistake:
         if mistake.code not in _BATCH_ONLY or x.dim() < 2:
             raise
         rows, weights = x.detach().reshape(-1, x.shape[-1]), g.detach().reshape(-1)
+        paired = [t.detach().reshape(rows.shape[0], *t.shape[x.dim() - 1:]).requires_grad_(t.requires_grad)
+                  for t in paired]
         for k in range(rows.shape[0]):
-            check(SN, rows[k].clone().requires_grad_(True), weights[k].clone(), f"{label}, row {k + 1} alone")
+            row = [t[k].detach().clone().requires_grad_(t.requires_grad) for t in paired]
+            check(SN, rows[k].clone().requires_grad_(True), *row, weights[k].clone(), f"{label}, row {k + 1} alone")
 
 
 def _check_zero_rows(SN, x, g, label):
@@ -325,20 +317,25 @@ def _require_rows_untouched(SN, x, g, grad, zero, what):
 # -------------------------------------------------------------------------------------- small norms
 
 def _short_rows(scales, d, seed, dtype):
+    """(short rows, the same rows at length 1, the lengths): each length a power of 2 near the scale asked for. A
+    power of 2 scales every float exactly, so a right answer gives the short rows exactly their length times the
+    unit rows' value and exactly the unit rows' gradient in whatever dtype it computes: a precision lost (the values
+    test's) cancels, an eps or a clamp does not."""
     directions = _away_from_zero(len(scales), d, seed=seed, requires_grad=False)
-    directions = directions / torch.linalg.vector_norm(directions, dim=-1, keepdim=True)
-    return (directions * torch.tensor(scales, dtype=torch.float64).unsqueeze(-1)).to(dtype).requires_grad_(True)
+    unit = (directions / torch.linalg.vector_norm(directions, dim=-1, keepdim=True)).to(dtype)
+    lengths = torch.tensor([2.0 ** round(math.log2(s)) for s in scales], dtype=dtype)
+    return (unit * lengths.unsqueeze(-1)).requires_grad_(True), unit.requires_grad_(True), lengths
 
 
 def _small_norms_input(case):
     if case == FIXED:
-        x = _short_rows((1.0, 1e-2, 1e-4, 1e-6), 3, seed=500, dtype=torch.float64)
-        return x, torch.tensor(WEIGHTS, dtype=torch.float64), "1 to 1e-6 (float64)"
-    scales, d, dtype, seed = case
-    x = _short_rows(scales, d, seed=seed, dtype=dtype)
-    g = c.randn(len(scales), seed=seed + 10, requires_grad=False, dtype=dtype, low=0.5)
-    g = g * torch.where(torch.arange(len(scales)) % 2 == 0, 1.0, -1.0).to(dtype)
-    return x, g, f"{min(scales):.0e} to {max(scales):.0e} ({_dtype_name(dtype)})"
+        scales, d, dtype, seed, g = (1.0, 1e-2, 1e-4, 1e-6), 3, torch.float64, 500, torch.tensor(WEIGHTS)
+    else:
+        scales, d, dtype, seed = case
+        g = c.randn(len(scales), seed=seed + 10, requires_grad=False, dtype=dtype, low=0.5)
+        g = g * torch.where(torch.arange(len(scales)) % 2 == 0, 1.0, -1.0).to(dtype)
+    x, unit, lengths = _short_rows(scales, d, seed, dtype)
+    return x, unit, lengths, g.to(dtype), f"{min(scales):.0e} to {max(scales):.0e} ({_dtype_name(dtype)})"
 
 
 def small_norms(SN, cases=(FIXED,)) -> None:
@@ -348,8 +345,8 @@ def small_norms(SN, cases=(FIXED,)) -> None:
     SMALL_NORMS_CASES: float32 and float64, other widths, mixed with long rows."""
     c.require_function(SN, NAME)
     def one_case(case) -> None:
-        x, g, label = _small_norms_input(case)
-        _batch_or_rows(_check_small, SN, x, g, label)
+        x, unit, lengths, g, label = _small_norms_input(case)
+        _batch_or_rows(_check_small, SN, x, g, label, unit, lengths)
     c.each(cases, one_case)
 
 
@@ -359,34 +356,35 @@ SCALE_HINT = ("The gradient of the norm is the unit vector x / norm however shor
               "exactly 0.")
 
 
-def _check_small(SN, x, g, label):
+def _check_small(SN, x, unit, lengths, g, label):
     what = f"SafeNorm.apply(x) for rows of norm {label}"
     y = _apply(SN, x, what)
     _require_output(y, x, what)
-    expected, _ = _torch_norm(x)
+    scaled = f"SafeNorm.apply(x) for the same rows scaled to length 1 ({label.split('(')[-1].rstrip(')')})"
+    at_one = _apply(SN, unit, scaled)
+    _require_output(at_one, unit, scaled)
     rtol, _, atol = _tolerances(x, g)
-    c.require_close(y, expected, what, "value-biased",
+    c.require_close(y.detach().to(torch.float64), lengths.to(torch.float64) * at_one.detach().to(torch.float64),
+                    f"{what}, against its length times your value for the same rows scaled to length 1",
+                    "value-biased",
                     "The norm of a short row is its exact length: an eps inside the square root (sqrt(sum(x**2) + "
                     "eps)) or a clamp_min on the norm makes it longer. Compute x.norm(dim=-1) in forward.",
                     rtol=rtol, atol=0.0)
     grad = _grad(y, x, g, f"SafeNorm.backward for rows of norm {label}")
     c.require_shape(grad, x.shape, f"the gradient of {what}", "wrong-grad-shape")
-    x64 = x.detach().to(torch.float64)
-    norms = torch.linalg.vector_norm(x64, dim=-1)
-    unit = (x64 / norms.unsqueeze(-1)).to(x.dtype).requires_grad_(True)
-    scaled = f"SafeNorm.apply(x) for the same rows scaled to length 1 ({label.split('(')[-1].rstrip(')')})"
-    mine = _grad(_apply(SN, unit, scaled), unit, g, f"SafeNorm.backward for {scaled}")
+    mine = _grad(at_one, unit, g, f"SafeNorm.backward for {scaled}")
     c.require_shape(mine, x.shape, f"the gradient of {scaled}", "wrong-grad-shape")
     grad64, mine64 = grad.detach().to(torch.float64), mine.detach().to(torch.float64)
-    lengths = torch.linalg.vector_norm(grad64, dim=-1)
+    lengths_of_grad = torch.linalg.vector_norm(grad64, dim=-1)
     wanted = torch.linalg.vector_norm(mine64, dim=-1)
-    ratio = lengths / wanted.clamp_min(1e-300)
+    ratio = lengths_of_grad / wanted.clamp_min(1e-300)
     along = (grad64 * mine64).sum(-1) / (wanted * wanted).clamp_min(1e-300)   # the component along it, per its length
     shrunk = (wanted > 0) & (ratio < 1 - 10 * rtol) & ((along - ratio).abs() <= 10 * rtol * ratio.clamp_min(1e-30))
     if bool(torch.isfinite(ratio).all()) and bool(shrunk.any()):
-        i = int(torch.argmin(torch.where(shrunk, ratio, 2.0)))
+        ratio, lengths = ratio.reshape(-1), lengths.reshape(-1)
+        i = int(torch.argmin(torch.where(shrunk.reshape(-1), ratio, 2.0)))
         c.fail("eps-in-backward",
-               f"for a row of norm {float(norms[i]):.0e}, the gradient of {what} has length {float(ratio[i]):.4g} "
+               f"for a row of norm {float(lengths[i]):.0e}, the gradient of {what} has length {float(ratio[i]):.6g} "
                "times that of the same row scaled to length 1, instead of 1. " + SCALE_HINT)
-    c.require_close(grad, mine, f"the gradient of {what}, against the gradient of the same rows scaled to length 1",
-                    "short-rows-differ", SCALE_HINT, rtol=rtol, atol=atol)
+    c.require_close(grad64, mine64, f"the gradient of {what}, against the gradient of the same rows scaled to "
+                    "length 1", "short-rows-differ", SCALE_HINT, rtol=rtol, atol=atol)

@@ -38,8 +38,10 @@ _SUM_HINT = ("your gradients are right where nothing broadcasts, so the sum back
 def _mul_engine(BroadcastMul, a, b, grad_output):
     out = c.call(BroadcastMul.apply, a, b, what="BroadcastMul.forward", names=INPUTS_MUL)
     expected_shape = torch.broadcast_shapes(a.shape, b.shape)
-    c.require_close(out, a.detach() * b.detach(), f"BroadcastMul.apply(a, b) for shapes {fmt(a.shape)} and "
-                    f"{fmt(b.shape)}", "wrong-forward", f"forward returns a * b, of shape {fmt(expected_shape)}.")
+    what = f"BroadcastMul.apply(a, b) for shapes {fmt(a.shape)} and {fmt(b.shape)}"
+    c.require_float64_kept(out, a.detach() * b.detach(), what, "forward")
+    c.require_close(out, a.detach() * b.detach(), what, "wrong-forward", f"forward returns a * b, of shape "
+                    f"{fmt(expected_shape)}.")
     c.require_own_node(out, BroadcastMul, "BroadcastMul")
     return c.backward_grads(out, [a, b], grad_output, what="BroadcastMul.backward", names=INPUTS_MUL)
 
@@ -127,7 +129,8 @@ def _sum_down_judged_by_shapes(BroadcastMul):
     try:
         yield
     except c.Mistake as failed:
-        if failed.code in ("wrong-forward", "inplace-grad-output") or not _derivative_right_unbroadcast(BroadcastMul):
+        if failed.code in ("wrong-forward", "inplace-grad-output", "float32-precision") \
+                or not _derivative_right_unbroadcast(BroadcastMul):
             raise
 
 
@@ -151,9 +154,9 @@ def _broadcastmul_values(BroadcastMul, cases) -> None:
             if got is None:
                 c.fail("missing-gradient", f"BroadcastMul: {name} requires grad but got no gradient: "
                                            f"backward must return a gradient for {name}.")
-            c.require_close(got, full.sum_to_size(x.shape),
-                            f"the gradient of {name} (shapes {fmt(sa)} and {fmt(sb)})", "wrong-derivative",
-                            _MUL_HINT)
+            what = f"the gradient of {name} (shapes {fmt(sa)} and {fmt(sb)})"
+            c.require_float64_kept(got, full.sum_to_size(x.shape), what, "backward")
+            c.require_close(got, full.sum_to_size(x.shape), what, "wrong-derivative", _MUL_HINT)
     c.each(enumerate(cases), one_case)
 
 

@@ -108,6 +108,7 @@ def _require_own_backward(Fn, name, x, ref, args, ctx, seed, tolerance, value: b
     grads = direct(Fn.backward, ctx, g.clone(), what=f"{name}.backward(ctx, grad_output)", as_given=True)
     grad = grads[0] if isinstance(grads, (tuple, list)) and grads else grads
     if value or not isinstance(grad, torch.Tensor):
+        c.require_float64_kept(grad, first, f"{name}.backward(ctx, grad_output) called directly", "backward")
         c.require_close(grad, first, f"{name}.backward(ctx, grad_output) called directly", "wrong-derivative",
                         rtol=rtol, atol=atol)
     if twice and not grad.requires_grad:

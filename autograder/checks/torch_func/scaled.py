@@ -35,11 +35,13 @@ def _scaled_values(Fn, seed, shape, alpha) -> None:
     x, y = _scaled_inputs(seed, shape)
     what = f"ScaledProduct.apply(x, y, {alpha}) for x, y of shape {shape}"
     out = run(Fn.apply, x, y, alpha, what=what)
+    c.require_float64_kept(out, alpha * x.detach() * y.detach(), what, "forward")
     c.require_close(out, alpha * x.detach() * y.detach(), what, "wrong-forward", "forward returns alpha * x * y.")
     g = c.randn(*shape, seed=seed + 2, requires_grad=False)
     grad_x, grad_y = run(c.backward_grads, out, [x, y], g, what="ScaledProduct.backward")
-    c.require_close(grad_x, g * alpha * y.detach(), f"the gradient for x of {what}", "wrong-derivative", PRODUCT_HINT)
-    c.require_close(grad_y, g * alpha * x.detach(), f"the gradient for y of {what}", "wrong-derivative", PRODUCT_HINT)
+    for name, got, expected in (("x", grad_x, g * alpha * y.detach()), ("y", grad_y, g * alpha * x.detach())):
+        c.require_float64_kept(got, expected, f"the gradient for {name} of {what}", "backward")
+        c.require_close(got, expected, f"the gradient for {name} of {what}", "wrong-derivative", PRODUCT_HINT)
 
 
 def _scaled_gradcheck(Fn, seed, shape, alpha) -> None:

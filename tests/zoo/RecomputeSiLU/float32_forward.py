@@ -1,6 +1,6 @@
 # mistake: computes forward in float32 and casts back
 # feedback: dtype
-# code: wrong-forward|wrong-derivative
+# code: wrong-forward|float32-precision
 # rule: derivative
 # fails: values gradcheck
 # score: 3/5

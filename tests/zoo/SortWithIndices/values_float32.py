@@ -1,6 +1,6 @@
 # mistake: values always float32 (np.float32 cast)
 # feedback: dtype
-# code: wrong-derivative|wrong-dtype
+# code: wrong-dtype|float32-precision
 # rule: sorted
 # fails: gradcheck values
 # score: 1/3

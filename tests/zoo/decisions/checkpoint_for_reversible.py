@@ -1,5 +1,5 @@
 # mistake: uses checkpoint where only a Function can avoid keeping the inputs
-# feedback: keeps the blocks' inputs
+# feedback: meets 'store neither'
 # code: wrong-decision
 # rule: group3
 # fails: group3

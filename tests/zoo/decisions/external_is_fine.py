@@ -1,5 +1,5 @@
 # mistake: thinks autograd can follow a call into a C library
-# feedback: leaves torch
+# feedback: can autograd record it?
 # code: function-needed
 # rule: group2
 # fails: group2

@@ -1,5 +1,5 @@
 # mistake: writes its own recomputing Function instead of trying torch.utils.checkpoint first
-# feedback: torch.utils.checkpoint first
+# feedback: which tool already spends it for you
 # code: checkpoint-first
 # rule: group1
 # fails: group1

@@ -1,5 +1,5 @@
 # mistake: writes a custom Function for everything, even where autograd already works
-# feedback: autograd already handles this
+# feedback: could not record, if any
 # code: function-not-needed
 # rule: group1 group2 group3
 # fails: group1 group2 group3

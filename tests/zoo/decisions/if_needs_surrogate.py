@@ -1,5 +1,5 @@
 # mistake: labels the early-exit RNN "surrogate", as if a data-dependent if were not differentiable
-# feedback: actually ran
+# feedback: the branch taken depend on tensor values
 # code: function-not-needed
 # rule: group2
 # fails: group2

@@ -1,5 +1,5 @@
 # mistake: labels the masked loss "surrogate", as if boolean-mask indexing had no gradient
-# feedback: recorded by autograd
+# feedback: could not record, if any
 # code: function-not-needed
 # rule: group1
 # fails: group1

@@ -1,5 +1,5 @@
 # mistake: writes a stable Function although torch.logsumexp exists
-# feedback: torch.logsumexp
+# feedback: already offers this formula
 # code: function-not-needed
 # rule: group2
 # fails: group2

@@ -1,5 +1,5 @@
 # mistake: believes autograd's gradient of round is usable
-# feedback: true gradient is zero
+# feedback: what the weights can learn from it
 # code: function-needed
 # rule: group1
 # fails: group1

@@ -1,5 +1,5 @@
 # mistake: labels the rounded weights "stable" (a formula to fix), not a surrogate gradient
-# feedback: exact gradient is zero
+# feedback: what the weights can learn from it
 # code: wrong-decision
 # rule: group1
 # fails: group1

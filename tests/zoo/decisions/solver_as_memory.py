@@ -1,5 +1,5 @@
 # mistake: labels the implicit solver "memory" (it is memory-hungry), not a hand-derived backward
-# feedback: replay every iteration
+# feedback: wrong or only costly
 # code: wrong-decision
 # rule: group3
 # fails: group3

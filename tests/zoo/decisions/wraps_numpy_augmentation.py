@@ -1,5 +1,5 @@
 # mistake: wraps a NumPy call in a Function although no gradient flows through it
-# feedback: no gradient has to flow
+# feedback: where are the parameters?
 # code: function-not-needed
 # rule: group3
 # fails: group3

@@ -1,5 +1,5 @@
 # mistake: saves out and hands it to the backward kernel in place of x
-# feedback: x is the operator's input
+# feedback: x, the operator's input
 # code: wrong-derivative
 # fails: gradient
 # score: 3/4

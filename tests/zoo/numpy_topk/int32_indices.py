@@ -2,7 +2,7 @@
 # feedback: int64
 # code: wrong-index-dtype
 # fails: values opcheck
-# family: fake-kernel-mismatch
+# family: kernel-output-dtype
 # score: 2/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
