@@ -105,6 +105,19 @@ def round_backward(RoundSTE, cases=BACKWARD_CASES) -> None:
     grad_output, for each (seed, shape) of `cases` (BACKWARD_TABLE: three seeds, every shape), through the
     engine and through a direct call of backward."""
     c.require_function(RoundSTE, ROUND)
+    # Through y.sum(), as losses are made: grad_output is one number broadcast, which backward must not write into
+    # (autograd refuses the write there); the cases below give backward grad_outputs of their own, and name any
+    # other mistake met here.
+    leaf = c.randn(4, seed=11, scale=2.0)
+    try:
+        y = forward_of(RoundSTE, ROUND, leaf)
+        if y.grad_fn is not None:
+            c.backward_grads(y.sum(), [leaf], what=f"{ROUND}.backward")
+    except c.Mistake as failed:
+        if failed.code == "inplace-grad-output":
+            raise
+    except RuntimeError:
+        pass
     def one_case(seed, shape) -> None:
         x = c.randn(*shape, seed=seed, scale=3.0, away_from=(-1.0, 1.0), requires_grad=False)
         g = random_grad(shape, seed + 100, torch.float64)
