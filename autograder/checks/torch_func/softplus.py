@@ -95,6 +95,12 @@ def _values_case(Softplus, x, grad_output) -> None:
 def _points(Softplus, values, dtype, grad_scale) -> None:
     c.require_self_contained(Softplus, SOFTPLUS)
     x = torch.tensor(values, dtype=dtype, requires_grad=True)
+    try:  # through .sum(), as losses are made: grad_output is one number broadcast, which backward must not write into
+        y = run(Softplus.apply, x, what="Softplus.apply(x)")
+        run(lambda: c.backward_grads(y.sum(), [x], what="Softplus.backward"), what="Softplus.backward")
+    except c.Mistake as failed:
+        if failed.code == "inplace-grad-output":
+            raise   # (any other mistake met here: the case below names it)
     _values_case(Softplus, x, torch.full_like(x, grad_scale).detach())
     require_kept_guarded(Softplus, SOFTPLUS, values)
 
@@ -111,8 +117,9 @@ def _softplus_gradcheck(Softplus, seed, shape, scale) -> None:
 
 def _softplus_gradgradcheck(Softplus, seed, shape) -> None:
     x = c.randn(*shape, seed=seed, scale=2.0)
-    gradchecked(Softplus.apply, (x,), f"Softplus on shape {shape}", SOFTPLUS_TWICE_HINT, second=True,
-                reference=F.softplus)
+    # * 1.0: backward gets a grad_output of its own (writing into gradgradcheck's is the values' rule)
+    gradchecked(lambda t: Softplus.apply(t) * 1.0, (x,), f"Softplus on shape {shape}", SOFTPLUS_TWICE_HINT,
+                second=True, reference=F.softplus)
 
 
 def _input(spec, dtype=F64, scale=4.0):
@@ -186,7 +193,8 @@ def _dual_case(Softplus, seed, shape) -> None:
 
 
 def _hessian_case(Softplus, spec, weight_seed) -> None:
-    """The Hessian of (Softplus.apply(x) * w).sum(), reverse over reverse through the learner's backward, here."""
+    """The Hessian of (Softplus.apply(x) * w).sum(), reverse over reverse through the learner's backward, here (w = 1:
+    backward gets a grad_output of its own, not .sum()'s broadcast one, which writing into is the values' rule)."""
     x = _input(spec, scale=3.0)
     w = None if weight_seed is None else c.randn(*x.shape, seed=weight_seed, requires_grad=False)
     what = (f"the Hessian of {'(Softplus.apply(x) * w)' if w is not None else 'Softplus.apply(x)'}.sum() for x of "
@@ -197,7 +205,7 @@ def _hessian_case(Softplus, spec, weight_seed) -> None:
     for e in torch.eye(x.numel(), dtype=x.dtype):
         leaf = x.clone().requires_grad_(True)
         y = run(Softplus.apply, leaf, what=f"Softplus.apply(x) for x of shape {tuple(x.shape)}")
-        (first,) = run(lambda: torch.autograd.grad((y if w is None else y * w).sum(), [leaf], create_graph=True),
+        (first,) = run(lambda: torch.autograd.grad((y * (1.0 if w is None else w)).sum(), [leaf], create_graph=True),
                        what="Softplus.backward")
         if isinstance(first, torch.Tensor) and not first.requires_grad:
             c.fail("not-twice-differentiable", f"{what}: backward's gradient has no history, so autograd cannot "
@@ -220,7 +228,7 @@ def _first_derivative_right(Softplus, x, w, what) -> bool:
     it is not, it must still have a history (backward made of operations autograd can differentiate again)."""
     leaf = x.clone().requires_grad_(True)
     y = run(Softplus.apply, leaf, what=f"Softplus.apply(x) for x of shape {tuple(x.shape)}")
-    (first,) = run(lambda: torch.autograd.grad((y if w is None else y * w).sum(), [leaf], create_graph=True),
+    (first,) = run(lambda: torch.autograd.grad((y * (1.0 if w is None else w)).sum(), [leaf], create_graph=True),
                    what="Softplus.backward")
     if isinstance(first, torch.Tensor) and not first.requires_grad:
         c.fail("not-twice-differentiable", f"{what}: backward's gradient has no history, so autograd cannot "
@@ -313,6 +321,7 @@ def softplus_jacfwd(Softplus, cases=(("jacfwd", (-1.0, 0.25, 2.0)),
     _softplus_cases(Softplus, cases)
 
 
+@c.inputs_judged_elsewhere()  # a backward that writes into grad_output: the values' rule
 def softplus_hessian(Softplus, cases=(("hessian", (-1.0, 0.25, 2.0), None),
                                       ("methods", 172, (3,), False, "twice"))) -> None:
     """What torch.func.hessian needs of Softplus, verified in the judge: the Hessian diag(sigmoid(x)(1 - sigmoid(x)))
