@@ -6,6 +6,7 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
+from autograder.checks.common.shared_grad_output import require_grad_output_kept
 from autograder.checks.explain import Rule
 from autograder.checks.torch_func.methods import VmapInfo
 from autograder.checks.torch_func.probes import transform
@@ -37,6 +38,8 @@ def _running_values(Fn, seed, shape) -> None:
     out = run(Fn.apply, x, what=what)
     c.require_close(out, torch.cumsum(x.detach(), -1), what, "wrong-forward",
                     "forward returns the cumulative sum along the last dimension (np.cumsum(..., axis=-1)).")
+    require_grad_output_kept(lambda: [(run(Fn.apply, t, what=what), [t]) for t in (
+        c.randn(*shape, seed=seed + 50), c.randn(*shape, seed=seed + 60))], f"{what}, twice, the outputs added", RUNNING)
     g = c.randn(*shape, seed=seed + 1, requires_grad=False)
     (grad,) = run(c.backward_grads, out, [x], g, what="RunningSum.backward")
     c.require_close(grad, g.flip(-1).cumsum(-1).flip(-1), f"the gradient of {what}", "wrong-derivative", RUNNING_HINT)

@@ -8,6 +8,7 @@ import functools
 import torch
 
 from autograder.checks import common as c
+from autograder.checks.common.shared_grad_output import require_grad_output_kept
 from autograder.checks.torch_func.methods import own_jvp, set_up
 from autograder.checks.torch_func.probes import dual_tangents
 from autograder.checks.torch_func.rules import F32, F64, direct, gradchecked, require_split_style, run
@@ -37,6 +38,9 @@ def _scaled_values(Fn, seed, shape, alpha) -> None:
     out = run(Fn.apply, x, y, alpha, what=what)
     c.require_float64_kept(out, alpha * x.detach() * y.detach(), what, "forward")
     c.require_close(out, alpha * x.detach() * y.detach(), what, "wrong-forward", "forward returns alpha * x * y.")
+    require_grad_output_kept(lambda: [(run(Fn.apply, a, b, alpha, what=what), [a, b]) for a, b in (
+        _scaled_inputs(seed + 50, shape), _scaled_inputs(seed + 60, shape))], f"{what}, twice, the outputs added",
+        SCALED, ("x", "y", "alpha"))
     g = c.randn(*shape, seed=seed + 2, requires_grad=False)
     grad_x, grad_y = run(c.backward_grads, out, [x, y], g, what="ScaledProduct.backward")
     for name, got, expected in (("x", grad_x, g * alpha * y.detach()), ("y", grad_y, g * alpha * x.detach())):
