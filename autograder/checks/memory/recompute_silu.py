@@ -91,7 +91,9 @@ def silu_values(RecomputeSiLU, cases=SILU_VALUE_CASES[:1]) -> None:
         if y.dtype != dtype:
             c.fail("wrong-dtype", f"for a {dtype} input RecomputeSiLU.apply returned {y.dtype}: compute in the "
                                   "input's dtype (do not convert).")
-        (grad,) = c.backward_grads(y, [x], what="RecomputeSiLU.backward")
+        # y.sum(), as losses are made: grad_output is one number broadcast, which backward must not write into (the
+        # other tests give backward grad_outputs of their own)
+        (grad,) = c.backward_grads(y.sum(), [x], what="RecomputeSiLU.backward")
         if grad is None:
             c.fail("no-gradient", "RecomputeSiLU.apply(x) gave x no gradient: backward must return the gradient "
                                   "of x.")
@@ -131,7 +133,8 @@ def silu_graph(RecomputeSiLU, cases=SILU_GRAPH_CASES[:1]) -> None:
         y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")
         c.require_own_node(y, RecomputeSiLU, SILU)
         weights = c.randn(2, 3, seed=seed + 1, requires_grad=False)
-        (grad,) = c.backward_grads(y, [x], weights, what="RecomputeSiLU.backward")
+        # copies of grad_output, here and below: a backward that writes into it is the values test's rule
+        (grad,) = c.backward_grads(y, [x], weights.clone(), what="RecomputeSiLU.backward")
         unit = _own_gradient(RecomputeSiLU, x, torch.ones_like(weights))
         if not bool(unit.ne(0).any()):
             c.fail("no-gradient", "RecomputeSiLU's gradient for grad_output = 1 is zero everywhere, so its scaling "
@@ -145,7 +148,7 @@ def _own_gradient(RecomputeSiLU, x, grad_output):
     """The answer's own gradient at x's values for this grad_output, through autograd (a fresh leaf)."""
     leaf = x.detach().clone().requires_grad_(True)
     y = c.call(RecomputeSiLU.apply, leaf, what="RecomputeSiLU.forward")
-    (grad,) = c.backward_grads(y, [leaf], grad_output, what="RecomputeSiLU.backward")
+    (grad,) = c.backward_grads(y, [leaf], grad_output.clone(), what="RecomputeSiLU.backward")
     if grad is None:
         c.fail("no-gradient", "RecomputeSiLU.apply(x) gave x no gradient: backward must return the gradient of x.")
     return grad
@@ -201,8 +204,8 @@ def _silu_saves_only_x(RecomputeSiLU, shape, seed) -> None:
                "just like a saved one (so no memory is saved), and autograd cannot check it. Save only x with "
                "ctx.save_for_backward(x) and recompute sigmoid(x) in backward.")
     grad_out = c.randn(*shape, seed=seed + 1, requires_grad=False)
-    with torch.no_grad():
-        grads = c.call(RecomputeSiLU.backward, ctx, grad_out, what="RecomputeSiLU.backward")
+    with torch.no_grad(), c.explained("RecomputeSiLU.backward", c.engine_rules()):
+        grads = RecomputeSiLU.backward(ctx, grad_out.clone())  # its own copy: writing into it is the values' rule
     grad = grads[0] if isinstance(grads, (tuple, list)) else grads
     # What forward saved must rebuild the gradient: the same as the answer's own gradient under autograd (whether
     # that is right is the values test's).
@@ -277,7 +280,7 @@ def silu_inplace_detected(RecomputeSiLU, cases=SILU_INPLACE_CASES[:1]) -> None:
         with torch.no_grad():
             x.add_(1.0)
         with c.explained("RecomputeSiLU.backward", (c.NOT_IMPLEMENTED,)):
-            noticed = _raises_inplace_error(lambda: torch.autograd.grad(y.sum(), [base]))
+            noticed = _raises_inplace_error(lambda: torch.autograd.grad(y, [base], torch.ones_like(y)))
         if not noticed:
             c.fail("not-saved-for-backward",
                    "changing x in place after forward went unnoticed, so backward recomputed the sigmoid from a "
@@ -286,7 +289,7 @@ def silu_inplace_detected(RecomputeSiLU, cases=SILU_INPLACE_CASES[:1]) -> None:
         base, x = _silu_input(seed + 50, leaf)
         y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")
         with c.explained("RecomputeSiLU.backward", NO_CHANGE_RULES):
-            (grad,) = torch.autograd.grad(y.sum(), [base])
+            (grad,) = torch.autograd.grad(y, [base], torch.ones_like(y))
         c.require_close(grad, _own_gradient(RecomputeSiLU, base, torch.ones_like(base)),
                         "the gradient of RecomputeSiLU.apply(x).sum() with x unchanged", "wrong-derivative",
                         "with x left alone, backward must give the same gradient as for a fresh x of the same values.")
