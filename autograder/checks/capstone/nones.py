@@ -49,7 +49,8 @@ def _returns_one_per_input(LSE) -> bool:
     try:
         x = c.randn(3, 4, seed=990, requires_grad=False)
         out, ctx = set_up_ctx(LSE, x, 1, True)
-        grads = run(LSE.backward, ctx, torch.ones_like(out), what="LogSumExp.backward called directly")
+        # as a lambda: a backward that writes into its grad_output (a fresh one) is the values test's rule
+        grads = run(lambda: LSE.backward(ctx, torch.ones_like(out)), what="LogSumExp.backward called directly")
     except c.Mistake:
         return True
     return isinstance(grads, (tuple, list)) and len(grads) == 3

@@ -41,7 +41,8 @@ def transformed(LSE, how: str, x, dim: int, keepdim: bool, tangent=None, in_dims
     if how == "vmap":
         return torch.func.vmap(f, in_dims=in_dims)(x)
     if how == "vmap(grad)":
-        return torch.func.vmap(torch.func.grad(lambda t: f(t).sum()))(x)
+        # * 1.0: backward gets a grad_output of its own, not .sum()'s broadcast one (writing into it: values' rule)
+        return torch.func.vmap(torch.func.grad(lambda t: (f(t) * 1.0).sum()))(x)
     if how == "vmap(jvp)":
         return torch.func.vmap(lambda a, b: torch.func.jvp(f, (a,), (b,))[1])(x, tangent)
     if how == "jvp":
@@ -49,7 +50,7 @@ def transformed(LSE, how: str, x, dim: int, keepdim: bool, tangent=None, in_dims
     if how == "jacfwd":
         return torch.func.jacfwd(f)(x)
     if how == "hessian":
-        return torch.func.hessian(lambda t: f(t).sum())(x)
+        return torch.func.hessian(lambda t: (f(t) * 1.0).sum())(x)
     if how == "forward AD":
         with _FORWARD_AD.dual_level():
             out = f(_FORWARD_AD.make_dual(x, tangent))
@@ -73,7 +74,7 @@ def _own_gradient(LSE, x, dim: int, keepdim: bool, g=None):
     autograd and its backward, untransformed."""
     leaf = x.detach().clone().requires_grad_(True)
     out = apply_lse(LSE, leaf, dim, keepdim)
-    (grad,) = run(lambda: torch.autograd.grad(out, [leaf], torch.ones_like(out) if g is None else g,
+    (grad,) = run(lambda: torch.autograd.grad(out, [leaf], torch.ones_like(out) if g is None else g.clone(),
                                               allow_unused=True), what="LogSumExp.backward under autograd")
     return torch.zeros_like(leaf) if grad is None else grad.detach()
 
@@ -113,7 +114,8 @@ def _require_torch_methods(LSE, shape, dim: int, keepdim: bool, seed: int) -> No
     require_history(out, what)
     _, ctx = set_up_ctx(LSE, x, dim, keepdim)
     g = c.randn(*out.shape, seed=seed + 1, requires_grad=False)
-    grads = run(LSE.backward, ctx, g, what="LogSumExp.backward(ctx, grad_output), called directly")
+    # copies of g, here and in _own_gradient: a backward that writes into grad_output is the values test's rule
+    grads = run(lambda: LSE.backward(ctx, g.clone()), what="LogSumExp.backward(ctx, grad_output), called directly")
     grad = grads[0] if isinstance(grads, (tuple, list)) and grads else grads
     c.require_close(grad, _own_gradient(LSE, x, dim, keepdim, g), "LogSumExp.backward(ctx, grad_output) called "
                     "directly", "wrong-vmap", "backward called directly must return what it returns under autograd.")
@@ -205,7 +207,7 @@ def _own_hessian(LSE, x, dim: int, keepdim: bool):
     if backward's gradient has no history to differentiate)."""
     leaf = x.detach().clone().requires_grad_(True)
     out = apply_lse(LSE, leaf, dim, keepdim)
-    (first,) = run(lambda: torch.autograd.grad(out.sum(), [leaf], create_graph=True),
+    (first,) = run(lambda: torch.autograd.grad((out * 1.0).sum(), [leaf], create_graph=True),
                    what="LogSumExp.backward under autograd")
     if not first.requires_grad:
         return None

@@ -8,6 +8,7 @@ import torch
 
 from autograder.checks import behaviour
 from autograder.checks import common as c
+from autograder.checks.common.shared_grad_output import require_grad_output_kept
 from autograder.checks.capstone.cases import (GRADCHECK_EXAMPLE, GRADGRAD_EXAMPLE, MASKED_EXAMPLE, NONE_EXAMPLE,
                                               SHAPE_EXAMPLE, STABILITY_EXAMPLE, VALUE_EXAMPLE)
 from autograder.checks.capstone.nones import nones_supplied, require_nones_first
@@ -24,6 +25,10 @@ def values(LSE, cases=VALUE_EXAMPLE) -> None:
     require_logsumexp(LSE)
     LSE = nones_supplied(LSE)   # the Nones are the none test's
     judged = keepdim_judged(LSE)
+    # two calls' outputs added, then summed (as losses are made): one grad_output shared by both backwards, one
+    # number broadcast, which backward must not change (the other tests give backward grad_outputs of their own)
+    require_grad_output_kept(lambda: [(apply_lse(LSE, t, 1, judged(False)), [t]) for t in (
+        c.randn(3, 4, seed=590), c.randn(3, 4, seed=591))], "LogSumExp.apply(a, 1) + LogSumExp.apply(b, 1)", "LogSumExp")
     def one_case(shape, dim, keepdim, dtype, seed) -> None:
         check_case(LSE, c.randn(*shape, seed=seed, dtype=dtype), dim, judged(keepdim), seed)
     c.each(cases, lambda case: one_case(*case))
@@ -179,7 +184,8 @@ def none_for_dim_and_keepdim(LSE, cases=NONE_EXAMPLE) -> None:
         keepdim = judged(keepdim)
         x = c.randn(3, 4, seed=seed, requires_grad=False)
         out, ctx = set_up_ctx(LSE, x, dim, keepdim)
-        grads = run(LSE.backward, ctx, torch.ones_like(out),
+        # as a lambda: a backward that writes into its grad_output (a fresh one) is the values test's rule
+        grads = run(lambda: LSE.backward(ctx, torch.ones_like(out)),
                     what=f"LogSumExp.backward called directly (dim={dim}, keepdim={keepdim})")
         _none_verdict(grads, x, dim, keepdim, "")
         # The same with the node autograd made for LogSumExp.apply as backward's ctx (a stand-in can be recognised).
@@ -241,6 +247,7 @@ def gradgradcheck(LSE, cases=GRADGRAD_EXAMPLE) -> None:
         x = c.randn(*shape, seed=seed)
         what = f"LogSumExp (x of shape {shape}, dim={dim}, keepdim={keepdim})"
         with c.explained(what, RULES):
-            c.gradgradcheck(lambda t: LSE.apply(t, dim, keepdim), (x,), what, hint=TWICE_HINT,
+            # * 1.0: backward gets a grad_output of its own (writing into gradgradcheck's is the values' rule)
+            c.gradgradcheck(lambda t: LSE.apply(t, dim, keepdim) * 1.0, (x,), what, hint=TWICE_HINT,
                             reference=lambda t: torch.logsumexp(t, dim, keepdim))
     c.each(cases, lambda case: one_case(*case))
