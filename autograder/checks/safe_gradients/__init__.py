@@ -29,6 +29,7 @@ import math
 import torch
 
 from autograder.checks import common as c
+from autograder.checks.common.shared_grad_output import require_grad_output_kept
 from autograder.checks.explain import Rule, literal
 from autograder.checks.safe_gradients.eps import eps_added_to_norm
 from autograder.checks.safe_gradients.saved import check_saved_unchanged
@@ -103,7 +104,8 @@ def _apply(SN, x, what):
 
 def _grad(y, x, g, what):
     with c.explained(what, SHAPE_RULES):
-        (grad,) = c.backward_grads(y, [x], g, what=what)
+        # a copy of g: a backward that writes into grad_output is the values test's rule (require_grad_output_kept)
+        (grad,) = c.backward_grads(y, [x], g.clone(), what=what)
     if grad is None:
         c.fail("no-graph", f"{what}: x received no gradient. Is the output connected to x through SafeNorm.apply?")
     return grad
@@ -185,6 +187,9 @@ def values(SN, cases=(FIXED,)) -> None:
     ZERO_ROWS_CASES'). Visible: a small float64 batch (no zero row) with a grad_output of 4 weights; VALUES_CASES:
     leading shapes (none, square, three dims), float32 and float64."""
     c.require_function(SN, NAME)
+    # two calls' outputs added, then summed (as losses are made): one grad_output both backwards share
+    require_grad_output_kept(lambda: [(_apply(SN, t, "SafeNorm.apply(x)"), [t]) for t in (
+        _away_from_zero(3, 4, seed=60), _away_from_zero(3, 4, seed=61))], "SafeNorm.apply(a) + SafeNorm.apply(b)", NAME)
     def one_case(case) -> None:
         x, g, label = _values_input(case)
         what = f"SafeNorm.apply(x) for x of shape {tuple(x.shape)} ({label})"
