@@ -45,7 +45,7 @@ def require_grad_output_kept(two_calls: Callable, what: str, name: str, names=()
         shared = None
     if shared is None or not all(_same(s, a) for s, a in zip(shared, alone)):
         c.fail("inplace-grad-output",
-               f"{what}: {name}.backward wrote into grad_output. Autograd handed both calls' backwards ONE "
+               f"{what}: {name}.backward wrote into grad_output in place. Autograd handed both calls' backwards ONE "
                "grad_output tensor, and the second got it changed by the first (its values or its shape): backward "
                "must not change grad_output, which belongs to autograd; build a new tensor from it (grad_output * "
                "..., grad_output / ...) instead.")
