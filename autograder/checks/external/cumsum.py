@@ -10,6 +10,7 @@ import re
 import torch
 
 from autograder.checks import common as c
+from autograder.checks.common.shared_grad_output import require_grad_output_kept
 from autograder.checks.explain import Rule, explained
 from autograder.checks.external.shared import EXTERNAL_RULES, NUMPY_ERROR, ONCE, call, gradcheck, grads_of
 
@@ -56,6 +57,9 @@ def cumsum_values(NumpyCumsum) -> None:
         c.require_close(y, torch.cumsum(x.detach(), dim), f"NumpyCumsum.apply(x, {dim})", "wrong-forward",
                         f"forward should return np.cumsum along axis={dim} (use the dim argument).")
     c.require_own_node(y, NumpyCumsum, CUMSUM)
+    # two calls' outputs added, then summed (as losses are made): one grad_output both backwards share
+    require_grad_output_kept(lambda: [(NumpyCumsum.apply(t, 1), [t]) for t in (c.randn(2, 3, seed=60),
+                             c.randn(2, 3, seed=61))], "NumpyCumsum.apply(a, 1) + NumpyCumsum.apply(b, 1)", CUMSUM)
     weights = torch.tensor([[1.0, 10.0, 100.0], [-1.0, 2.0, 0.5]], dtype=torch.float64)
     (grad,) = grads_of(y, [x], weights, what="NumpyCumsum.backward")
     if grad is None:
@@ -116,7 +120,9 @@ def cumsum_gradcheck(NumpyCumsum, cases=CUMSUM_CASES) -> None:
     ctx = c.FakeCtx((True, False))
     with torch.no_grad():
         call(NumpyCumsum.forward, ctx, x, 1, what="NumpyCumsum.forward")
-        grads = call(NumpyCumsum.backward, ctx, torch.ones(3, 4, dtype=torch.float64), what="NumpyCumsum.backward")
+        # as a lambda: a backward that writes into its grad_output (a fresh one here) is the values test's rule
+        grads = call(lambda: NumpyCumsum.backward(ctx, torch.ones(3, 4, dtype=torch.float64)),
+                     what="NumpyCumsum.backward")
     if not isinstance(grads, (tuple, list)) or len(grads) != 2:
         c.fail("wrong-arity", "NumpyCumsum.backward must return two values, one per forward input: the gradient "
                               "of x, then None for dim.")
