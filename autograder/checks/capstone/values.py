@@ -25,10 +25,10 @@ def values(LSE, cases=VALUE_EXAMPLE) -> None:
     require_logsumexp(LSE)
     LSE = nones_supplied(LSE)   # the Nones are the none test's
     judged = keepdim_judged(LSE)
-    # two calls' outputs added, then summed (as losses are made): one grad_output shared by both backwards, one
-    # number broadcast, which backward must not change (the other tests give backward grad_outputs of their own)
+    # through .sum(), as losses are made: grad_output one number broadcast, which backward must not write into (the
+    # other tests give backward grad_outputs of their own)
     require_grad_output_kept(lambda: [(apply_lse(LSE, t, 1, judged(False)), [t]) for t in (
-        c.randn(3, 4, seed=590), c.randn(3, 4, seed=591))], "LogSumExp.apply(a, 1) + LogSumExp.apply(b, 1)", "LogSumExp")
+        c.randn(3, 4, seed=590), c.randn(3, 4, seed=591))], "the gradient of LogSumExp.apply(x, 1).sum()", "LogSumExp")
     def one_case(shape, dim, keepdim, dtype, seed) -> None:
         check_case(LSE, c.randn(*shape, seed=seed, dtype=dtype), dim, judged(keepdim), seed)
     c.each(cases, lambda case: one_case(*case))

@@ -1,8 +1,10 @@
-"""A backward that writes into its grad_output (grad_output /= n, grad_output.mul_(...)): autograd may hand ONE
-gradient tensor to several consumers (the two sides of `a + b`), and after `.sum()` it is one number broadcast. Two
-calls of the Function whose outputs are added then summed get the same grad_output: a write into it raises there
-(broadcast) or changes what the second backward reads. Everything runs in the learner's process, so both roads (in
-process and through the sandbox) see the same."""
+"""A backward that writes into its grad_output (grad_output /= n, grad_output.mul_(...), numpy's out=): autograd may
+hand one gradient tensor to several consumers, and after `.sum()` it is one number broadcast to every element. A
+gradient through `.sum()` meets such a write in the learner's process: torch refuses it there (a write into elements
+that share one memory location), and a write that gets through (numpy, indexing) leaves a gradient that differs from
+the same call's with a grad_output of its own. Both roads (in process, and through the sandbox, whose grad_outputs keep
+their broadcast) see the same. What they cannot see: a change of grad_output's shape alone (unsqueeze_), and a write
+into a grad_output that is not broadcast (a scalar loss's), which the sandbox hands each backward a copy of."""
 
 from __future__ import annotations
 
@@ -13,45 +15,37 @@ import torch
 from autograder.checks import common as c
 
 
-def _total(outputs):
-    total = outputs[0] + outputs[1]
-    return total.sum() if total.dim() else total
-
-
-def require_grad_output_kept(two_calls: Callable, what: str, name: str, names=()) -> None:
-    """`two_calls()`: [(output, [leaves]), (output, [leaves])], two fresh calls of the Function (same output shape).
-    Where each call's gradients, each from a grad_output of its own, are not what the same calls give from one shared
-    grad_output (or that raises), backward wrote into grad_output: the values test's rule (inplace-grad-output).
-    Judged only where the calls and their own backwards run (anything else is the other checks' to name)."""
-    def gradients(shared: bool) -> list:
-        calls = two_calls()
-        if shared:
-            leaves = [t for _, ts in calls for t in ts]
-            return list(c.backward_grads(_total([out for out, _ in calls]), leaves, what=f"{name}.backward",
-                                         names=names))
-        return [g for out, ts in calls
-                for g in c.backward_grads(out, ts, torch.ones_like(out), what=f"{name}.backward", names=names)]
+def require_grad_output_kept(calls: Callable, what: str, name: str, names=()) -> None:
+    """`calls()`: [(output, [leaves]), ...], fresh calls of the Function. Where a call's gradients from .sum()'s
+    broadcast grad_output are refused or differ from the same call's from a grad_output of its own, backward wrote
+    into grad_output: the values test's rule (inplace-grad-output). Judged only where the calls and their own
+    backwards run (anything else is the test's cases to name)."""
+    def gradients(broadcast: bool) -> list:
+        return [g for out, ts in calls() for g in c.backward_grads(
+            out.sum() if broadcast else out, ts, None if broadcast else torch.ones_like(out), what=f"{name}.backward",
+            names=names)]
     try:
-        alone = gradients(shared=False)
+        alone = gradients(broadcast=False)
     except Exception:  # noqa: BLE001 (any failure of the calls alone: the cases of the test name it)
         return
     try:
-        shared = gradients(shared=True)
+        broadcast = gradients(broadcast=True)
     except c.Mistake as failed:
         if failed.code == "inplace-grad-output":
             raise
-        shared = None
-    except Exception:  # noqa: BLE001 (the second backward met a grad_output the first changed: its shape, say)
-        shared = None
-    if shared is None or not all(_same(s, a) for s, a in zip(shared, alone)):
+        broadcast = None
+    except Exception:  # noqa: BLE001 (a write into the broadcast grad_output that broke backward itself)
+        broadcast = None
+    if broadcast is None or not all(_same(b, a) for b, a in zip(broadcast, alone)):
         c.fail("inplace-grad-output",
-               f"{what}: {name}.backward wrote into grad_output in place. Autograd handed both calls' backwards ONE "
-               "grad_output tensor, and the second got it changed by the first (its values or its shape): backward "
-               "must not change grad_output, which belongs to autograd; build a new tensor from it (grad_output * "
-               "..., grad_output / ...) instead.")
+               f"{what}: {name}.backward wrote into grad_output in place. After .sum() grad_output is one number "
+               "broadcast to every element (one memory location), and autograd may hand it to other consumers "
+               "too: backward must not change grad_output, which belongs to autograd; build a new tensor from it "
+               "(grad_output * ..., grad_output / ...) instead.")
 
 
-def _same(shared, alone) -> bool:
-    if not isinstance(shared, torch.Tensor) or not isinstance(alone, torch.Tensor):
-        return shared is None and alone is None
-    return shared.shape == alone.shape and bool(torch.allclose(shared, alone, rtol=1e-6, atol=1e-9, equal_nan=True))
+def _same(broadcast, alone) -> bool:
+    if not isinstance(broadcast, torch.Tensor) or not isinstance(alone, torch.Tensor):
+        return broadcast is None and alone is None
+    return broadcast.shape == alone.shape and bool(torch.allclose(broadcast, alone, rtol=1e-6, atol=1e-9,
+                                                                   equal_nan=True))

@@ -57,9 +57,9 @@ def cumsum_values(NumpyCumsum) -> None:
         c.require_close(y, torch.cumsum(x.detach(), dim), f"NumpyCumsum.apply(x, {dim})", "wrong-forward",
                         f"forward should return np.cumsum along axis={dim} (use the dim argument).")
     c.require_own_node(y, NumpyCumsum, CUMSUM)
-    # two calls' outputs added, then summed (as losses are made): one grad_output both backwards share
+    # through .sum(), as losses are made: grad_output one number broadcast, which backward must not write into
     require_grad_output_kept(lambda: [(NumpyCumsum.apply(t, 1), [t]) for t in (c.randn(2, 3, seed=60),
-                             c.randn(2, 3, seed=61))], "NumpyCumsum.apply(a, 1) + NumpyCumsum.apply(b, 1)", CUMSUM)
+                             c.randn(2, 3, seed=61))], "the gradient of NumpyCumsum.apply(x, 1).sum()", CUMSUM)
     weights = torch.tensor([[1.0, 10.0, 100.0], [-1.0, 2.0, 0.5]], dtype=torch.float64)
     (grad,) = grads_of(y, [x], weights, what="NumpyCumsum.backward")
     if grad is None:

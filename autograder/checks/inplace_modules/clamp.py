@@ -84,10 +84,9 @@ def clamp_values(ClampInplace, cases=CLAMP_VALUE_CASES) -> None:
     returned is clamp_version_counter's rule. Visible: one (6,) float64 case; CLAMP_VALUE_TABLE: more shapes,
     bounds and float32."""
     c.require_function(ClampInplace, CLAMP)
-    # two calls' outputs added, then summed (as losses are made): one grad_output both backwards share
+    # through .sum(), as losses are made: grad_output one number broadcast, which backward must not write into
     require_grad_output_kept(lambda: [(ClampInplace.apply(t * 1.0, -0.5, 0.5), [t]) for t in (
-        c.randn(6, seed=240), c.randn(6, seed=241))], f"{CLAMP}.apply(a * 1.0, -0.5, 0.5) + {CLAMP}.apply(b * 1.0, "
-        "-0.5, 0.5)", CLAMP, ("x", "low", "high"))
+        c.randn(6, seed=240), c.randn(6, seed=241))], f"the gradient of {CLAMP}.apply(x * 1.0, -0.5, 0.5).sum()", CLAMP, ("x", "low", "high"))
     for case in cases:
         if case == "gradcheck":  # float64 gradcheck of x -> ClampInplace.apply(x.clone(), -0.5, 0.5)
             leaf = _clamp_input((6,), -0.5, 0.5, 231, torch.float64).requires_grad_(True)

@@ -126,10 +126,10 @@ def linear_values(LinearFunction, cases=LINEAR_VALUE_CASES) -> None:
     """Values, the node, and the three gradients through autograd with a random grad_output. Visible: x (4, 3),
     weight (2, 3), bias (2,) and bias None; LINEAR_VALUE_TABLE: more sizes (a square weight, N = 1) and float32."""
     c.require_function(LinearFunction, LINEAR_FN)
-    # two calls' outputs added, then summed (as losses are made): one grad_output both backwards share
+    # through .sum(), as losses are made: grad_output one number broadcast, which backward must not write into
     require_grad_output_kept(lambda: [(LinearFunction.apply(*inputs), list(inputs)) for inputs in (
         _linear_inputs(4, 3, 2, seed=70), _linear_inputs(4, 3, 2, seed=80))],
-        f"{LINEAR_FN}.apply(x1, w1, b1) + {LINEAR_FN}.apply(x2, w2, b2)", LINEAR_FN, INPUTS)
+        f"the gradient of {LINEAR_FN}.apply(x, weight, bias).sum()", LINEAR_FN, INPUTS)
     def one_case(n, n_in, n_out, has_bias, dtype, seed) -> None:
         x, weight, bias = _linear_inputs(n, n_in, n_out, seed=seed, bias=has_bias, dtype=dtype)
         what = (f"{LINEAR_FN}.apply(x, weight, {'bias' if has_bias else 'None'}) with x ({n}, {n_in}), weight "

@@ -187,9 +187,9 @@ def values(SN, cases=(FIXED,)) -> None:
     ZERO_ROWS_CASES'). Visible: a small float64 batch (no zero row) with a grad_output of 4 weights; VALUES_CASES:
     leading shapes (none, square, three dims), float32 and float64."""
     c.require_function(SN, NAME)
-    # two calls' outputs added, then summed (as losses are made): one grad_output both backwards share
+    # through .sum(), as losses are made: grad_output one number broadcast, which backward must not write into
     require_grad_output_kept(lambda: [(_apply(SN, t, "SafeNorm.apply(x)"), [t]) for t in (
-        _away_from_zero(3, 4, seed=60), _away_from_zero(3, 4, seed=61))], "SafeNorm.apply(a) + SafeNorm.apply(b)", NAME)
+        _away_from_zero(3, 4, seed=60), _away_from_zero(3, 4, seed=61))], "the gradient of SafeNorm.apply(x).sum()", NAME)
     def one_case(case) -> None:
         x, g, label = _values_input(case)
         what = f"SafeNorm.apply(x) for x of shape {tuple(x.shape)} ({label})"

@@ -12,6 +12,7 @@ import torch
 from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.common import Rule
+from autograder.checks.common.shared_grad_output import require_grad_output_kept
 from autograder.checks.shapes.direct import direct_call, fmt
 
 
@@ -110,48 +111,12 @@ def sumdim_values(SumDim, cases=(SUM_CASES[0], SUM_CASES[3])) -> None:
         grad = _sum_engine(SumDim, x, dim, keepdim, g)
         c.require_close(grad, _expected_sum_grad(shape, dim, keepdim, g),
                         f"the gradient of x for {_sum_what(shape, dim, keepdim)}", "wrong-derivative", _SUM_HINT)
-    _require_grad_output_untouched(SumDim)
+    # through .sum(), as losses are made: grad_output one number broadcast, which backward must not write into
+    shape, dim, keepdim = SUM_LEADING_CASES[0]
+    require_grad_output_kept(lambda: [(SumDim.apply(t, dim, keepdim), [t]) for t in (c.randn(*shape, seed=1800),)],
+                             f"the gradient of {_sum_what(shape, dim, keepdim)}, summed", "SumDim", INPUTS_SUM)
     c.each(enumerate(cases), one_case)
     _require_state_per_call(SumDim)
-
-
-def _require_grad_output_untouched(SumDim) -> None:
-    """Through (SumDim.apply(a) + SumDim.apply(b)).sum(), as losses are made, autograd hands both backwards ONE
-    grad_output (one number broadcast): a backward that changes it (its values, or only its shape: unsqueeze_) breaks
-    the other. Judged where each alone gives the right gradient (anything else is the cases' to name)."""
-    shape, dim, keepdim = SUM_LEADING_CASES[0]   # no unsqueeze needed: putting the dimension back is the cases'
-    leaves = [c.randn(*shape, seed=1800 + k) for k in range(2)]
-    what = f"(SumDim.apply(a, {dim}, {keepdim}) + SumDim.apply(b, {dim}, {keepdim})).sum()"
-
-    def gradients(shared: bool):
-        outs = [c.call(SumDim.apply, t, dim, keepdim, what="SumDim.forward", names=INPUTS_SUM) for t in leaves]
-        if shared:
-            return c.backward_grads((outs[0] + outs[1]).sum(), leaves, what="SumDim.backward", names=INPUTS_SUM)
-        return [c.backward_grads(o, [t], torch.ones_like(o), what="SumDim.backward", names=INPUTS_SUM)[0]
-                for o, t in zip(outs, leaves)]
-
-    def right(grads) -> bool:
-        return all(isinstance(g, torch.Tensor) and g.shape == t.shape and bool(torch.allclose(g, torch.ones_like(g)))
-                   for g, t in zip(grads, leaves))
-    try:
-        if not right(gradients(shared=False)):
-            return
-    except (c.Mistake, RuntimeError):
-        return
-    try:
-        shared = gradients(shared=True)
-    except c.Mistake as failed:
-        if failed.code == "inplace-grad-output":
-            raise
-        shared = None
-    except RuntimeError:  # the second backward met a changed grad_output (its shape, say) and could not expand it
-        shared = None
-    if shared is None or not right(shared):
-        c.fail("inplace-grad-output",
-               f"{what}: SumDim.backward wrote into grad_output. Autograd hands both backwards one grad_output "
-               "tensor, and the second got it changed by the first (its values, or its shape with unsqueeze_): "
-               "backward must not change grad_output, which belongs to autograd; build a new tensor from it "
-               "instead (grad_output.unsqueeze(dim) returns one).")
 
 
 def _require_state_per_call(SumDim) -> None:

@@ -39,7 +39,7 @@ def _running_values(Fn, seed, shape) -> None:
     c.require_close(out, torch.cumsum(x.detach(), -1), what, "wrong-forward",
                     "forward returns the cumulative sum along the last dimension (np.cumsum(..., axis=-1)).")
     require_grad_output_kept(lambda: [(run(Fn.apply, t, what=what), [t]) for t in (
-        c.randn(*shape, seed=seed + 50), c.randn(*shape, seed=seed + 60))], f"{what}, twice, the outputs added", RUNNING)
+        c.randn(*shape, seed=seed + 50), c.randn(*shape, seed=seed + 60))], f"the gradient of {what}, summed", RUNNING)
     g = c.randn(*shape, seed=seed + 1, requires_grad=False)
     (grad,) = run(c.backward_grads, out, [x], g, what="RunningSum.backward")
     c.require_close(grad, g.flip(-1).cumsum(-1).flip(-1), f"the gradient of {what}", "wrong-derivative", RUNNING_HINT)

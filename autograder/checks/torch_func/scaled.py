@@ -39,7 +39,7 @@ def _scaled_values(Fn, seed, shape, alpha) -> None:
     c.require_float64_kept(out, alpha * x.detach() * y.detach(), what, "forward")
     c.require_close(out, alpha * x.detach() * y.detach(), what, "wrong-forward", "forward returns alpha * x * y.")
     require_grad_output_kept(lambda: [(run(Fn.apply, a, b, alpha, what=what), [a, b]) for a, b in (
-        _scaled_inputs(seed + 50, shape), _scaled_inputs(seed + 60, shape))], f"{what}, twice, the outputs added",
+        _scaled_inputs(seed + 50, shape), _scaled_inputs(seed + 60, shape))], f"the gradient of {what}, summed",
         SCALED, ("x", "y", "alpha"))
     g = c.randn(*shape, seed=seed + 2, requires_grad=False)
     grad_x, grad_y = run(c.backward_grads, out, [x, y], g, what="ScaledProduct.backward")
