@@ -15,6 +15,7 @@ import contextlib
 
 import torch
 
+from autograder.checks import raw_errors
 from autograder.engine.shared import Mistake
 
 _DEPTH = [0]  # > 0 inside inputs_judged_elsewhere(); the judge's checks run one test at a time
@@ -83,16 +84,13 @@ def on_copies(fn):
     return lambda *args: fn(*copies(args))
 
 
-LEAF_CHANGED = "a leaf Variable that requires grad is being used in an in-place operation"
-
-
 def first_call(fn, args):
     """`fn(*args)`; inside `inputs_judged_elsewhere()`, a call that autograd stopped from changing a leaf input in
     place (forward called directly in grad mode) runs again on copies of its inputs, as a call that changed them."""
     try:
         return fn(*args)
     except RuntimeError as error:
-        if not active() or LEAF_CHANGED not in str(error):
+        if not active() or not raw_errors.says(error, "leaf-in-place"):
             raise
     RUN_AGAIN[0] += 1
     return fn(*copies(args))
