@@ -19,7 +19,6 @@ import torch.nn.functional as F
 from autograder.checks import behaviour
 from autograder.checks import common as c
 
-
 NAME = "SoftmaxCrossEntropy"
 INPUTS = ("logits", "target")
 SIZES = [(1, 2), (2, 1), (4, 3), (8, 10), (16, 7), (5, 50)]
@@ -136,7 +135,7 @@ def _require_grad(grad, logits, target, what: str, rtol=1e-7, atol=1e-9) -> None
 
 def _direct(SCE, logits, target, grad_output):
     """forward then backward called directly with a FakeCtx: exactly what backward returns (as a tuple)."""
-    ctx, logits = c.FakeCtx((True, False)), logits.detach()
+    ctx, logits = c.FakeCtx((True, False)), logits.detach().clone()  # a forward changing it: the values' rule
     with c.explained(NAME, (c.NOT_IMPLEMENTED,)), torch.no_grad():
         if c.uses_setup_context(SCE):
             loss = SCE.forward(logits, target)
@@ -254,6 +253,7 @@ STABLE_CASES = (("two rows with logits of size 1e4", 0, torch.float64),) + tuple
     (kind, seed, dtype) for seed in (0, 1) for kind in EXTREME_KINDS for dtype in (torch.float64, torch.float32))
 
 
+@c.inputs_judged_elsewhere()
 def stable(SCE, cases=STABLE_CASES[:1]) -> None:
     """Extreme logits (1e4 magnitudes, large spreads), in float64 and float32: a finite loss and gradient, each what
     the answer itself gives for the same logits shifted down by their largest value (cross-entropy and its gradient
@@ -378,9 +378,9 @@ def none_for_target(SCE, cases=NONE_CASES[:1]) -> None:
                                       "input 1 (logits): return (grad_logits, None).")
 
 
+@c.inputs_judged_elsewhere()
 def dtype(SCE, cases=DTYPE_CASES[:1]) -> None:
-    """float32 logits give a float32 loss and a float32 gradient (backward called directly: the
-    engine would silently convert a float64 gradient)."""
+    """float32 logits give a float32 loss and gradient (backward called directly: the engine would convert one)."""
     c.require_function(SCE, NAME)
     for n, classes, seed in cases:
         for dt in (torch.float32, torch.float64):

@@ -333,6 +333,10 @@ def test_visible_tests_show_their_error_and_the_self_check_does_not_run(built):
         tests = [c for c in executed.cells if notebooks.role(c) == "test" and "check." in c.source]
         errors = [c for c in tests if any(o.output_type == "error" for o in c.outputs)]
         assert errors, f"{notebook.name}: no visible test shows the error a learner sees before answering"
+        # before answering, a visible test says so (not a NameError, nor a stub's bare NotImplementedError)
+        unclear = [o.get("evalue", "")[:120] for c in errors for o in c.outputs if o.output_type == "error"
+                   and not any(words in o.get("evalue", "") for words in ("not implemented yet", "not answered yet"))]
+        assert not unclear, f"{notebook.name}: visible tests that do not say the exercise is not done yet: {unclear}"
         for cell in executed.cells:
             if notebooks.role(cell) == "answer" or "grade_this_notebook(" in cell.source:
                 assert not cell.outputs and cell.execution_count is None

@@ -51,6 +51,7 @@ def _what(kept: dict, x, dim: int):
     return f"a tensor of shape {tuple(t.shape)}"
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def saved_memory(LSE, cases=MEMORY_EXAMPLE) -> None:
     """Besides x itself, LogSumExp keeps only reduced-size tensors (like the output) for backward: on inputs
     the value tests use too (no input is the memory test's alone)."""

@@ -46,6 +46,7 @@ def _own_at(LSE, t, dim, keepdim, g):
     return y.detach(), torch.zeros_like(leaf) if grad is None else grad.detach()
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def stability(LSE, cases=STABILITY_EXAMPLE) -> None:
     """Values and gradients stay finite at magnitudes 1e4 (overflow and underflow), and accurate: what the answer
     itself gives, in float64, for the same entries shifted down by their largest value (log-sum-exp moves with the
@@ -79,6 +80,7 @@ def stability(LSE, cases=STABILITY_EXAMPLE) -> None:
     c.each(cases, lambda case: one_case(*case))
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def masked_rows(LSE, cases=MASKED_EXAMPLE) -> None:
     """Rows with -inf entries (masked positions) and a fully masked row: -inf for the fully masked row (never nan),
     as torch.logsumexp gives, and on every row that keeps a finite entry the value and gradient the answer itself
@@ -117,6 +119,7 @@ def masked_rows(LSE, cases=MASKED_EXAMPLE) -> None:
 
 # ------------------------------------------------------------------------------------------------ shapes
 
+@c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def shapes(LSE, cases=SHAPE_EXAMPLE) -> None:
     """Output and gradient shapes for every dim (negative too) and both keepdim values, with a random grad_output:
     the output has torch.logsumexp's shape, the gradient x's, and both are what the answer itself gives for the same
@@ -176,6 +179,7 @@ def keepdim_judged(LSE):
 
 # ------------------------------------------------------------------------------------------ None for dim
 
+@c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def none_for_dim_and_keepdim(LSE, cases=NONE_EXAMPLE) -> None:
     """backward called directly returns exactly (grad_x, None, None)."""
     require_logsumexp(LSE)
@@ -237,6 +241,7 @@ def gradcheck(LSE, cases=GRADCHECK_EXAMPLE) -> None:
     c.each(cases, lambda case: one_case(*case))
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def gradgradcheck(LSE, cases=GRADGRAD_EXAMPLE) -> None:
     """float64 gradgradcheck (backward differentiable, output saved and used)."""
     require_logsumexp(LSE)
@@ -247,7 +252,9 @@ def gradgradcheck(LSE, cases=GRADGRAD_EXAMPLE) -> None:
         x = c.randn(*shape, seed=seed)
         what = f"LogSumExp (x of shape {shape}, dim={dim}, keepdim={keepdim})"
         with c.explained(what, RULES):
-            # * 1.0: backward gets a grad_output of its own (writing into gradgradcheck's is the values' rule)
-            c.gradgradcheck(lambda t: LSE.apply(t, dim, keepdim) * 1.0, (x,), what, hint=TWICE_HINT,
+            # on copies (a forward changing x is the values' rule); * 1.0: backward gets a grad_output of its own
+            # (writing into gradgradcheck's is the values' rule too)
+            f = c.judged_elsewhere.on_copies(lambda t: LSE.apply(t, dim, keepdim) * 1.0)
+            c.gradgradcheck(f, (x,), what, hint=TWICE_HINT,
                             reference=lambda t: torch.logsumexp(t, dim, keepdim))
     c.each(cases, lambda case: one_case(*case))

@@ -15,6 +15,7 @@ import contextlib
 
 import torch
 
+from autograder.checks import raw_errors
 from autograder.engine.shared import Mistake
 
 _DEPTH = [0]  # > 0 inside inputs_judged_elsewhere(); the judge's checks run one test at a time
@@ -73,3 +74,23 @@ def waits_for(prerequisite: str, codes, what: str):
         if mistake.code not in codes:
             raise
         raise mistake.not_judged(what, prerequisite) from None
+
+
+def on_copies(fn):
+    """`fn` for a check that calls it itself (gradcheck): inside `inputs_judged_elsewhere()`, on copies of its
+    arguments, so that a forward changing its inputs does not change the points the check perturbs."""
+    if not active():
+        return fn
+    return lambda *args: fn(*copies(args))
+
+
+def first_call(fn, args):
+    """`fn(*args)`; inside `inputs_judged_elsewhere()`, a call that autograd stopped from changing a leaf input in
+    place (forward called directly in grad mode) runs again on copies of its inputs, as a call that changed them."""
+    try:
+        return fn(*args)
+    except RuntimeError as error:
+        if not active() or not raw_errors.says(error, "leaf-in-place"):
+            raise
+    RUN_AGAIN[0] += 1
+    return fn(*copies(args))

@@ -65,6 +65,7 @@ MASK_CASES = ("marked",)
 MASK_TABLE = ("marked", torch.float64, torch.float32)
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def clamp_mask(ClampWithMask, cases=MASK_CASES) -> None:
     """The mask: a tensor of x's dtype, 1 where lo <= x <= hi (lo and hi included), that needs no grad
     (mark_non_differentiable). "marked": on a small example; a dtype: an x of that dtype with points at lo and hi."""
@@ -132,6 +133,7 @@ CLAMP_TABLE = tuple((seed, shape, lo, hi) for seed in (0, 1, 2)
                     for shape, lo, hi in (((6,), -0.5, 0.5), ((3, 4), -1.0, 0.2), ((2, 3, 4), 0.1, 1.2)))
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def clamp_gradcheck(ClampWithMask, cases=CLAMP_CASES) -> None:
     """float64 finite differences away from lo and hi for each (seed, shape, lo, hi) of `cases`, the gradient at
     lo and hi exactly, and None for lo, hi (crafted ctx)."""

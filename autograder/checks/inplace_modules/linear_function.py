@@ -216,6 +216,7 @@ def _forward_runs(LinearFunction, x, weight, bias) -> bool:
     return True
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes its inputs in place: the values test's rule
 def linear_needs_input_grad(LinearFunction, cases=NEEDS_CASES) -> None:
     """Direct calls of backward with a crafted ctx, then with autograd's own node as its ctx: None for a missing
     bias and for every input whose needs_input_grad entry is False, a gradient for every other input, and of

@@ -158,6 +158,7 @@ def _own_gradient(RecomputeSiLU, x, grad_output):
 SILU_SAVED_CASES = (((2, 3, 4), 7), ((2, 3), 8), ((5,), 3), ((), 4))
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def silu_saves_the_least(RecomputeSiLU, cases=SILU_SAVED_CASES[:1]) -> None:
     """forward, called with a stand-in ctx, saves exactly x itself with save_for_backward and keeps no tensor on
     ctx; backward, called with that ctx, recomputes the right gradient from it."""
@@ -168,13 +169,13 @@ def silu_saves_the_least(RecomputeSiLU, cases=SILU_SAVED_CASES[:1]) -> None:
 
 def _silu_saves_only_x(RecomputeSiLU, shape, seed) -> None:
     x = c.randn(*shape, seed=seed)
-    ctx = behaviour.stand_in_ctx(SILU, (True,))
-    with torch.no_grad():
+    given, ctx = x.detach().clone(), behaviour.stand_in_ctx(SILU, (True,))
+    with torch.no_grad():  # as_given: a forward that changed x (the values' rule) saved x itself, not a copy
         if c.uses_setup_context(RecomputeSiLU):  # forward(x) + setup_context(ctx, inputs, output)
-            y = c.call(RecomputeSiLU.forward, x, what="RecomputeSiLU.forward")
+            y = c.call(RecomputeSiLU.forward, x, what="RecomputeSiLU.forward", as_given=True)
             c.call(RecomputeSiLU.setup_context, ctx, (x,), y, what="RecomputeSiLU.setup_context")
         else:
-            y = c.call(RecomputeSiLU.forward, ctx, x, what="RecomputeSiLU.forward")
+            y = c.call(RecomputeSiLU.forward, ctx, x, what="RecomputeSiLU.forward", as_given=True)
     saved = tuple(ctx.saved_tensors)
     stashed = [where for where, _ in behaviour.on_ctx(ctx)]
     if not saved:
@@ -208,8 +209,8 @@ def _silu_saves_only_x(RecomputeSiLU, shape, seed) -> None:
         grads = RecomputeSiLU.backward(ctx, grad_out.clone())  # its own copy: writing into it is the values' rule
     grad = grads[0] if isinstance(grads, (tuple, list)) else grads
     # What forward saved must rebuild the gradient: the same as the answer's own gradient under autograd (whether
-    # that is right is the values test's).
-    c.require_close(grad, _own_gradient(RecomputeSiLU, x, grad_out), "backward called with the saved x",
+    # that is right is the values test's), from x as it was given.
+    c.require_close(grad, _own_gradient(RecomputeSiLU, given, grad_out), "backward called with the saved x",
                     "wrong-derivative", "backward must recompute everything it needs from the saved x.")
     _silu_real_node(RecomputeSiLU, shape, seed)
 
@@ -270,13 +271,15 @@ NO_CHANGE_RULES = (
 )
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def silu_inplace_detected(RecomputeSiLU, cases=SILU_INPLACE_CASES[:1]) -> None:
     """x goes through save_for_backward, so changing it in place before backward raises, and leaving it alone
     gives the right gradient: for a leaf input and a non-leaf input alike."""
     c.require_function(RecomputeSiLU, SILU)
     for seed, leaf in cases:
         base, x = _silu_input(seed, leaf)
-        y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward")  # its own node: silu_graph's rule
+        # its own node: silu_graph's rule; as_given: the change below must reach what forward saved
+        y = c.call(RecomputeSiLU.apply, x, what="RecomputeSiLU.forward", as_given=True)
         with torch.no_grad():
             x.add_(1.0)
         with c.explained("RecomputeSiLU.backward", (c.NOT_IMPLEMENTED,)):

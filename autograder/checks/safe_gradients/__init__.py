@@ -236,6 +236,7 @@ def _zero_rows_input(case):
     return x.requires_grad_(True), g, _dtype_name(dtype)
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def zero_rows(SN, cases=(FIXED,)) -> None:
     """Zero rows: value 0 there, gradient exactly 0 there (never nan or inf), and the other rows' gradient what the
     learner's own SafeNorm gives them in a batch without zero rows. Visible: a float64 batch with one zero row;
@@ -343,6 +344,7 @@ def _small_norms_input(case):
     return x, unit, lengths, g.to(dtype), f"{min(scales):.0e} to {max(scales):.0e} ({_dtype_name(dtype)})"
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def small_norms(SN, cases=(FIXED,)) -> None:
     """Short rows get their exact length as their value, and as their gradient what the same rows scaled to length
     1 get from the learner's own SafeNorm (the norm's gradient, the unit vector, does not depend on the row's length;

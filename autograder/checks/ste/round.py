@@ -100,6 +100,7 @@ def round_forward_exact(RoundSTE, cases=EXACT_CASES) -> None:
             _require_round_forward(RoundSTE, halves)
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def round_backward(RoundSTE, cases=BACKWARD_CASES) -> None:
     """The gradient is exactly grad_output for random x (inside and far outside [-1, 1]) and random
     grad_output, for each (seed, shape) of `cases` (BACKWARD_TABLE: three seeds, every shape), through the
@@ -140,6 +141,7 @@ def round_backward(RoundSTE, cases=BACKWARD_CASES) -> None:
                     "inside a larger graph the STE is the identity: the chain rule gives 3 * 2 * grad_output.")
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def round_dtype(RoundSTE, cases=ROUND_DTYPE_CASES) -> None:
     """float32 stays float32 and float64 stays float64, in the output and in backward's result, for each seed
     of `cases` (their values are the other tests' rules)."""
@@ -161,6 +163,7 @@ def round_dtype(RoundSTE, cases=ROUND_DTYPE_CASES) -> None:
                                           "as it is).")
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def round_graph(RoundSTE, cases=GRAPH_CASES) -> None:
     """RoundSTE.apply records RoundSTE's own node (so the STE backward is the one that runs), for each seed of
     `cases`."""

@@ -90,6 +90,7 @@ def run(fn, *args, what: str, as_given: bool = False):
 
 def gradchecked(fn, inputs, what, hint, second=False, reference=None):
     """gradcheck (or, `second`, gradgradcheck); with `reference`, also the judge's own derivative (common/vjp.py)."""
+    fn = c.judged_elsewhere.on_copies(fn)  # a forward changing the points gradcheck perturbs: the values' rule
     with c.explained(what, FUNC_RULES):
         if second:
             c.gradgradcheck(fn, inputs, what, hint=hint, reference=reference)
@@ -102,10 +103,15 @@ def gradchecked(fn, inputs, what, hint, second=False, reference=None):
 def direct(fn, *args, what: str, rules=DIRECT_RULES, as_given: bool = False):
     """One of the learner's static methods called by the judge, with plain feedback on failure (`as_given`: a change
     of its arguments is another test's rule inside `common.inputs_judged_elsewhere`)."""
-    snapshots = c.snapshot_inputs(args)
+    snapshots, judged_elsewhere = c.snapshot_inputs(args), c.judged_elsewhere
     with c.explained(what, rules):
-        result = fn(*args)
-    if not (as_given and c.judged_elsewhere.active()):
+        result = judged_elsewhere.first_call(fn, args)
+    if judged_elsewhere.active() and not as_given and judged_elsewhere.changed(snapshots):
+        judged_elsewhere.put_back(snapshots)  # as common.call: a forward that changed its inputs, run on copies
+        judged_elsewhere.RUN_AGAIN[0] += 1
+        with c.explained(what, rules):
+            return fn(*judged_elsewhere.copies(args))
+    if not (as_given and judged_elsewhere.active()):
         c.require_inputs_unchanged(snapshots, what)
     return result
 

@@ -114,6 +114,7 @@ def running_values(RunningSum, cases=(("values", 300, (2, 4)),)) -> None:
     _running_cases(RunningSum, cases)
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes its inputs in place: the values test's rule
 def running_vmap(RunningSum, cases=(("vmap", 310, (4,), 3, 0), ("vmap", 320, (4,), 3, 1))) -> None:
     """RunningSum.vmap, called in the judge as vmap calls it, with the batch on the first and on the last
     dimension, against the running sum of each sample computed here (the table: 2-d samples, other in_dims)."""

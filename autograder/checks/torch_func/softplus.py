@@ -308,12 +308,14 @@ def softplus_gradcheck(Softplus, cases=(("gradcheck", 120, (4,), 2.0),)) -> None
     _softplus_cases(Softplus, cases)
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes its inputs in place: the values test's rule
 def softplus_jvp(Softplus, cases=(("jvp", (-2.0, 0.5, 3.0), 135), ("methods", 135, (3,), True, "jvp"))) -> None:
     """Softplus.jvp, called in the judge as forward mode calls it: the tangent sigmoid(x) * t (the table: random
     shapes and tangents, the extremes, float32)."""
     _softplus_cases(Softplus, cases)
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes its inputs in place: the values test's rule
 def softplus_jacfwd(Softplus, cases=(("jacfwd", (-1.0, 0.25, 2.0)),
                                      ("methods", 165, (3,), True, "jvp"))) -> None:
     """torch.func.jacfwd(Softplus.apply) (a probe) is diag(sigmoid(x)); the table adds shape (2, 3), the extremes,
@@ -321,7 +323,7 @@ def softplus_jacfwd(Softplus, cases=(("jacfwd", (-1.0, 0.25, 2.0)),
     _softplus_cases(Softplus, cases)
 
 
-@c.inputs_judged_elsewhere()  # a backward that writes into grad_output: the values' rule
+@c.inputs_judged_elsewhere()  # a forward changing its inputs, a backward writing into grad_output: the values' rules
 def softplus_hessian(Softplus, cases=(("hessian", (-1.0, 0.25, 2.0), None),
                                       ("methods", 172, (3,), False, "twice"))) -> None:
     """What torch.func.hessian needs of Softplus, verified in the judge: the Hessian diag(sigmoid(x)(1 - sigmoid(x)))
@@ -330,6 +332,7 @@ def softplus_hessian(Softplus, cases=(("hessian", (-1.0, 0.25, 2.0), None),
     _softplus_cases(Softplus, cases)
 
 
+@c.inputs_judged_elsewhere()  # a forward that changes its inputs in place: the values test's rule
 def softplus_vmap(Softplus, cases=(("vmap", 180, (4, 3), 0),
                                    ("methods", 185, (4,), False, "forward vmap"))) -> None:
     """torch.func.vmap(Softplus.apply) (a probe) is softplus sample by sample; the table adds in_dims=1 and other
