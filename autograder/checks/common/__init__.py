@@ -165,8 +165,8 @@ ENGINE_RULES = (
     Rule("wrong-grad-shape", error="wrong-grad-shape", types=(RuntimeError,),
          message="{what}: the gradient for {input} has shape [{got}] but that input has shape [{expected}]. If "
                  "forward reduced, expand grad_output back to the input's shape; if it broadcast, sum it down."),
-    Rule("inplace-error", error="inplace-error", types=(RuntimeError,),
-         message="{what} raised autograd's in-place modification error: {line}"),
+    Rule("inplace-error", error="inplace-error", types=(RuntimeError,), message=
+         "{what}: a tensor saved for backward was changed in place after it was saved (autograd's in-place error)."),
     # grad_output after .sum() is one number broadcast (expanded) to every element: a write into it raises this.
     Rule("inplace-grad-output", error="overlapping-write", types=(RuntimeError,),
          message="{what} wrote in place into a tensor whose elements share one memory location, as grad_output "

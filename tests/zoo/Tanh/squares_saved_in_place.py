@@ -1,5 +1,5 @@
 # mistake: squares the saved output in place in backward (y.mul_(y)): the output the caller holds is overwritten, a second backward or create_graph finds it changed
-# feedback: modified by an inplace operation
+# feedback: changed in place after it was saved
 # code: inplace-error|backward-not-differentiable
 # rule: derivative double_backward
 # fails: values second_derivative
