@@ -137,15 +137,11 @@ def snapshot_inputs(values) -> list:
 def require_inputs_unchanged(snapshots: list, what: str) -> None:
     """Every expected value is computed from the inputs after the call: an input the learner's code
     changed in place (x.data.zero_(), x.mul_() under no_grad) would make wrong answers look right."""
-    for tensor, before in snapshots:
-        now = tensor.detach()
-        same = now.shape == before.shape and now.dtype == before.dtype and bool(
-            ((now == before) | (now.isnan() & before.isnan())).all())
-        if not same:
-            fail("modifies-input",
-                 f"{what} changed one of its inputs in place (for example with x.data.zero_() or "
-                 "x.mul_(...)). A Function must leave its inputs as they were (unless it declares the change "
-                 "with ctx.mark_dirty): work on new tensors (x * 2, x.clone()) instead.")
+    if judged_elsewhere.changed(snapshots):
+        fail("modifies-input",
+             f"{what} changed one of its inputs in place (for example with x.data.zero_() or "
+             "x.mul_(...)). A Function must leave its inputs as they were (unless it declares the change "
+             "with ctx.mark_dirty): work on new tensors (x * 2, x.clone()) instead.")
 
 
 NOT_IMPLEMENTED = Rule("not-implemented", error="not-implemented",
