@@ -7,6 +7,7 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
+from autograder.checks.common import kept_guarded
 from autograder.checks.explain import Rule
 from autograder.checks.raw_errors import NO_JVP_MSG, SETUP_CONTEXT_MSG
 
@@ -126,21 +127,8 @@ def require_split_style(Fn, name: str) -> None:
 
 
 def require_kept_guarded(Fn, name: str, values) -> None:
-    """x changed in place after forward: backward raises autograd's in-place error (x saved with save_for_backward:
-    its version counter is checked) or gives the gradient it gives for x left alone (it saved a tensor of its own);
-    a tensor kept as a plain ctx attribute escapes the counter, and backward reads the changed x."""
-    leaf = torch.tensor(values, dtype=torch.float64, requires_grad=True)
-    (control,) = run(c.backward_grads, run(Fn.apply, leaf * 1.0, what=f"{name}.apply(x)"), [leaf],
-                     what=f"{name}.backward")
-    x = leaf * 1.0  # a non-leaf, which the caller may change in place
-    y = run(Fn.apply, x, what=f"{name}.apply(x)")
-    with torch.no_grad():
-        x.add_(1.0)
-    grads: list = []
-    if c.inplace_error(lambda: grads.extend(torch.autograd.grad(y, [leaf], torch.ones_like(y))), f"{name}.backward") \
-            is not None or (grads and bool(torch.allclose(grads[0], control, rtol=1e-10, atol=1e-12))):
-        return
-    c.fail("not-saved-for-backward",
-           "changing x in place after forward went unnoticed, and backward used the changed value: keep x for backward "
-           "with ctx.save_for_backward(x) in setup_context (not ctx.x = x, not in a list on ctx), so that autograd's "
-           "version counter catches the change.")
+    """x changed in place after forward: backward raises autograd's in-place error or gives the gradient of x left
+    alone (common/kept_guarded.py)."""
+    with c.explained(f"{name}.apply(x)", FUNC_RULES):
+        kept_guarded.require_kept_guarded(Fn.apply, [torch.tensor(values, dtype=torch.float64)],
+                                          what=f"{name}.backward", kept="x")
