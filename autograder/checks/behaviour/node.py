@@ -90,7 +90,8 @@ def real_node(Fn, inputs: tuple, grad_output=None) -> dict:
     if grad_output is not None:
         first = inputs[0]
         try:
-            (grad,) = torch.autograd.grad(out, [first], grad_output, retain_graph=True, allow_unused=True)
+            (grad,) = torch.autograd.grad(out, [first], c.shared_grad_output.as_sent(grad_output), retain_graph=True,
+                                           allow_unused=True)
         except (RuntimeError, TypeError, ValueError, NotImplementedError) as error:
             facts["backward_error"] = _first_line(error)
             return facts
@@ -152,7 +153,8 @@ def real_backward(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bool = F
     wanted = [t for t in inputs if _is_tensor(t) and t.requires_grad]
     failure = None
     try:
-        torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs], allow_unused=True,
+        torch.autograd.grad([o for o, _ in pairs], wanted, [c.shared_grad_output.as_sent(g) for _, g in pairs],
+                            allow_unused=True,
                             create_graph=bool(create_graph))
     except (RuntimeError, TypeError, ValueError, NotImplementedError) as error:
         failure = error
@@ -180,7 +182,7 @@ def _real_backward_here(Fn, inputs: tuple, grad_outputs: tuple, create_graph: bo
         return facts
     facts["node"] = True
     with torch.set_grad_enabled(bool(create_graph)):
-        returned = _BACKWARD_APPLY(nodes[0], *grad_outputs)
+        returned = _BACKWARD_APPLY(nodes[0], *(c.shared_grad_output.as_sent(g) for g in grad_outputs))
     facts["returned"] = _TYPE(returned).__name__ if isinstance(returned, (tuple, list)) else "one value"
     returned = tuple(returned) if isinstance(returned, (tuple, list)) else (returned,)
     facts["raw"] = tuple(_raw(v) for v in returned)
@@ -202,7 +204,7 @@ def raw_backward_of(Fn, out, leaf, grad_output):
         if node is None or not isinstance(node, _FUNCTION_BASE) or getattr(_TYPE(node), "_forward_cls", None) is not Fn:
             return None
         with torch.no_grad():
-            returned = _BACKWARD_APPLY(node, grad_output)
+            returned = _BACKWARD_APPLY(node, c.shared_grad_output.as_sent(grad_output))
         returned = tuple(returned) if isinstance(returned, (tuple, list)) else (returned,)
         return tuple(Returned(_TYPE(v).__name__) if v is not None and not _is_tensor(v) else _raw(v)
                      for v in returned)
@@ -210,7 +212,7 @@ def raw_backward_of(Fn, out, leaf, grad_output):
     if own is None or not _is_tensor(out) or (shared.facts_of(out) or {}).get("fwd") != own:
         return None
     try:
-        torch.autograd.grad([out], [leaf], [grad_output], allow_unused=True)
+        torch.autograd.grad([out], [leaf], [c.shared_grad_output.as_sent(grad_output)], allow_unused=True)
     except (RuntimeError, TypeError, ValueError, NotImplementedError):
         pass  # the engine's verdict on what backward returned: the record holds what it was
     returned = record.recorded(backward=True).get("backward")

@@ -27,7 +27,7 @@ from autograder.engine.shared import (PROBES, FakeCtx, Mistake, attach_learner, 
                                       fail, probe, set_base_seed)
 # the grading model's check, which the first visible test of every exercise runs
 from autograder.checks.common.self_contained import require_self_contained  # noqa: F401
-from autograder.checks.common import judged_elsewhere
+from autograder.checks.common import judged_elsewhere, shared_grad_output
 from autograder.checks.common.judged_elsewhere import inputs_judged_elsewhere, waits_for  # noqa: F401
 from autograder.checks.common.precision import (backward_in_float32, blame_float32_forward, float32_rounded,  # noqa
                                                 off_by_float32, precision_elsewhere, require_float64_kept, tolerated)
@@ -387,8 +387,7 @@ def backward_grads(output, inputs: Sequence[torch.Tensor], grad_output=None, wha
                    names: Sequence[str] = ()):
     """Gradients of `output` (weighted by `grad_output`) with respect to `inputs`, via autograd (`names`: the
     inputs of the Function's forward, for the feedback)."""
-    if grad_output is None:
-        grad_output = torch.ones_like(output)
+    grad_output = torch.ones_like(output) if grad_output is None else shared_grad_output.as_sent(grad_output)
     snapshots = snapshot_inputs(inputs)
     with explained(what, engine_rules(names)):
         grads = torch.autograd.grad(output, inputs, grad_output, allow_unused=True)

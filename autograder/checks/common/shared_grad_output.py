@@ -49,3 +49,17 @@ def _same(broadcast, alone) -> bool:
         return broadcast is None and alone is None
     return broadcast.shape == alone.shape and bool(torch.allclose(broadcast, alone, rtol=1e-6, atol=1e-9,
                                                                    equal_nan=True))
+
+
+def as_sent(grad_output):
+    """A grad_output of backward's own, laid out as the judge's (a stride-0 broadcast stays one), as the sandbox hands
+    every backward a decoded copy (engine/sandbox/codec.py): a backward that changes it in place (its values, or its
+    shape alone: unsqueeze_) changes its own, never a tensor the check uses again, on both roads alike. One that
+    requires grad (a gradient differentiated again) is passed as it is."""
+    if not isinstance(grad_output, torch.Tensor) or grad_output.requires_grad or grad_output.layout != torch.strided:
+        return grad_output
+    plain = grad_output.detach()
+    if not plain.is_contiguous() and plain.numel() > 0 and min(plain.stride(), default=0) >= 0:
+        span = 1 + sum((n - 1) * s for n, s in zip(plain.shape, plain.stride()))
+        return plain.as_strided((span,), (1,)).clone().as_strided(plain.shape, plain.stride())
+    return plain.clone(memory_format=torch.contiguous_format)

@@ -12,7 +12,7 @@ import torch
 from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.common import Rule
-from autograder.checks.common.shared_grad_output import require_grad_output_kept
+from autograder.checks.common.shared_grad_output import as_sent, require_grad_output_kept
 from autograder.checks.shapes.direct import direct_call, fmt
 
 
@@ -77,7 +77,7 @@ def _sum_grad(SumDim, x, dim, keepdim, g):
     c.require_own_node(out, SumDim, "SumDim")
     try:
         with c.explained(what, SUM_RULES):
-            (grad,) = torch.autograd.grad(out, [x], g)
+            (grad,) = torch.autograd.grad(out, [x], as_sent(g))  # its own: the check uses g again
         return grad, True
     except c.Mistake as refused:
         if refused.code not in _NONES_REFUSED + _SHAPE_REFUSED:
