@@ -1,11 +1,12 @@
 """Plans (autograder/engine/sandbox/plans.py), through a real sandbox: gradcheck's fast mode asks the learner's process
-in two round trips instead of eight, and gives what it gives asked one request at a time, for honest, wrong, hostile
-and unusual Functions alike; a plan stops at the first request that raises or changes its inputs; a tampering answer
-is reported from inside a plan as from a single request.
+in two round trips instead of eight (its slow mode, explaining a failure, in three instead of one a request), and gives
+what it gives asked one request at a time, for honest, wrong, hostile and unusual Functions alike; a plan stops at the
+first request that raises or changes its inputs; a tampering answer is reported from inside a plan as from a single
+request.
 
-Each answer is graded twice, each time on a fresh copy of the learner's process: torch's fast-mode gradcheck with its
-requests planned (as `checks.common` grades), and the same with every request sent alone. The test cell's outcome
-carries what gradcheck returned or raised, the round trips it took, and the input's values after it."""
+Each answer is graded twice, each time on a fresh copy of the learner's process: torch's gradcheck with its requests
+planned (as `checks.common` grades), and the same with every request sent alone. The test cell's outcome carries what
+gradcheck returned or raised, the round trips it took, and the input's values after it."""
 
 from __future__ import annotations
 
@@ -67,18 +68,24 @@ fn = {fn}
 options = dict(eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True)
 before = link.requests
 try:
-    with link.gradcheck_plan(fn, (x,), options) if {planned} else contextlib.nullcontext():
-        result = torch.autograd.gradcheck(fn, (x,), fast_mode=True, **options)
+    if {slow}:
+        with link.slow_gradcheck_plan(torch.autograd.gradcheck, fn, (x,), options) if {planned} else \
+                contextlib.nullcontext():
+            result = torch.autograd.gradcheck(fn, (x,), **options)
+    else:
+        with link.gradcheck_plan(fn, (x,), options) if {planned} else contextlib.nullcontext():
+            result = torch.autograd.gradcheck(fn, (x,), fast_mode=True, **options)
 except Exception as error:
     result = f"{{type(error).__name__}}: {{error}}"
 raise AssertionError(f"trips {{link.requests - before}}; result {{result!r}}; x after {{x.detach().tolist()}}")
 """
 
 
-def gradcheck(sandbox, answer: str, planned: bool, fn: str = "Fn.apply") -> tuple:
-    """(what gradcheck returned or raised, its round trips, the input after it), from a fresh learner's copy."""
+def gradcheck(sandbox, answer: str, planned: bool, fn: str = "Fn.apply", slow: bool = False) -> tuple:
+    """(what gradcheck returned or raised, its round trips, the input after it), from a fresh learner's copy; `slow`:
+    torch's slow mode (which explains a failure), planned with `slow_gradcheck_plan`."""
     outcome, = sandbox.run([("setup:setup_1", HEADER), ("answer_Fn", answer)],
-                           [("test_plan", TEST.format(fn=fn, planned=planned))], limits=LIMITS).outcomes
+                           [("test_plan", TEST.format(fn=fn, planned=planned, slow=slow))], limits=LIMITS).outcomes
     found = re.search(r"trips (\d+); (result .*)", outcome.feedback, re.S)
     assert found, outcome.feedback
     return int(found.group(1)), found.group(2)
@@ -90,6 +97,20 @@ def test_a_planned_gradcheck_gives_what_single_requests_give(sandbox, name):
                                                       gradcheck(sandbox, ANSWERS[name], False))
     assert planned == alone
     assert planned_trips <= alone_trips
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERS))
+def test_a_planned_slow_gradcheck_gives_what_single_requests_give(sandbox, name):
+    (planned_trips, planned), (alone_trips, alone) = (gradcheck(sandbox, ANSWERS[name], True, slow=True),
+                                                      gradcheck(sandbox, ANSWERS[name], False, slow=True))
+    assert planned == alone
+    assert planned_trips <= alone_trips
+
+
+def test_a_failing_slow_gradcheck_asks_in_three_plans_what_it_asked_in_twenty_five_trips(sandbox):
+    # x has 6 elements: fn at x, at x -+ eps along each (12 calls), and the output's 6 rows of the Jacobian, twice
+    assert gradcheck(sandbox, ANSWERS["wrong-derivative"], False, slow=True)[0] == 25
+    assert gradcheck(sandbox, ANSWERS["wrong-derivative"], True, slow=True)[0] == 3
 
 
 def test_a_gradcheck_that_passes_takes_two_round_trips_instead_of_eight(sandbox):

@@ -27,7 +27,7 @@ from autograder.engine.shared import (PROBES, FakeCtx, Mistake, attach_learner, 
                                       fail, probe, set_base_seed)
 # the grading model's check, which the first visible test of every exercise runs
 from autograder.checks.common.self_contained import require_self_contained  # noqa: F401
-from autograder.checks.common import judged_elsewhere, shared_grad_output
+from autograder.checks.common import fast_mode, judged_elsewhere, shared_grad_output
 from autograder.checks.common.judged_elsewhere import inputs_judged_elsewhere, waits_for  # noqa: F401
 from autograder.checks.common.precision import (backward_in_float32, blame_float32_forward, float32_rounded,  # noqa
                                                 off_by_float32, precision_elsewhere, require_float64_kept, tolerated)
@@ -301,7 +301,7 @@ def _fast_then_slow(check: Callable, fn: Callable, inputs, **options) -> None:
     rng = torch.get_rng_state()
     snapshots = snapshot_inputs(inputs if isinstance(inputs, (tuple, list)) else (inputs,))
     try:
-        with _planned(check, fn, inputs, options):
+        with _planned(check, fn, inputs, options), fast_mode.failure_unexplained():
             check(fn, inputs, **dict(options, atol=options["atol"] / FAST_TIGHTER,
                                      rtol=options["rtol"] / FAST_TIGHTER, fast_mode=True))
     except Exception:  # noqa: BLE001 - whatever fast mode met, the slow mode meets again and explains
@@ -317,7 +317,8 @@ def _fast_then_slow(check: Callable, fn: Callable, inputs, **options) -> None:
                 else:
                     tensor.data = saved.clone()
     torch.set_rng_state(rng)
-    check(fn, inputs, **options)
+    with _planned(check, fn, inputs, options, True):
+        check(fn, inputs, **options)
 
 
 # Grading, fast mode's requests to the learner's process go as two plans (engine/sandbox/plans.py: its calls, then
@@ -326,11 +327,12 @@ def _fast_then_slow(check: Callable, fn: Callable, inputs, **options) -> None:
 _PLANNED_OPTIONS = {"eps", "atol", "rtol", "raise_exception", "check_undefined_grad", "nondet_tol"}
 
 
-def _planned(check: Callable, fn: Callable, inputs, options: dict):
-    plan = getattr(shared.learner(), "gradcheck_plan", None)
+def _planned(check: Callable, fn: Callable, inputs, options: dict, slow: bool = False):
+    link = shared.learner()
+    plan = getattr(link, "slow_gradcheck_plan" if slow else "gradcheck_plan", None)
     if check is not _gradcheck or plan is None or not set(options) <= _PLANNED_OPTIONS:
         return contextlib.nullcontext()
-    return plan(fn, inputs, options)
+    return plan(check, fn, inputs, options) if slow else plan(fn, inputs, options)
 
 
 def _same_values(tensor: torch.Tensor, saved: torch.Tensor) -> bool:

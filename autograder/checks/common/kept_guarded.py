@@ -16,8 +16,6 @@ import torch
 
 from autograder.engine.shared import fail
 
-CODE = "not-saved-for-backward"
-
 
 def _is_float(value) -> bool:
     return isinstance(value, torch.Tensor) and value.is_floating_point()
@@ -87,6 +85,6 @@ def require_kept_guarded(apply: Callable, values: Sequence, *, what: str, kept: 
                                           and bool(torch.allclose(g, k, rtol=1e-10, atol=1e-12, equal_nan=True)))
             for g, k in zip(grads, control)):
         return
-    fail(CODE, f"changing {kept} in place after forward went unnoticed, and backward used the changed value: keep "
+    fail("not-saved-for-backward", f"changing {kept} in place after forward went unnoticed, and backward used the changed value: keep "
                f"{kept} for backward with ctx.save_for_backward(...) (not as a ctx attribute, not in a list on ctx), "
                "so that autograd's version counter catches the change.")

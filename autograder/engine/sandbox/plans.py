@@ -16,6 +16,9 @@ own replies.
            its first request, which is then not sent)
         2. the backward passes: fn's output at x (from plan 1's reply) differentiated as fast mode does, here, with
            every vjp request recorded and answered with nothing; then sent
+    Link.slow_gradcheck_plan(check, fn, inputs, options)   the slow mode's, which explains a failure: fn at x, then
+        fn at x -+ eps along every element (a dry run answering every call with fn at x's reply records them), then
+        the first output's Jacobian rows, twice (a dry run on the real replies)
 """
 
 from __future__ import annotations
@@ -192,3 +195,95 @@ def gradcheck_plan(link, fn, inputs, options: dict):
         planned = answered[:cut] + vjps[:split] + answered[cut:] + vjps[split:]
     with mode(link, Replay(planned)):
         yield
+
+
+class DryCalls:
+    """A dry run in which every call takes one reply (the call at x's, decoded afresh) and is recorded; any other
+    request ends the run. The slow mode's numerical Jacobian evaluates fn at points that do not depend on what fn
+    returned, so this run records its requests exactly."""
+
+    def __init__(self, reply: tuple):
+        self.reply = reply
+        self.recorded: list = []
+
+    def take(self, header: dict, buffers: list, message: dict, tensors: list):
+        if message.get("op") != "call":
+            raise Captured((header, buffers))
+        self.recorded.append((header, buffers))
+        return "frame", self.reply
+
+
+def _send_in_plans(link, requests: list) -> list:
+    answered: list = []
+    for at in range(0, len(requests), protocol.MAX_PLAN_STEPS):
+        chunk = link.send_plan(requests[at:at + protocol.MAX_PLAN_STEPS])
+        answered += chunk
+        if len(chunk) < len(requests[at:at + protocol.MAX_PLAN_STEPS]):
+            break  # the learner's side stopped (a request raised or changed its inputs): the rest goes live
+    return answered
+
+
+def _dry(link, plans, check, fn, inputs, options) -> None:
+    """`check` run here against `plans` (nothing reaches the learner's process), the inputs as they were after."""
+    saved = [(t, t.detach().clone()) for t in inputs if isinstance(t, torch.Tensor)]
+    rng = torch.get_rng_state()
+    with mode(link, plans):
+        try:
+            check(fn, inputs, **options)
+        except (Captured, Exception):  # noqa: BLE001 - the run ends where the plan cannot answer
+            pass
+    torch.set_rng_state(rng)
+    with torch.no_grad():
+        for tensor, before in saved:
+            if tensor.shape == before.shape and tensor.dtype == before.dtype:
+                tensor.copy_(before)
+
+
+@contextlib.contextmanager
+def slow_gradcheck_plan(link, check, fn, inputs, options: dict):
+    """torch's slow-mode gradcheck of fn at `inputs` (run within: it explains a failure) takes its requests' replies
+    from plans: fn at x (one round trip), then fn at x -+ eps along every element of every input (the numerical
+    Jacobian, recorded by a dry run in which every call returns fn at x's reply), then the first output's rows of the
+    analytical Jacobian, twice (recorded by a dry run on the real replies, whose vjps are answered with nothing: the
+    mismatch that follows ends it). Anything else, or a count of calls other than one evaluation a point, goes live."""
+    inputs = _as_tuple(inputs)
+    diff = [t for t in inputs if isinstance(t, torch.Tensor) and t.requires_grad]
+    if link.plans is not None or not diff or any(t.is_complex() or t.layout != torch.strided for t in diff):
+        yield
+        return
+    first = capture(link, fn, inputs)
+    if first is None:
+        yield
+        return
+    at_x = link.send_plan([first])
+    if len(at_x) != 1:
+        with mode(link, Replay(at_x)):
+            yield
+        return
+    calls = DryCalls(at_x[0][1])
+    _dry(link, calls, check, fn, inputs, options)
+    points = 1 + 2 * sum(t.numel() for t in diff)
+    if len(calls.recorded) != points or key(*calls.recorded[0]) != key(*first):
+        with mode(link, Replay(at_x)):
+            yield
+        return
+    answered = at_x + _send_in_plans(link, calls.recorded[1:])
+    planned = answered
+    if len(answered) == points:
+        vjps = Dry(answered)
+        _dry(link, vjps, check, fn, inputs, options)
+        # the first output's rows, twice: what the slow mode asks whatever they turn out to be (a second output's
+        # only if the first one's matched)
+        planned = answered + _send_in_plans(link, vjps.recorded[:2 * _first_output_numel(link, fn, inputs, at_x)])
+    with mode(link, Replay(planned)):
+        yield
+
+
+def _first_output_numel(link, fn, inputs: tuple, at_x: list) -> int:
+    """How many elements fn's first differentiable output at x has (from the planned reply of fn at x)."""
+    with mode(link, Dry(at_x)):
+        try:
+            outputs = [o for o in _as_tuple(fn(*inputs)) if isinstance(o, torch.Tensor) and o.requires_grad]
+        except (Captured, Exception):  # noqa: BLE001
+            return 0
+    return outputs[0].numel() if outputs else 0

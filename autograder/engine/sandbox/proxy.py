@@ -218,6 +218,7 @@ class Link:
     # plans.py's way of sending requests together, as a method of the link: gradcheck_plan(fn, inputs, options), a
     # context in which torch's fast-mode gradcheck takes its replies from plans.
     gradcheck_plan = plans.gradcheck_plan
+    slow_gradcheck_plan = plans.slow_gradcheck_plan
 
     def count_as_compiling(self, result) -> None:
         """Calls of `result` (what a compiling probe returned: a compiled function compiles at its first call)
