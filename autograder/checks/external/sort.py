@@ -8,6 +8,8 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
+from autograder.checks.common import kept_guarded
+from autograder.checks.common.shared_grad_output import require_grad_output_kept
 from autograder.checks.external.shared import call, gradcheck, grads_of
 
 
@@ -88,6 +90,24 @@ def sort_values(SortWithIndices) -> None:
     # No ties: the permutation is the one torch.sort finds, whatever the indices returned (the indices' rule).
     expected = torch.zeros_like(weights).scatter(-1, torch.sort(x.detach(), dim=-1).indices, weights)
     c.require_close(grad, expected, "the gradient of x through the sorted values", "wrong-derivative", SORT_HINT)
+    # through .sum(), as losses are made: grad_output one number broadcast, which backward must not write into
+    require_grad_output_kept(lambda: [(_sort_outputs(SortWithIndices, t)[0], [t]) for t in (
+        c.randn(5, seed=60), c.randn(2, 4, seed=61))], f"the gradient of {SORT}.apply(x)[0].sum()", SORT)
+    _require_kept_guarded(SortWithIndices)
+
+
+def _require_kept_guarded(SortWithIndices) -> None:
+    """x (negated: the order changes), then the indices (zeroed), changed in place after forward: backward raises
+    autograd's in-place error (what it needs kept with ctx.save_for_backward) or gives the gradient of the call left
+    alone (common/kept_guarded.py). The statement's hint says to save the indices, as notebook 09's NumpyMax saves
+    its index; notebook 04 says how: a tensor the caller holds (an input, an output handed back) kept as a ctx
+    attribute escapes the version counter."""
+    x = torch.tensor([[3.0, 1.0, 2.0, -0.5], [0.5, -1.0, 4.0, 2.5]], dtype=torch.float64)
+    with c.explained(f"{SORT}.apply(x)", (c.NOT_IMPLEMENTED,)):
+        kept_guarded.require_kept_guarded(SortWithIndices.apply, [x], what=f"{SORT}.backward", kept="x",
+                                          change=lambda inputs, outputs: inputs[0].neg_())
+        kept_guarded.require_kept_guarded(SortWithIndices.apply, [x], what=f"{SORT}.backward", kept="the indices",
+                                          change=kept_guarded.change_output(1))
 
 
 # (seed, shape)
