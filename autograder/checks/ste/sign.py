@@ -160,8 +160,10 @@ def sign_boundary(SignSTE, cases=BOUNDARY_CASES) -> None:
     c.require_function(SignSTE, SIGN)
     def one_case(dtype) -> None:
         # ... and +-0.9999999, just inside: a mask clipping elsewhere (at 0.5, say) is sign_backward's to judge.
-        x = torch.tensor([-1.0, 1.0, -1.0000001, 1.0000001, 0.0, -0.0, 0.5, 3.0, -0.9999999, 0.9999999], dtype=dtype)
-        g = torch.tensor([0.7, -1.3, 2.1, -0.9, 1.7, -0.6, 0.4, 1.2, 0.8, -1.1], dtype=dtype)
+        # ... and +-(1 + 1e-12), outside in float64 (a mask built from a float32 copy of x puts them on the boundary)
+        x = torch.tensor([-1.0, 1.0, -1.0000001, 1.0000001, 0.0, -0.0, 0.5, 3.0, -0.9999999, 0.9999999,
+                          1.000000000001, -1.000000000001], dtype=dtype)
+        g = torch.tensor([0.7, -1.3, 2.1, -0.9, 1.7, -0.6, 0.4, 1.2, 0.8, -1.1, 0.9, -1.4], dtype=dtype)
         grad = grad_via_autograd(SignSTE, SIGN, x, g.clone(), watch=False)  # writing into it: sign_backward's rule
         what = f"the gradient of {SIGN} at the boundary points (x in {dtype})"
         on = x.abs() == 1
