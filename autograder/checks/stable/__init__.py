@@ -67,10 +67,11 @@ def shared_grad_output_facts(SCE, logits, target) -> dict:
     w = torch.ones((), dtype=logits.dtype, requires_grad=True)
     other = w * 1.0
     try:
-        loss = SCE.apply(logits.detach().clone().requires_grad_(True), target)
+        leaf = logits.detach().clone().requires_grad_(True)
+        loss = SCE.apply(leaf, target)
         if not isinstance(loss, torch.Tensor) or loss.shape != () or loss.grad_fn is None:
             return {"changed": False}
-        (grad,) = torch.autograd.grad(loss + other, [w])
+        grad = torch.autograd.grad(loss + other, [w, leaf], allow_unused=True)[0]
     except Exception:  # noqa: BLE001 (any failure of the call: the values test's cases name it)
         return {"changed": False}
     return {"changed": float(grad) != 1.0, "other": float(grad)}
@@ -133,7 +134,8 @@ def _require_scaled(grad, unit, scale: float, what: str) -> None:
                               "with grad_output cannot be seen: return (softmax - onehot) / N * grad_output.")
     expected = unit.detach().to(torch.float64) * scale
     got = grad.detach().to(torch.float64)
-    if got.shape != expected.shape or not bool(torch.allclose(got, expected, rtol=1e-7, atol=1e-9)):
+    # to float32 rounding: a gradient that lost float64 precision is the dtype test's rule, a wrong scale is this one's
+    if got.shape != expected.shape or not bool(torch.allclose(got, expected, rtol=1e-5, atol=1e-8)):
         c.fail("ignores-grad-output", f"{what} is not {scale:g} times the gradient for grad_output = 1: backward "
                                       "must multiply by grad_output.")
 
