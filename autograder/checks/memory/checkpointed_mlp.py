@@ -169,7 +169,8 @@ def mlp_frozen_input(checkpointed_mlp, cases=MLP_FROZEN_CASES[:1]) -> None:
     c.require_self_contained(checkpointed_mlp, MLP)
     for widths, batch, seed in cases:
         x = c.randn(batch, widths[0], seed=seed + 100, requires_grad=False)
-        _require_use_reentrant_passed(checkpointed_mlp, x, widths, seed)
+        with _waits_for_values("what plain data changes in the parameters' gradients"):
+            _require_use_reentrant_passed(checkpointed_mlp, x, widths, seed)
         with _waits_for_values("what plain data changes in the parameters' gradients"):
             out, got = _run_mlp(checkpointed_mlp, x, widths, seed)
         if got is None:
@@ -327,7 +328,7 @@ def mlp_memory(checkpointed_mlp, cases=MLP_MEMORY_CASES[:1]) -> None:
 
 # The memory and frozen_input rules `require` values (tests/zoo/rules.toml): their properties are those of a backward
 # through the whole graph, which a cut graph or a failed recompute does not have.
-PREREQUISITE_CODES = ("graph-cut", "no-graph", "bad-recompute")
+PREREQUISITE_CODES = ("graph-cut", "no-graph", "bad-recompute", "crashes")  # crashes: a call that fails
 
 
 def _waits_for_values(what: str):
@@ -355,9 +356,11 @@ def _mlp_memory(checkpointed_mlp, widths, batch, seed) -> None:
         c.fail("graph-cut", f"x got no gradient from {MLP}: something cut the graph. Do not detach the block "
                             "inputs (h.detach(), h.data) or run blocks under no_grad.")
     forward_calls = facts["forward_calls"]
-    again = [n - f for n, f in zip(facts["calls"], forward_calls)]
-    if all(a >= 1 for a in again) and not all(facts["recomputed"]):
-        which = [k + 1 for k, done in enumerate(facts["recomputed"]) if not done]
+    used = [k for k, f in enumerate(forward_calls) if f >= 1]  # a layer forward never ran: the values test's rule
+    again = [facts["calls"][k] - forward_calls[k] for k in used]
+    recomputed = [facts["recomputed"][k] for k in used]
+    if all(a >= 1 for a in again) and not all(recomputed):
+        which = [used[i] + 1 for i, done in enumerate(recomputed) if not done]
         c.fail("no-recompute",
                f"during backward, layers {which} (counted from 1) ran, but never on the input they had in forward: "
                "that is not a recompute of the block. Wrap every block with torch.utils.checkpoint.checkpoint("
