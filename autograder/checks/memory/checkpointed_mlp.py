@@ -170,9 +170,9 @@ def mlp_frozen_input(checkpointed_mlp, cases=MLP_FROZEN_CASES[:1]) -> None:
     for widths, batch, seed in cases:
         x = c.randn(batch, widths[0], seed=seed + 100, requires_grad=False)
         with _waits_for_values("what plain data changes in the parameters' gradients"):
-            _require_use_reentrant_passed(checkpointed_mlp, x, widths, seed)
-        with _waits_for_values("what plain data changes in the parameters' gradients"):
-            out, got = _run_mlp(checkpointed_mlp, x, widths, seed)
+            _require_use_reentrant_passed(checkpointed_mlp, x.clone(), widths, seed)  # a copy per call: a call that
+        with _waits_for_values("what plain data changes in the parameters' gradients"):  # flags x leaks no further
+            out, got = _run_mlp(checkpointed_mlp, x.clone(), widths, seed)
         if got is None:
             probe = c.randn(batch, widths[0], seed=seed + 101)
             if _run_mlp(checkpointed_mlp, probe, widths, seed, grads=False)[1] is None:
@@ -190,7 +190,13 @@ def mlp_frozen_input(checkpointed_mlp, cases=MLP_FROZEN_CASES[:1]) -> None:
 def _require_use_reentrant_passed(checkpointed_mlp, x, widths, seed) -> None:
     """No warning that use_reentrant was left out (read in the learner's process, `run_checkpointed`): on torch 2.13
     that silently picks the reentrant variant, which loses the parameters' gradients for plain data."""
-    reentrant = _probe_facts(checkpointed_mlp, x, widths, seed)["reentrant_warnings"]
+    facts = _probe_facts(checkpointed_mlp, x, widths, seed)
+    if facts.get("input_flagged"):
+        c.fail("reentrant-loses-grads",
+               f"{MLP} made the caller's x require grad (x.requires_grad_()): plain data must stay plain data. The "
+               "reentrant checkpoint needs an input that requires grad; the non-reentrant one does not: pass "
+               "use_reentrant=False and leave x as it is.")
+    reentrant = facts["reentrant_warnings"]
     if reentrant:
         c.fail("use-reentrant-omitted",
                f"torch.utils.checkpoint warned: \"{reentrant[0][:110]}...\". Pass use_reentrant=False "
@@ -264,6 +270,7 @@ def run_checkpointed(checkpointed_mlp, x, weights, all_grads: bool = False) -> d
         layer.register_forward_pre_hook(lambda m, i, k=k: count(k, i))
     facts: dict = {}
     rng_state = torch.get_rng_state()
+    flagged = bool(x.requires_grad)
     warned: list = []  # the text of every warning the call gives (catch_warnings restores showwarning)
     with warnings.catch_warnings():
         warnings.simplefilter("always")
@@ -274,6 +281,7 @@ def run_checkpointed(checkpointed_mlp, x, weights, all_grads: bool = False) -> d
             facts["raised"] = _error_facts(error)
             return facts
     facts["reentrant_warnings"] = [text[:1000] for text in warned if "use_reentrant" in text]
+    facts["input_flagged"] = bool(x.requires_grad) and not flagged  # the call made the caller's x require grad
     if not isinstance(out, torch.Tensor):
         facts["type"] = type(out).__name__
         return facts
