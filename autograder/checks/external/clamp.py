@@ -8,7 +8,9 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.external.shared import call, gradcheck, grads_of
+from autograder.checks.common import kept_guarded
+from autograder.checks.common.shared_grad_output import require_grad_output_kept
+from autograder.checks.external.shared import call, gradcheck, grads_of, require_grad_output_unshared
 
 
 CLAMP = "ClampWithMask"
@@ -59,6 +61,11 @@ def clamp_values(ClampWithMask) -> None:
     c.require_close(y, x.detach().clamp(lo, hi), "the first output of ClampWithMask.apply(x, -1.0, 1.0)",
                     "wrong-forward", "it should be x.clamp(lo, hi).")
     c.require_own_node(y, ClampWithMask, CLAMP)
+    # through .sum(), as losses are made: grad_output one number broadcast, which backward must not write into
+    require_grad_output_kept(lambda: [(_clamp_outputs(ClampWithMask, t, -0.5, 0.5)[0], [t]) for t in (
+        c.randn(6, seed=60), c.randn(2, 3, seed=61))], f"the gradient of {CLAMP}.apply(x, -0.5, 0.5)[0].sum()", CLAMP,
+        ("x", "lo", "hi"))
+    require_grad_output_unshared(ClampWithMask, (c.randn(2, 3, seed=62), -0.5, 0.5), CLAMP)
 
 
 MASK_CASES = ("marked",)
@@ -139,6 +146,7 @@ def clamp_gradcheck(ClampWithMask, cases=CLAMP_CASES) -> None:
     lo and hi exactly, and None for lo, hi (crafted ctx)."""
     c.require_function(ClampWithMask, CLAMP)
     _clamp_gradient_at_bounds(ClampWithMask)
+    _require_kept_guarded(ClampWithMask)
     def one_case(seed, shape, lo, hi) -> None:
         x = c.randn(*shape, seed=seed, away_from=(lo, hi), scale=1.5)
         if _own_mask_is_wrong(ClampWithMask, x, lo, hi):
@@ -159,3 +167,16 @@ def clamp_gradcheck(ClampWithMask, cases=CLAMP_CASES) -> None:
     if grads[1] is not None or grads[2] is not None:
         c.fail("missing-none", "ClampWithMask.backward returned a gradient for lo or hi, which are floats: return "
                                "None in those positions.")
+
+
+def _require_kept_guarded(ClampWithMask) -> None:
+    """x, then the mask, changed in place after forward: backward raises autograd's in-place error (what it needs
+    kept with ctx.save_for_backward) or gives the gradient of the call left alone (common/kept_guarded.py). The
+    statement's hint says to save the mask, and notebook 04 says how: a tensor the caller holds (an input, an output
+    handed back) kept as a ctx attribute escapes the version counter."""
+    x = torch.tensor([-1.5, -0.25, 0.0, 0.3, 0.75, 2.0], dtype=torch.float64)
+    apply = lambda t: ClampWithMask.apply(t, -0.5, 0.5)  # noqa: E731
+    with c.explained("ClampWithMask.apply(x, -0.5, 0.5)", (c.NOT_IMPLEMENTED,)):
+        kept_guarded.require_kept_guarded(apply, [x], what="ClampWithMask.backward", kept="x")
+        kept_guarded.require_kept_guarded(apply, [x], what="ClampWithMask.backward", kept="the mask",
+                                          change=kept_guarded.change_output(1))

@@ -8,7 +8,9 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
-from autograder.checks.external.shared import call, gradcheck, grads_of
+from autograder.checks.common import kept_guarded
+from autograder.checks.common.shared_grad_output import require_grad_output_kept
+from autograder.checks.external.shared import call, gradcheck, grads_of, require_grad_output_unshared
 
 
 SORT = "SortWithIndices"
@@ -81,13 +83,44 @@ def sort_values(SortWithIndices) -> None:
     # The values keep x's dtype for float32 too (a float64 x alone cannot tell a fixed float64 output).
     x32 = x.detach().float()
     _require_values(x32, _sort_outputs(SortWithIndices, x32)[0], "SortWithIndices.apply(x) for a float32 x")
-    weights = torch.tensor([[1.0, 10.0, 100.0], [1.0, 10.0, 100.0]], dtype=torch.float64)
-    (grad,) = grads_of(values, [x], weights, what="SortWithIndices.backward")
+    # through .sum(), as losses are made: grad_output one number broadcast, which backward must not write into
+    require_grad_output_kept(lambda: [(_sort_outputs(SortWithIndices, t)[0], [t]) for t in (
+        c.randn(5, seed=60), c.randn(2, 4, seed=61))], f"the gradient of {SORT}.apply(x)[0].sum()", SORT)
+    require_grad_output_unshared(SortWithIndices, (c.randn(2, 4, seed=62),), SORT)
+    # Weights float32 cannot hold: a scatter copies each one exactly, in grad_values' dtype.
+    weights = torch.tensor([[1.1, 10.3, 100.7], [1.3, 10.7, 100.1]], dtype=torch.float64)
+    (grad,) = grads_of(values, [x], weights.clone(), what="SortWithIndices.backward")
     if grad is None:
         c.fail("no-gradient", "SortWithIndices gave x no gradient through the values.")
     # No ties: the permutation is the one torch.sort finds, whatever the indices returned (the indices' rule).
     expected = torch.zeros_like(weights).scatter(-1, torch.sort(x.detach(), dim=-1).indices, weights)
-    c.require_close(grad, expected, "the gradient of x through the sorted values", "wrong-derivative", SORT_HINT)
+    if grad.shape == expected.shape and not torch.equal(grad, expected) \
+            and torch.equal(grad, expected.float().double()):
+        c.fail("wrong-dtype", "the gradient of x through the sorted values lost float64 precision (it went through "
+                              "float32): build it in grad_values' dtype (a tensor of zeros made like grad_values).")
+    c.require_close(grad, expected, "the gradient of x through the sorted values", "wrong-derivative", SORT_HINT,
+                    rtol=1e-12, atol=1e-12)
+    _require_kept_guarded(SortWithIndices)
+
+
+def _require_kept_guarded(SortWithIndices) -> None:
+    """x (negated: the order changes), then the indices (zeroed), changed in place after forward: backward raises
+    autograd's in-place error (what it needs kept with ctx.save_for_backward) or gives the gradient of the call left
+    alone (common/kept_guarded.py). The statement's hint says to save the indices, as notebook 09's NumpyMax saves
+    its index; notebook 04 says how: a tensor the caller holds (an input, an output handed back) kept as a ctx
+    attribute escapes the version counter."""
+    x = torch.tensor([[3.0, 1.0, 2.0, -0.5], [0.5, -1.0, 4.0, 2.5]], dtype=torch.float64)
+    weights = torch.tensor([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]], dtype=torch.float64)
+
+    def weighted(t):  # grad_values of distinct entries: a gradient of ones reads the same through any permutation
+        values, indices = SortWithIndices.apply(t)
+        return values * weights, indices
+
+    with c.explained(f"{SORT}.apply(x)", (c.NOT_IMPLEMENTED,)):
+        kept_guarded.require_kept_guarded(weighted, [x], what=f"{SORT}.backward", kept="x",
+                                          change=lambda inputs, outputs: inputs[0].neg_())
+        kept_guarded.require_kept_guarded(weighted, [x], what=f"{SORT}.backward", kept="the indices",
+                                          change=kept_guarded.change_output(1))
 
 
 # (seed, shape)
@@ -160,5 +193,6 @@ def sort_indices(SortWithIndices, cases=SORT_INDEX_CASES) -> None:
         c.fail("wrong-arity", f"SortWithIndices.backward returned {len(grads)} values but forward takes one input (x): "
                               "return only the gradient of x (backward gets one gradient per OUTPUT but returns "
                               "one per INPUT; the indices get none).")
-    c.require_close(grads[0], torch.zeros_like(gv).scatter(-1, indices, gv), "backward called with a crafted ctx",
+    returned = grads[0].to(gv.dtype) if isinstance(grads[0], torch.Tensor) else grads[0]  # its dtype: the values test's
+    c.require_close(returned, torch.zeros_like(gv).scatter(-1, indices, gv), "backward called with a crafted ctx",
                     "wrong-derivative", SORT_HINT)

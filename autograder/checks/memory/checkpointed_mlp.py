@@ -169,9 +169,10 @@ def mlp_frozen_input(checkpointed_mlp, cases=MLP_FROZEN_CASES[:1]) -> None:
     c.require_self_contained(checkpointed_mlp, MLP)
     for widths, batch, seed in cases:
         x = c.randn(batch, widths[0], seed=seed + 100, requires_grad=False)
-        _require_use_reentrant_passed(checkpointed_mlp, x, widths, seed)
         with _waits_for_values("what plain data changes in the parameters' gradients"):
-            out, got = _run_mlp(checkpointed_mlp, x, widths, seed)
+            _require_use_reentrant_passed(checkpointed_mlp, x.clone(), widths, seed)  # a copy per call: a call that
+        with _waits_for_values("what plain data changes in the parameters' gradients"):  # flags x leaks no further
+            out, got = _run_mlp(checkpointed_mlp, x.clone(), widths, seed)
         if got is None:
             probe = c.randn(batch, widths[0], seed=seed + 101)
             if _run_mlp(checkpointed_mlp, probe, widths, seed, grads=False)[1] is None:
@@ -189,7 +190,13 @@ def mlp_frozen_input(checkpointed_mlp, cases=MLP_FROZEN_CASES[:1]) -> None:
 def _require_use_reentrant_passed(checkpointed_mlp, x, widths, seed) -> None:
     """No warning that use_reentrant was left out (read in the learner's process, `run_checkpointed`): on torch 2.13
     that silently picks the reentrant variant, which loses the parameters' gradients for plain data."""
-    reentrant = _probe_facts(checkpointed_mlp, x, widths, seed)["reentrant_warnings"]
+    facts = _probe_facts(checkpointed_mlp, x, widths, seed)
+    if facts.get("input_flagged"):
+        c.fail("reentrant-loses-grads",
+               f"{MLP} made the caller's x require grad (x.requires_grad_()): plain data must stay plain data. The "
+               "reentrant checkpoint needs an input that requires grad; the non-reentrant one does not: pass "
+               "use_reentrant=False and leave x as it is.")
+    reentrant = facts["reentrant_warnings"]
     if reentrant:
         c.fail("use-reentrant-omitted",
                f"torch.utils.checkpoint warned: \"{reentrant[0][:110]}...\". Pass use_reentrant=False "
@@ -263,6 +270,7 @@ def run_checkpointed(checkpointed_mlp, x, weights, all_grads: bool = False) -> d
         layer.register_forward_pre_hook(lambda m, i, k=k: count(k, i))
     facts: dict = {}
     rng_state = torch.get_rng_state()
+    flagged = bool(x.requires_grad)
     warned: list = []  # the text of every warning the call gives (catch_warnings restores showwarning)
     with warnings.catch_warnings():
         warnings.simplefilter("always")
@@ -273,6 +281,7 @@ def run_checkpointed(checkpointed_mlp, x, weights, all_grads: bool = False) -> d
             facts["raised"] = _error_facts(error)
             return facts
     facts["reentrant_warnings"] = [text[:1000] for text in warned if "use_reentrant" in text]
+    facts["input_flagged"] = bool(x.requires_grad) and not flagged  # the call made the caller's x require grad
     if not isinstance(out, torch.Tensor):
         facts["type"] = type(out).__name__
         return facts
@@ -327,7 +336,7 @@ def mlp_memory(checkpointed_mlp, cases=MLP_MEMORY_CASES[:1]) -> None:
 
 # The memory and frozen_input rules `require` values (tests/zoo/rules.toml): their properties are those of a backward
 # through the whole graph, which a cut graph or a failed recompute does not have.
-PREREQUISITE_CODES = ("graph-cut", "no-graph", "bad-recompute")
+PREREQUISITE_CODES = ("graph-cut", "no-graph", "bad-recompute", "crashes")  # crashes: a call that fails
 
 
 def _waits_for_values(what: str):
@@ -355,9 +364,11 @@ def _mlp_memory(checkpointed_mlp, widths, batch, seed) -> None:
         c.fail("graph-cut", f"x got no gradient from {MLP}: something cut the graph. Do not detach the block "
                             "inputs (h.detach(), h.data) or run blocks under no_grad.")
     forward_calls = facts["forward_calls"]
-    again = [n - f for n, f in zip(facts["calls"], forward_calls)]
-    if all(a >= 1 for a in again) and not all(facts["recomputed"]):
-        which = [k + 1 for k, done in enumerate(facts["recomputed"]) if not done]
+    used = [k for k, f in enumerate(forward_calls) if f >= 1]  # a layer forward never ran: the values test's rule
+    again = [facts["calls"][k] - forward_calls[k] for k in used]
+    recomputed = [facts["recomputed"][k] for k in used]
+    if all(a >= 1 for a in again) and not all(recomputed):
+        which = [used[i] + 1 for i, done in enumerate(recomputed) if not done]
         c.fail("no-recompute",
                f"during backward, layers {which} (counted from 1) ran, but never on the input they had in forward: "
                "that is not a recompute of the block. Wrap every block with torch.utils.checkpoint.checkpoint("

@@ -26,6 +26,8 @@ def _require_round_forward(RoundSTE, x: torch.Tensor) -> None:
     y = forward_of(RoundSTE, ROUND, x)
     c.require_shape(y, x.shape, f"{ROUND}.apply(x)")
     expected = torch.round(x.detach())
+    if y.dtype != x.dtype and y.is_floating_point():  # another dtype is round_dtype's rule: compared through it
+        expected = expected.to(y.dtype).to(x.dtype)
     y = y.detach().to(x.dtype)
     if not torch.equal(y, expected):
         wrong = y != expected
@@ -34,6 +36,10 @@ def _require_round_forward(RoundSTE, x: torch.Tensor) -> None:
         if bool((wrong & ~ties).any()):
             wrong = wrong & ~ties      # report a plain mistake before a tie-breaking one
         xv, got, want = first_where(x, wrong), first_where(y, wrong), first_where(expected, wrong)
+        if x.dtype == torch.float64 and torch.equal(y, torch.round(xd.float()).to(x.dtype)):
+            c.fail("wrong-forward", f"{ROUND}.apply(x) at the float64 x = {xv!r} gave {got}, expected {want}: that is "
+                                    "the rounding of x converted to float32, where x lands on a half or loses its "
+                                    "last digits. Round x in its own dtype.")
         if xv - math.floor(xv) == 0.5:
             c.fail("wrong-ties",
                    f"{ROUND}.apply(x) at the tie x = {xv} gave {got}, but torch.round gives {want}: torch.round "
@@ -92,6 +98,9 @@ def round_forward_exact(RoundSTE, cases=EXACT_CASES) -> None:
     for dtype in DTYPES:
         _require_round_forward(RoundSTE, torch.tensor(ties, dtype=dtype))
         _require_round_forward(RoundSTE, torch.tensor([0.0, -0.0, 0.49, -0.49, 0.51, 1e6 + 0.25, -7.0], dtype=dtype))
+        # float64 values that a float32 copy would move onto a half, or past their last digit
+        _require_round_forward(RoundSTE, torch.tensor([2.5000000001, -1.4999999999, 16777217.0, 0.4999999999],
+                                                      dtype=dtype))
         for seed in cases:
             for shape in SHAPES:
                 _require_round_forward(RoundSTE, c.randn(*shape, seed=seed, dtype=dtype, requires_grad=False,

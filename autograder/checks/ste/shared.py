@@ -56,6 +56,15 @@ def grad_via_autograd(Fn, name: str, x: torch.Tensor, grad_output: torch.Tensor,
     return grad
 
 
+def _trailing_nones_dropped(out):
+    """What backward returned, with the trailing Nones autograd drops (`return grad, None` for one input is accepted)."""
+    if isinstance(out, (tuple, list)):
+        out = tuple(out)
+        while len(out) > 1 and out[-1] is None:
+            out = out[:-1]
+    return out
+
+
 def _direct_backward(Fn, name: str, x: torch.Tensor, grad_output: torch.Tensor):
     """Call forward and backward directly with a FakeCtx: what backward returns, before the engine
     converts dtypes or unwraps tuples for you."""
@@ -67,7 +76,7 @@ def _direct_backward(Fn, name: str, x: torch.Tensor, grad_output: torch.Tensor):
             Fn.setup_context(ctx, (x,), y)
         else:
             y = Fn.forward(ctx, x)
-        out = Fn.backward(ctx, grad_output)
+        out = _trailing_nones_dropped(Fn.backward(ctx, grad_output))
     if isinstance(out, (tuple, list)):
         if len(out) != 1:
             c.fail("wrong-arity", f"{name}.backward returned {len(out)} values but forward takes 1 input (x): "
@@ -87,6 +96,7 @@ def backward_both(Fn, name: str, x: torch.Tensor, grad_output: torch.Tensor):
                                           "node as its ctx")
     if real is None:
         return
+    real = _trailing_nones_dropped(real)
     lead = f"Called directly, {name}.backward returned what it should; but with the node autograd made as its ctx, "
     if len(real) != 1:
         c.fail("wrong-arity", f"{lead}it returned {len(real)} values but forward takes 1 input (x): return exactly "

@@ -9,6 +9,7 @@ import torch
 
 from autograder.checks import behaviour
 from autograder.checks import common as c
+from autograder.checks.common import kept_guarded
 from autograder.checks.ste.shared import (
     BACKWARD_CASES, DTYPES, EXACT_CASES, GRAPH_CASES, SHAPES, backward_both, first_where, forward_of, grad_via_autograd,
     location_of, random_grad,
@@ -144,6 +145,12 @@ def sign_backward(SignSTE, cases=BACKWARD_CASES) -> None:
                     "expected grad_output where |x| <= 1, 0 elsewhere: [0, 1, 0, 1]. If you wrote into grad_output in place "
                     "(grad_output[mask] = 0), build a new tensor instead: after .sum() grad_output is a single "
                     "number broadcast to every element.")
+    # x changed in place after forward: backward raises autograd's in-place error (x saved with
+    # ctx.save_for_backward) or gives the gradient of x left alone (a mask of its own kept on ctx is fine).
+    with c.explained(f"{SIGN}.apply(x)", (c.NOT_IMPLEMENTED,)):
+        kept_guarded.require_kept_guarded(SignSTE.apply, [torch.tensor([-2.0, -0.5, 0.25, 0.75, 1.5],
+                                                                       dtype=torch.float64)],
+                                          what=f"{SIGN}.backward", kept="x")
 
 
 @c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
@@ -153,8 +160,10 @@ def sign_boundary(SignSTE, cases=BOUNDARY_CASES) -> None:
     c.require_function(SignSTE, SIGN)
     def one_case(dtype) -> None:
         # ... and +-0.9999999, just inside: a mask clipping elsewhere (at 0.5, say) is sign_backward's to judge.
-        x = torch.tensor([-1.0, 1.0, -1.0000001, 1.0000001, 0.0, -0.0, 0.5, 3.0, -0.9999999, 0.9999999], dtype=dtype)
-        g = torch.tensor([0.7, -1.3, 2.1, -0.9, 1.7, -0.6, 0.4, 1.2, 0.8, -1.1], dtype=dtype)
+        # ... and +-(1 + 1e-12), outside in float64 (a mask built from a float32 copy of x puts them on the boundary)
+        x = torch.tensor([-1.0, 1.0, -1.0000001, 1.0000001, 0.0, -0.0, 0.5, 3.0, -0.9999999, 0.9999999,
+                          1.000000000001, -1.000000000001], dtype=dtype)
+        g = torch.tensor([0.7, -1.3, 2.1, -0.9, 1.7, -0.6, 0.4, 1.2, 0.8, -1.1, 0.9, -1.4], dtype=dtype)
         grad = grad_via_autograd(SignSTE, SIGN, x, g.clone(), watch=False)  # writing into it: sign_backward's rule
         what = f"the gradient of {SIGN} at the boundary points (x in {dtype})"
         on = x.abs() == 1

@@ -1,4 +1,9 @@
-# style: torch.sort(stable=True), the scatter into empty_like (a permutation fills every position), indices on ctx
+# mistake: torch.sort(stable=True), the scatter into empty_like, and the returned indices kept as a ctx attribute for backward (not save_for_backward)
+# feedback: changing the indices in place
+# code: not-saved-for-backward
+# rule: sorted
+# fails: values
+# score: 2/3
 class SortWithIndices(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
