@@ -85,6 +85,7 @@ def require_kept_guarded(apply: Callable, values: Sequence, *, what: str, kept: 
                                           and bool(torch.allclose(g, k, rtol=1e-10, atol=1e-12, equal_nan=True)))
             for g, k in zip(grads, control)):
         return
-    fail("not-saved-for-backward", f"changing {kept} in place after forward went unnoticed, and backward used the changed value: keep "
-               f"{kept} for backward with ctx.save_for_backward(...) (not as a ctx attribute, not in a list on ctx), "
-               "so that autograd's version counter catches the change.")
+    fail("not-saved-for-backward",
+         f"changing {kept} in place after forward went unnoticed, and backward used the changed value: keep {kept} "
+         "for backward with ctx.save_for_backward(...) (not as a ctx attribute, not in a list on ctx), so that "
+         "autograd's version counter catches the change.")

@@ -13,6 +13,7 @@ from typing import Callable
 import torch
 
 from autograder.checks import common as c
+from autograder.engine.shared import probe
 
 
 def require_grad_output_kept(calls: Callable, what: str, name: str, names=()) -> None:
@@ -63,3 +64,40 @@ def as_sent(grad_output):
         span = 1 + sum((n - 1) * s for n, s in zip(plain.shape, plain.stride()))
         return plain.as_strided((span,), (1,)).clone().as_strided(plain.shape, plain.stride())
     return plain.clone(memory_format=torch.contiguous_format)
+
+
+def require_grad_output_unshared(Fn, args, name: str, output: int | None = None) -> None:
+    """A backward that writes into grad_output changes what autograd handed other branches too; writes that leave a
+    broadcast grad_output as it was (a 0-d loss's grad_output divided, a permutation of equal entries) show only
+    there. Read in the learner's process (`shared_grad_output_facts`), so both roads see the same: the values test's
+    rule (inplace-grad-output). `output`: which of Fn's outputs (None: Fn returns one tensor)."""
+    facts = c.call(shared_grad_output_facts, Fn, tuple(args), output, what=f"{name}.backward")
+    if isinstance(facts, dict) and facts.get("changed"):
+        term = f"{name}.apply(...)" + ("" if output is None else f"[{output}]")
+        c.fail("inplace-grad-output",
+               f"the gradient of another term of a sum, {term} + w, came out changed: {name}.backward wrote into "
+               "grad_output in place. Autograd handed the sum's one grad_output to both terms: backward must not "
+               "change grad_output, which belongs to autograd; build a new tensor from it (grad_output * ..., "
+               "grad_output / ...) instead.")
+
+
+@probe
+def shared_grad_output_facts(Fn, args, output) -> dict:
+    """Probe: Fn.apply(*args) (its output `output`) + w * 1.0 (w's branch made first, so that Fn's backward runs
+    first), with a grad_output of distinct entries that autograd hands to both terms: whether w's gradient is still
+    that grad_output. Nothing is said when the call or its backward fails (the values test's cases name that)."""
+    leaves = [a.detach().clone().requires_grad_(True) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
+              for a in args]
+    try:
+        first = Fn.apply(*leaves)
+        first = first if output is None else first[output]
+        w = torch.zeros(first.shape, dtype=first.dtype, requires_grad=True)
+        weights = torch.arange(1.0, first.numel() + 1.0, dtype=first.dtype).reshape(first.shape)
+        other = w * 1.0
+        out = Fn.apply(*leaves)  # made after w's branch: its node runs first in backward
+        out = out if output is None else out[output]
+        wrt = [w] + [a for a in leaves if isinstance(a, torch.Tensor) and a.requires_grad]
+        grad = torch.autograd.grad(out + other, wrt, weights.clone(), allow_unused=True)[0]
+    except Exception:  # noqa: BLE001 (any failure of the call: the values test's cases name it)
+        return {"changed": False}
+    return {"changed": not torch.equal(grad, weights)}

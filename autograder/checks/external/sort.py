@@ -10,7 +10,8 @@ import torch
 from autograder.checks import common as c
 from autograder.checks.common import kept_guarded
 from autograder.checks.common.shared_grad_output import require_grad_output_kept
-from autograder.checks.external.shared import call, gradcheck, grads_of, require_grad_output_unshared
+from autograder.checks.common.shared_grad_output import require_grad_output_unshared
+from autograder.checks.external.shared import call, gradcheck, grads_of
 
 
 SORT = "SortWithIndices"
@@ -86,7 +87,7 @@ def sort_values(SortWithIndices) -> None:
     # through .sum(), as losses are made: grad_output one number broadcast, which backward must not write into
     require_grad_output_kept(lambda: [(_sort_outputs(SortWithIndices, t)[0], [t]) for t in (
         c.randn(5, seed=60), c.randn(2, 4, seed=61))], f"the gradient of {SORT}.apply(x)[0].sum()", SORT)
-    require_grad_output_unshared(SortWithIndices, (c.randn(2, 4, seed=62),), SORT)
+    require_grad_output_unshared(SortWithIndices, (c.randn(2, 4, seed=62),), SORT, output=0)
     # Weights float32 cannot hold: a scatter copies each one exactly, in grad_values' dtype.
     weights = torch.tensor([[1.1, 10.3, 100.7], [1.3, 10.7, 100.1]], dtype=torch.float64)
     (grad,) = grads_of(values, [x], weights.clone(), what="SortWithIndices.backward")

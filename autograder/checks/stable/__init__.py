@@ -21,6 +21,7 @@ import torch
 from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.common import kept_guarded
+from autograder.checks.common.shared_grad_output import require_grad_output_unshared
 from autograder.checks.stable.extremes import EXTREME_KINDS, STABLE_CASES, stable  # noqa: F401
 from autograder.checks.stable.shared import (  # noqa: F401
     DTYPE_CASES, EXAMPLE, GRAD_OUTPUT_CASES, GRADCHECK_CASES, INPUTS, NAME, NONE_CASES, SIZES, SIZES_CASES,
@@ -43,38 +44,7 @@ def values(SCE, cases=VALUES_CASES) -> None:
                       f"the gradient of the loss with respect to the logits{what}")
     c.each(cases, lambda case: one_case(*case))
     _require_kept_guarded(SCE)
-    _require_grad_output_kept(SCE)
-
-
-def _require_grad_output_kept(SCE) -> None:
-    """A backward that writes into grad_output (grad_output /= n) changes what autograd handed other branches too:
-    read where it matters, in the learner's process (`shared_grad_output_facts`)."""
-    logits, target = torch.tensor(EXAMPLE[0], dtype=torch.float64), torch.tensor(EXAMPLE[1])
-    facts = c.call(shared_grad_output_facts, SCE, logits, target, what=f"{NAME}.backward")
-    if isinstance(facts, dict) and facts.get("changed"):
-        c.fail("inplace-grad-output",
-               f"the gradient of another term of a sum of losses, {NAME}.apply(logits, target) + w, came out as "
-               f"{facts['other']:.6g} instead of 1: {NAME}.backward wrote into grad_output in place. Autograd handed "
-               "the sum's one grad_output to both terms: backward must not change grad_output, which belongs to "
-               "autograd; build a new tensor from it (grad_output / n, grad_output * ...) instead.")
-
-
-@c.probe
-def shared_grad_output_facts(SCE, logits, target) -> dict:
-    """Probe: SCE.apply(logits, target) + w * 1.0 (w's branch made first, so that SCE's backward runs first), whose
-    one grad_output autograd hands to both terms: whether w's gradient is still 1. Nothing is said when the call or
-    its backward fails (the values test's cases name that), or when the loss is not one number."""
-    w = torch.ones((), dtype=logits.dtype, requires_grad=True)
-    other = w * 1.0
-    try:
-        leaf = logits.detach().clone().requires_grad_(True)
-        loss = SCE.apply(leaf, target)
-        if not isinstance(loss, torch.Tensor) or loss.shape != () or loss.grad_fn is None:
-            return {"changed": False}
-        grad = torch.autograd.grad(loss + other, [w, leaf], allow_unused=True)[0]
-    except Exception:  # noqa: BLE001 (any failure of the call: the values test's cases name it)
-        return {"changed": False}
-    return {"changed": float(grad) != 1.0, "other": float(grad)}
+    require_grad_output_unshared(SCE, (torch.tensor(EXAMPLE[0], dtype=torch.float64), torch.tensor(EXAMPLE[1])), NAME)
 
 
 def _require_kept_guarded(SCE) -> None:
