@@ -1,6 +1,7 @@
 # mistake: the kernel builds its tensor with dtype=torch.float32, whatever x's dtype
 # feedback: the disagreement is the real kernel's
 # code: wrong-dtype|float32-precision|kernel-output-dtype
+# rule: values
 # fails: values gradcheck opcheck export
 # score: 1/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())

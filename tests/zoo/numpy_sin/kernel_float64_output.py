@@ -1,6 +1,7 @@
 # mistake: the kernel computes on a float64 copy of x (NumPy's default) and returns float64 for a float32 input
 # feedback: the disagreement is the real kernel's
 # code: wrong-dtype|kernel-output-dtype
+# rule: values
 # fails: values opcheck export
 # score: 2/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())

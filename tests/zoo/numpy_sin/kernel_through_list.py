@@ -1,6 +1,7 @@
 # mistake: the kernel turns NumPy's result into a Python list, and torch.tensor of a list is float32
 # feedback: the disagreement is the real kernel's
 # code: wrong-dtype|float32-precision|kernel-output-dtype
+# rule: values
 # fails: values gradcheck opcheck export
 # score: 1/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())

@@ -1,6 +1,7 @@
 # mistake: the kernel writes sin(x) into x's own NumPy buffer (out=), changing the input the schema promised to leave alone
 # feedback: mutates_args
 # code: kernel-mutates-input|kernel-mutates-or-aliases
+# rule: values
 # fails: values gradcheck opcheck
 # score: 2/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())

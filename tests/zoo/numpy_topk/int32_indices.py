@@ -1,6 +1,7 @@
 # mistake: the kernel converts np.argsort's indices to int32
 # feedback: int64
 # code: wrong-index-dtype
+# rule: values
 # fails: values opcheck
 # family: kernel-output-dtype
 # score: 2/4

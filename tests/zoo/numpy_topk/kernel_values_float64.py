@@ -1,6 +1,7 @@
 # mistake: the kernel takes the values from a float64 copy of x's data, so a float32 x gets float64 values
 # feedback: the disagreement is the real kernel's
 # code: wrong-dtype|kernel-output-dtype
+# rule: values
 # fails: values opcheck
 # score: 2/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())

@@ -1,6 +1,7 @@
 # mistake: backward scatters along dim 0 instead of the last dim
 # feedback: scatter
 # code: gradient-not-scattered
+# rule: gradient
 # fails: gradient opcheck
 # family: opcheck-failed
 # score: 2/4

@@ -1,6 +1,7 @@
 # mistake: np.argsort sorts smallest first, and the kernel keeps its first k: the k smallest values
 # feedback: largest
 # code: smallest-k
+# rule: values
 # fails: values gradient
 # family: gradient-not-scattered
 # score: 2/4

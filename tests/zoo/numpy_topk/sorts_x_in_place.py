@@ -1,6 +1,7 @@
 # mistake: the kernel sorts x's NumPy array in place (ndarray.sort), changing x itself
 # feedback: in-place sort
 # code: kernel-mutates-input
+# rule: values
 # fails: values gradient opcheck
 # family: gradient-not-scattered|kernel-mutates-or-aliases
 # score: 1/4
