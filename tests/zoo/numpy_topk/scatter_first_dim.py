@@ -2,9 +2,8 @@
 # feedback: scatter
 # code: gradient-not-scattered
 # rule: gradient
-# fails: gradient opcheck
-# family: opcheck-failed
-# score: 2/4
+# fails: gradient
+# score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

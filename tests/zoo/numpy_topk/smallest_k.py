@@ -2,9 +2,8 @@
 # feedback: largest
 # code: smallest-k
 # rule: values
-# fails: values gradient
-# family: gradient-not-scattered
-# score: 2/4
+# fails: values
+# score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

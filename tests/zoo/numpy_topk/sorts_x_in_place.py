@@ -2,9 +2,8 @@
 # feedback: in-place sort
 # code: kernel-mutates-input
 # rule: values
-# fails: values gradient opcheck
-# family: gradient-not-scattered|kernel-mutates-or-aliases
-# score: 1/4
+# fails: values
+# score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)
