@@ -18,9 +18,10 @@ import torch.export  # noqa: F401
 
 from autograder.checks import common as c
 from autograder.checks.common import kept_guarded
+from autograder.checks.explain import Rule
 from autograder.checks.compile_export.ops import (
-    OPCHECK_RULES, CUSTOM_OP_DEF, INSTANCE_DICT, OPDEFS, op_call, require_tensor, runnable, surface,
-    surfacing, tolerance, opcheck_results, require_op, use_kernel_on_copies,
+    OPCHECK_RULES, OP_ERROR, OP_RULES, CUSTOM_OP_DEF, INSTANCE_DICT, OPDEFS, op_call, require_tensor, runnable,
+    surface, surfacing, tolerance, opcheck_results, require_op, use_kernel_on_copies,
 )
 
 
@@ -189,6 +190,14 @@ def sin_compile(op, cases=SIN_COMPILE_DEFAULT) -> None:
         use_exercise_fake(QUALNAME, False)
 
 
+# What tracing says of a setup_context or backward that reads a tensor's data (fake tensors have none), in words.
+COMPILE_RULES = (Rule(
+    "leaves-torch", r"\.numpy\(\) is not supported for tensor subclasses|Cannot access data pointer|_local_scalar_dense",
+    "{what}: the registered backward (or setup_context) reads a tensor's data (NumPy, .item()), but torch.compile traces them on "
+    "fake tensors, which have none: write them with torch operations (only the kernel runs on real data)."),
+) + OP_RULES + (OP_ERROR,)
+
+
 def _sin_compile(op, cases) -> None:
     """The compiled function against the same function run eagerly, both on the learner's operator (with the
     exercise's fake kernel, see use_exercise_fake): the kernel's values are sin_values' rule, the gradient's
@@ -205,14 +214,14 @@ def _sin_compile(op, cases) -> None:
             if mistake.code != "no-autograd":
                 raise
             eager_grad = None
-        y = op_call(fn, x if eager_grad is not None else x.detach(), what=what)
+        y = op_call(fn, x if eager_grad is not None else x.detach(), what=what, rules=COMPILE_RULES)
         rtol, atol = tolerance(x.dtype)
         c.require_close(y, eager.detach() * 2.0 + 1.0, f"the compiled function's output ({x.dtype})",
                         "wrong-compiled-forward", "it differs from the same function run eagerly.",
                         rtol=rtol, atol=atol)
         if eager_grad is None:
             continue
-        (grad,) = op_call(c.backward_grads, y, [x], what=what + ", backward")
+        (grad,) = op_call(c.backward_grads, y, [x], what=what + ", backward", rules=COMPILE_RULES)
         c.require_close(grad, eager_grad, f"the gradient through the compiled function ({x.dtype})",
                         "wrong-compiled-backward", "it differs from the gradient of the same function run eagerly: "
                         "backward and setup_context run on fake tensors when traced, where only torch operations "
