@@ -2,7 +2,8 @@
 rule's batch mistakes have no effect. An output that keeps its last dimension ((..., 1), keepdim=True), a grad_output
 not unsqueezed at -1 (broadcast along each row's entries, or unsqueezed at 1, which a single row of shape (D,) does
 not have): the values test names them (one mistake costs its rule's points once), and these tests look at the rows
-through the output's right shape, or one row at a time, as a batch of one row (1, D), where neither shows."""
+through the output's right shape, or one row at a time (of shape (D,), or as a batch of one row (1, D)), where
+neither shows."""
 
 from __future__ import annotations
 
@@ -24,8 +25,7 @@ def judged_shape(y, x):
 
 
 def batch_or_rows(check, SN, x, g, label, *paired):
-    """check(SN, x, *paired, g, label), or on each row alone as a batch of one row (`paired`: tensors of x's rows,
-    row for row)."""
+    """check(SN, x, *paired, g, label), or on each row alone (`paired`: tensors of x's rows, row for row)."""
     try:
         check(SN, x, *paired, g, label)
     except c.Mistake as mistake:
@@ -35,6 +35,17 @@ def batch_or_rows(check, SN, x, g, label, *paired):
         paired = [t.detach().reshape(rows.shape[0], *t.shape[max(x.dim() - 1, 0):]).requires_grad_(t.requires_grad)
                   for t in paired]
         for k in range(rows.shape[0]):
-            row = [t[k:k + 1].detach().clone().requires_grad_(t.requires_grad) for t in paired]
-            check(SN, rows[k:k + 1].clone().requires_grad_(True), *row, weights[k:k + 1].clone(),
-                  f"{label}, row {k + 1} alone")
+            _one_row(check, SN, rows, weights, paired, k, f"{label}, row {k + 1} alone")
+
+
+def _one_row(check, SN, rows, weights, paired, k, label):
+    """Row k alone, of shape (D,) (a norm over the whole tensor is then the row's), or, where that shape itself meets
+    a batch mistake (grad_output unsqueezed at 1), as a batch of one row (1, D)."""
+    try:
+        check(SN, rows[k].clone().requires_grad_(True), *[t[k].detach().clone().requires_grad_(t.requires_grad)
+                                                          for t in paired], weights[k].clone(), label)
+    except c.Mistake as mistake:
+        if mistake.code not in BATCH_ONLY:
+            raise
+        check(SN, rows[k:k + 1].clone().requires_grad_(True), *[t[k:k + 1].detach().clone().requires_grad_(
+            t.requires_grad) for t in paired], weights[k:k + 1].clone(), label)
