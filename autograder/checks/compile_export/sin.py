@@ -18,6 +18,7 @@ import torch.export  # noqa: F401
 
 from autograder.checks import common as c
 from autograder.checks.common import kept_guarded
+from autograder.checks.common.shared_grad_output import require_grad_output_kept
 from autograder.checks.explain import Rule
 from autograder.checks.compile_export.ops import (
     OPCHECK_RULES, OP_ERROR, OP_RULES, CUSTOM_OP_DEF, INSTANCE_DICT, OPDEFS, op_call, require_tensor, runnable,
@@ -109,6 +110,9 @@ def sin_gradcheck(op, cases=SIN_GRADCHECK_DEFAULT) -> None:
             else:
                 c.require_close(grad, g * torch.cos(x.detach()), f"the gradient of {what}", "wrong-derivative",
                                 SIN_HINT, rtol=1e-10, atol=1e-12)
+        # through .sum(), as losses are made: grad_output is one number broadcast, which backward must not write into
+        op_call(require_grad_output_kept, lambda: [(op(t), [t]) for t in (c.randn(2, 3, seed=57), c.randn(4, seed=58))],
+                "the gradient of numpy_sin(x).sum()", OP, what="numpy_sin's backward")
         x = c.randn(4, seed=53, requires_grad=False)
         op_call(functools.partial(kept_guarded.require_kept_guarded, op, [x], what="numpy_sin's backward", kept="x"),
                 what="numpy_sin(x), then x changed in place before backward")   # the gradient's rule (no saving rule)
