@@ -17,9 +17,12 @@ import torch._dynamo  # noqa: F401 - imported before the integrity baseline (see
 import torch.export  # noqa: F401
 
 from autograder.checks import common as c
+from autograder.checks.common import kept_guarded
+from autograder.checks.common.shared_grad_output import require_grad_output_kept
+from autograder.checks.explain import Rule
 from autograder.checks.compile_export.ops import (
-    OPCHECK_RULES, CUSTOM_OP_DEF, INSTANCE_DICT, OPDEFS, op_call, require_tensor, runnable, surface,
-    surfacing, tolerance, opcheck_results, require_op,
+    OPCHECK_RULES, OP_ERROR, OP_RULES, CUSTOM_OP_DEF, INSTANCE_DICT, OPDEFS, op_call, require_tensor, runnable,
+    surface, surfacing, tolerance, opcheck_results, require_op, use_kernel_on_copies,
 )
 
 
@@ -86,34 +89,67 @@ def sin_values(op, cases=SIN_VALUES_DEFAULT) -> None:
 
 
 def sin_gradcheck(op, cases=SIN_GRADCHECK_DEFAULT) -> None:
-    """float64 gradcheck of numpy_sin on each (shape, seed)."""
+    """float64 gradcheck of numpy_sin on each (shape, seed), and x kept for backward where the version counter guards
+    it. The kernel runs on a copy of x, its result in x's dtype (use_kernel_on_copies): its values, its dtype and x
+    left unchanged are sin_values' rule. Where the kernel's own values are not sin's to float64's precision, finite
+    differences of it cannot judge backward, and backward is compared with the reference derivative instead."""
     op = runnable(op, QUALNAME)
-    for shape, seed in cases:
-        x = c.randn(*shape, seed=seed)
-        what = f"numpy_sin on shape {shape}"
-        original = x.detach().clone()
-        y = op_call(op, x, what=what)  # a clear message for a missing backward or a NumPy scalar
-        require_tensor(y, f"numpy_sin(x) for x of shape {shape}", OP, QUALNAME)
-        if not bool(torch.equal(x.detach(), original)):  # then backward reads a changed x: name the cause
-            c.fail("kernel-mutates-input", f"{what}: numpy_sin(x) changed x itself, so backward saw another x "
-                                           "than the one sin was taken of (mutates_args=() promises no change).")
-        op_call(c.backward_grads, y, [x], what=what)
-        op_call(functools.partial(c.gradcheck, reference=torch.sin), op, (x,), what, "wrong-derivative", SIN_HINT,
-                 what=what)
+    trusted = _kernel_trusted(op)
+    use_kernel_on_copies(QUALNAME, True)
+    try:
+        for shape, seed in cases:
+            x = c.randn(*shape, seed=seed)
+            what = f"numpy_sin on shape {shape}"
+            y = op_call(op, x, what=what)  # a clear message for a missing backward or a NumPy scalar
+            require_tensor(y, f"numpy_sin(x) for x of shape {shape}", OP, QUALNAME)
+            g = c.randn(*shape, seed=seed + 100, requires_grad=False)
+            (grad,) = op_call(c.backward_grads, y, [x], g, what=what)
+            if trusted:
+                op_call(functools.partial(c.gradcheck, reference=torch.sin), op, (x,), what, "wrong-derivative",
+                        SIN_HINT, what=what)
+            else:
+                c.require_close(grad, g * torch.cos(x.detach()), f"the gradient of {what}", "wrong-derivative",
+                                SIN_HINT, rtol=1e-10, atol=1e-12)
+        # through .sum(), as losses are made: grad_output is one number broadcast, which backward must not write into
+        op_call(require_grad_output_kept, lambda: [(op(t), [t]) for t in (c.randn(2, 3, seed=57), c.randn(4, seed=58))],
+                "the gradient of numpy_sin(x).sum()", OP, what="numpy_sin's backward")
+        x = c.randn(4, seed=53, requires_grad=False)
+        op_call(functools.partial(kept_guarded.require_kept_guarded, op, [x], what="numpy_sin's backward", kept="x"),
+                what="numpy_sin(x), then x changed in place before backward")   # the gradient's rule (no saving rule)
+    finally:
+        use_kernel_on_copies(QUALNAME, False)
+
+
+def _kernel_trusted(op) -> bool:
+    """Whether the learner's kernel gives sin of a float64 x to float64's precision, in its dtype: finite differences
+    of it can then judge backward (a kernel that fails is judged where it is called)."""
+    x = c.randn(5, seed=51, requires_grad=False)
+    try:
+        out = op(x.clone())
+    except Exception:  # noqa: BLE001
+        return True
+    return not isinstance(out, torch.Tensor) or (out.dtype == x.dtype and out.shape == x.shape and bool(
+        torch.allclose(out, torch.sin(x), rtol=1e-12, atol=1e-12)))
 
 
 def sin_opcheck(op, cases=SIN_OPCHECK_DEFAULT) -> None:
-    """torch.library.opcheck (schema, fake kernel, autograd registration, AOT dispatch) passes on each input."""
+    """torch.library.opcheck (schema, fake kernel, autograd registration, AOT dispatch) passes on each input. The
+    kernel runs on a copy of x, its result in x's dtype (use_kernel_on_copies): a kernel that changes x or returns
+    another dtype is sin_values' rule, and opcheck judges the schema, the fake kernel and the registrations."""
     op = require_op(op, OP, QUALNAME)["operator"]
-    for shape, dtype, requires_grad, seed in cases:
-        x = c.randn(*shape, seed=seed, requires_grad=requires_grad, dtype=dtype)
-        what = f"torch.library.opcheck(numpy_sin, (x,)) for x of shape {tuple(x.shape)}, {x.dtype}"
-        try:
-            op_call(opcheck_results, op, (x,), what=what, rules=OPCHECK_RULES)
-        except c.Mistake as mistake:
-            if mistake.code == "fake-kernel-mismatch":   # the fake may be right and the real kernel the cause
-                _require_kernel_keeps_x(op, x, what)
-            raise
+    use_kernel_on_copies(QUALNAME, True)
+    try:
+        for shape, dtype, requires_grad, seed in cases:
+            x = c.randn(*shape, seed=seed, requires_grad=requires_grad, dtype=dtype)
+            what = f"torch.library.opcheck(numpy_sin, (x,)) for x of shape {tuple(x.shape)}, {x.dtype}"
+            try:
+                op_call(opcheck_results, op, (x,), what=what, rules=OPCHECK_RULES)
+            except c.Mistake as mistake:
+                if mistake.code == "fake-kernel-mismatch":   # the fake may be right and the real kernel the cause
+                    _require_kernel_keeps_x(op, x, what)
+                raise
+    finally:
+        use_kernel_on_copies(QUALNAME, False)
 
 
 def _require_kernel_keeps_x(op, x, what) -> None:
@@ -150,10 +186,21 @@ def sin_compile(op, cases=SIN_COMPILE_DEFAULT) -> None:
     seconds)."""
     op = require_op(op, OP, QUALNAME)["operator"]
     use_exercise_fake(QUALNAME, True)
+    use_kernel_on_copies(QUALNAME, True)   # the kernel's values, dtype and x left alone: sin_values' rule
     try:
         _sin_compile(op, cases)
     finally:
+        use_kernel_on_copies(QUALNAME, False)
         use_exercise_fake(QUALNAME, False)
+
+
+# What tracing says of a setup_context or backward that reads a tensor's data (fake tensors have none), in words.
+COMPILE_RULES = (Rule(
+    "leaves-torch", r"\.numpy\(\) is not supported for tensor subclasses|Cannot access data pointer|_local_scalar_dense",
+    "{what}: the registered backward (or setup_context) reads a tensor's data (NumPy, .item()), but torch.compile "
+    "traces them on fake tensors, which have none: write them with torch operations (only the kernel runs on real "
+    "data)."),
+) + OP_RULES + (OP_ERROR,)
 
 
 def _sin_compile(op, cases) -> None:
@@ -172,14 +219,14 @@ def _sin_compile(op, cases) -> None:
             if mistake.code != "no-autograd":
                 raise
             eager_grad = None
-        y = op_call(fn, x if eager_grad is not None else x.detach(), what=what)
+        y = op_call(fn, x if eager_grad is not None else x.detach(), what=what, rules=COMPILE_RULES)
         rtol, atol = tolerance(x.dtype)
         c.require_close(y, eager.detach() * 2.0 + 1.0, f"the compiled function's output ({x.dtype})",
                         "wrong-compiled-forward", "it differs from the same function run eagerly.",
                         rtol=rtol, atol=atol)
         if eager_grad is None:
             continue
-        (grad,) = op_call(c.backward_grads, y, [x], what=what + ", backward")
+        (grad,) = op_call(c.backward_grads, y, [x], what=what + ", backward", rules=COMPILE_RULES)
         c.require_close(grad, eager_grad, f"the gradient through the compiled function ({x.dtype})",
                         "wrong-compiled-backward", "it differs from the gradient of the same function run eagerly: "
                         "backward and setup_context run on fake tensors when traced, where only torch operations "
@@ -223,9 +270,11 @@ def sin_export(op, cases=SIN_EXPORT_DEFAULT) -> None:
     dtype recorded for it are the real ones, and the exported program computes the right values."""
     op = require_op(op, OP, QUALNAME)["operator"]
     use_exercise_fake(QUALNAME, True)
+    use_kernel_on_copies(QUALNAME, True)   # the kernel's values, dtype and x left alone: sin_values' rule
     try:
         _sin_export(op, cases)
     finally:
+        use_kernel_on_copies(QUALNAME, False)
         use_exercise_fake(QUALNAME, False)
 
 

@@ -9,12 +9,15 @@ for k standing in, `use_stand_ins`). Autograd's words about its backward become 
 
 from __future__ import annotations
 
+import functools
+
 import torch
 
 from autograder.checks import common as c
+from autograder.checks.common import kept_guarded
 from autograder.checks.compile_export.ops import (
     FAKE_READS_DATA, OPCHECK_RULES, OP_ERROR, OP_RULES, CUSTOM_OP_DEF, INSTANCE_DICT, OPDEFS, op_call, require_tensor, runnable,
-    as_metadata, fake_outputs, opcheck_results, require_op,
+    as_metadata, fake_outputs, opcheck_results, require_op, use_kernel_on_copies,
 )
 from autograder.checks.explain import Rule, literal
 
@@ -99,22 +102,60 @@ def topk_values(op, cases=TOPK_VALUES_DEFAULT) -> None:
 
 def topk_gradient(op, cases=TOPK_GRADIENT_DEFAULT) -> None:
     """The gradient through the values (weighted by a random grad_values) lands at the picked places of x, and
-    a float64 gradcheck of the values passes. Computed here, through the operator."""
+    a float64 gradcheck of the values passes. Computed here, through the operator. The kernel runs on a copy of x,
+    its outputs in the contract's dtypes (use_kernel_on_copies): its values and x left unchanged are topk_values'
+    rule."""
     op = runnable(op, TOPK_QUALNAME)
+    use_kernel_on_copies(TOPK_QUALNAME, True)
+    try:
+        _topk_gradient(op, cases)
+    finally:
+        use_kernel_on_copies(TOPK_QUALNAME, False)
+
+
+def _topk_gradient(op, cases) -> None:
     for shape, k, dtype, seed in cases:
         x = _topk_input(shape, dtype, seed, requires_grad=True)
         what = f"numpy_topk(x, {k}) for x of shape {shape}"
-        values, _ = _topk_outputs(op, x, k, what)
+        values, indices = _topk_outputs(op, x, k, what)
         weights = c.randn(*values.shape, seed=seed + 1000, requires_grad=False, dtype=dtype)
         (grad,) = op_call(c.backward_grads, values, [x], weights, what=f"the backward of {what}",
                            rules=TOPK_RULES + OP_RULES + (OP_ERROR,))
         if grad is None:
             c.fail("no-gradient", f"{what} gave x no gradient through the values: " + TOPK_HINT)
-        expected = torch.zeros_like(x.detach()).scatter(-1, torch.topk(x.detach(), k, dim=-1).indices, weights)
+        expected = torch.zeros_like(x.detach()).scatter(-1, _places(indices, x, k), weights)
+        c.require_float64_kept(grad, expected, f"the gradient of x through the values of {what}", "backward")
         c.require_close(grad, expected, f"the gradient of x through the values of {what}", "gradient-not-scattered",
-                        TOPK_HINT)
+                        TOPK_HINT, rtol=1e-12, atol=0.0)
         op_call(c.gradcheck, lambda t: op(t, k)[0], (x,), f"the values of {what}", "gradient-not-scattered",
                  TOPK_HINT, what=what, rules=TOPK_RULES + OP_RULES + (OP_ERROR,))
+    _require_kept_guarded(op)
+
+
+def _negate_x(inputs, outputs) -> None:
+    """x changed in place so that its top k change too (adding a constant to every entry would keep them)."""
+    inputs[0].neg_()
+
+
+def _places(indices, x, k):
+    """Where the gradient of the values goes: the places the answer's own indices name (which places the kernel picks
+    is topk_values' rule), or top-k's where they cannot name places of x."""
+    if isinstance(indices, torch.Tensor) and indices.dtype == torch.int64 and tuple(indices.shape) == (
+            *x.shape[:-1], k) and bool(((indices >= 0) & (indices < x.shape[-1])).all()):
+        return indices.detach()
+    return torch.topk(x.detach(), k, dim=-1).indices
+
+
+def _require_kept_guarded(op) -> None:
+    """x, then the indices (an output, which setup_context is taught to save: notebook 11's topk exercise, hint 3, and
+    demo_29's numpy_exp saving its output), each changed in place after forward: backward raises autograd's in-place
+    error or gives the gradient of the call left alone (common/kept_guarded.py). The gradient's rule (there is no
+    saving rule)."""
+    x = _topk_input((3, 5), torch.float64, 99)
+    what = "numpy_topk(x, 2), then a change in place before backward"
+    for kept, change in (("x", _negate_x), ("the indices", kept_guarded.change_output(1))):
+        op_call(functools.partial(kept_guarded.require_kept_guarded, lambda t: op(t, 2), [x], kept=kept, change=change,
+                                  what="numpy_topk's backward"), what=what, rules=TOPK_RULES + OP_RULES + (OP_ERROR,))
 
 
 def topk_fake_kernel(op, cases=TOPK_FAKE_DEFAULT) -> None:
@@ -183,9 +224,12 @@ def topk_opcheck(op, cases=TOPK_OPCHECK_DEFAULT) -> None:
     (`use_stand_ins`): the fake kernel and the arity are the fake and gradient tests' rules."""
     op = require_op(op, TOPK, TOPK_QUALNAME)["operator"]
     use_stand_ins(True)
+    use_kernel_on_copies(TOPK_QUALNAME, True)   # the kernel's values, dtypes and x left alone: topk_values' rule
     try:
+        backward_right = _gradient_rule_holds(op)
         for shape, k, dtype, requires_grad, seed in cases:
-            x = _topk_input(shape, dtype, seed, requires_grad=requires_grad)
+            # a wrong backward is topk_gradient's rule: opcheck then judges the rest on an x without grad
+            x = _topk_input(shape, dtype, seed, requires_grad=requires_grad and backward_right)
             what = f"torch.library.opcheck(numpy_topk, (x, {k})) for x of shape {shape}, {dtype}"
             try:
                 op_call(opcheck_results, op, (x, k), what=what, rules=TOPK_RULES + OPCHECK_RULES)
@@ -194,7 +238,17 @@ def topk_opcheck(op, cases=TOPK_OPCHECK_DEFAULT) -> None:
                     _require_kernel_contract(op, x, k, what)
                 raise
     finally:
+        use_kernel_on_copies(TOPK_QUALNAME, False)
         use_stand_ins(False)
+
+
+def _gradient_rule_holds(op) -> bool:
+    """Whether topk_gradient's visible case passes (the kernel on copies, use_kernel_on_copies, already on)."""
+    try:
+        _topk_gradient(op, TOPK_GRADIENT_DEFAULT)
+    except c.Mistake:
+        return False
+    return True
 
 
 def _require_kernel_contract(op, x, k, what) -> None:

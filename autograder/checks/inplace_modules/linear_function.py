@@ -10,6 +10,7 @@ import torch
 
 from autograder.checks import behaviour
 from autograder.checks import common as c
+from autograder.checks.common import kept_guarded
 from autograder.checks.common.shared_grad_output import require_grad_output_kept
 from autograder.checks.explain import Rule, explained
 
@@ -65,6 +66,9 @@ LINEAR_RULES = (
          "{what} raised \"{line}\". weight has shape (out_features, in_features): forward is x @ weight.T "
          "(+ bias); in backward each gradient has the shape of its input.",
          types=(RuntimeError,)),
+    Rule("none-bias-crashes", r"Boolean value of Tensor with more than one value is ambiguous", types=(RuntimeError,),
+         message="{what} raised \"{line}\": a tensor of several values has no single truth value, so `if bias:` "
+                 "cannot tell a bias from None. Test whether bias is None instead."),
     Rule("none-bias-crashes", error="none-type", message=
          "{what} crashed on bias = None ({line}): when bias is None, forward returns x @ weight.T and backward "
          "returns None for bias.", types=(TypeError, AttributeError)),
@@ -130,6 +134,7 @@ def linear_values(LinearFunction, cases=LINEAR_VALUE_CASES) -> None:
     require_grad_output_kept(lambda: [(LinearFunction.apply(*inputs), list(inputs)) for inputs in (
         _linear_inputs(4, 3, 2, seed=70), _linear_inputs(4, 3, 2, seed=80))],
         f"the gradient of {LINEAR_FN}.apply(x, weight, bias).sum()", LINEAR_FN, INPUTS)
+    _require_kept_guarded(LinearFunction)
     def one_case(n, n_in, n_out, has_bias, dtype, seed) -> None:
         x, weight, bias = _linear_inputs(n, n_in, n_out, seed=seed, bias=has_bias, dtype=dtype)
         what = (f"{LINEAR_FN}.apply(x, weight, {'bias' if has_bias else 'None'}) with x ({n}, {n_in}), weight "
@@ -156,6 +161,17 @@ def linear_values(LinearFunction, cases=LINEAR_VALUE_CASES) -> None:
         else:
             _require_linear_grads(grads, x, weight, bias, g, what)
     c.each(cases, lambda case: one_case(*case))
+
+
+def _require_kept_guarded(LinearFunction) -> None:
+    """x, weight and bias, each changed in place after forward (one at a time: a change backward guards would hide
+    another kept as a ctx attribute): backward raises autograd's in-place error or gives the gradient of the call
+    left alone (common/kept_guarded.py). The derivative's rule, LinearFunction having no saving rule of its own."""
+    inputs = list(_linear_inputs(4, 3, 2, seed=90))
+    with explained(f"{LINEAR_FN}.apply(x, weight, bias), then a change in place", LINEAR_RULES):
+        for position, kept in enumerate(INPUTS):
+            kept_guarded.require_kept_guarded(LinearFunction.apply, inputs, what=f"{LINEAR_FN}.backward", kept=kept,
+                                              change=kept_guarded.change_inputs(position))
 
 
 # (N, in, out, seed)
@@ -230,6 +246,9 @@ def linear_needs_input_grad(LinearFunction, cases=NEEDS_CASES) -> None:
         x, weight, bias = _linear_inputs(*NEEDS_SIZES, seed=seed, bias=has_bias)
         if _forward_runs(LinearFunction, x, weight, bias):
             runnable.append((needs, has_bias, seed))
+    if not runnable:  # forward raises with every case's bias (the values' rule): the same patterns without a bias
+        runnable = [(needs, False, seed) for needs, _, seed in cases
+                    if _forward_runs(LinearFunction, *_linear_inputs(*NEEDS_SIZES, seed=seed, bias=False))]
     for needs, has_bias, seed in runnable or list(cases)[:1]:
         _needs_case(LinearFunction, needs, has_bias, seed)
 

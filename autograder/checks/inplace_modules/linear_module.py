@@ -155,6 +155,16 @@ def _require_runnable(m, n_in, n_out, has_bias, what) -> None:
         c.fail("wrong-bias-shape", f"{what}: bias should be a tensor of shape (out_features,) = {(n_out,)}.")
 
 
+def _bias_it_has(m, sizes, asked: bool) -> bool:
+    """Whether forward and training are judged with a bias: the one the module has (a tensor of shape (out,)), or
+    none where it has none, whatever `bias` asked for (whether it should have one is linear_parameters' rule);
+    `asked` where the module could not be built or its bias is of another shape."""
+    b = _MISSING if m is None else _attribute(m, "bias")
+    if isinstance(b, torch.Tensor) and tuple(b.shape) == (sizes[1],):
+        return True
+    return False if m is not None and (b is None or b is _MISSING) else asked
+
+
 def _runnable(Linear, sizes, bias, what):
     """The learner's module built for forward and training, or None where its __init__ forgets super().__init__()
     (linear_parameters' rule): the probe then builds it with nn.Module's own __init__ run first."""
@@ -216,10 +226,11 @@ def linear_forward(Linear, cases=FORWARD_CASES) -> None:
     gradients of x, weight and bias are right (the module run on a reference LinearFunction when the learner's
     is wrong, see linear_facts). Visible: Linear(3, 2) and Linear(3, 2, False); FORWARD_TABLE: other sizes."""
     for sizes, bias, seed in cases:
-        has_bias = bias is not False
-        x, weight, b, g = _module_inputs(4, *sizes, seed=seed, has_bias=has_bias)
         what = _describe_call(sizes, bias)
-        _require_runnable(_runnable(Linear, sizes, bias, what), *sizes, has_bias, what)
+        m = _runnable(Linear, sizes, bias, what)
+        has_bias = _bias_it_has(m, sizes, bias is not False)
+        x, weight, b, g = _module_inputs(4, *sizes, seed=seed, has_bias=has_bias)
+        _require_runnable(m, *sizes, has_bias, what)
         with explained(what, CONSTRUCTION_RULES):
             facts = linear_facts(Linear, sizes, bias, weight, b, x, g)
         _require_forward_error_free(facts, f"{what}(x)")
@@ -263,10 +274,10 @@ def _bias_left_out(out, x, weight, bias) -> bool:
         and bool(torch.allclose(out.detach(), torch_linear(x, weight, None), rtol=1e-10, atol=1e-12))
 
 
-def _torch_sgd_losses(x, weight, bias, target, steps, lr):
-    w = weight.clone().requires_grad_(True)
+def _torch_sgd_losses(x, weight, bias, target, steps, lr, train_weight: bool = True):
+    w = weight.clone().requires_grad_(train_weight)
     b = None if bias is None else bias.clone().requires_grad_(True)
-    params = [w] + ([] if b is None else [b])
+    params = ([w] if train_weight else []) + ([] if b is None else [b])
     optimiser = torch.optim.SGD(params, lr=lr)
     losses = []
     for _ in range(steps):
@@ -290,13 +301,18 @@ def linear_trains(Linear, cases=TRAIN_CASES) -> None:
     m.parameters() gives them to an optimiser) is linear_parameters' rule; a wrong LinearFunction is replaced by a
     reference one underneath (linear_facts). Visible: Linear(3, 2); TRAIN_TABLE: without bias, and other sizes."""
     for sizes, bias, seed in cases:
-        has_bias = bias is not False
+        what = _describe_call(sizes, bias)
+        m = _runnable(Linear, sizes, bias, what)
+        has_bias = _bias_it_has(m, sizes, bias is not False)
         x, weight, b, g = _module_inputs(8, *sizes, seed=seed, has_bias=has_bias)
         target = c.randn(8, sizes[1], seed=seed + 5, requires_grad=False)
-        what = _describe_call(sizes, bias)
-        _require_runnable(_runnable(Linear, sizes, bias, what), *sizes, has_bias, what)
+        _require_runnable(m, *sizes, has_bias, what)
         with explained(what, CONSTRUCTION_RULES):
             facts = linear_facts(Linear, sizes, bias, weight, b, x, g, steps=5, lr=0.1, target=target)
+        grads, out = facts.get("grads"), facts.get("out")
+        if isinstance(out, torch.Tensor) and (grads is None or all(t is None for t in grads[1:])):
+            continue  # forward gives no parameter a gradient (detached, .data): linear_forward's rule
+        train_weight = grads is None or grads[1] is not None   # a weight forward cuts off stays where it is
         _require_forward_error_free(facts, f"training {what}")
         losses = facts.get("losses")
         # The bias the module has, even with bias=False (an extra bias is linear_parameters' rule), from its values
@@ -305,7 +321,7 @@ def linear_trains(Linear, cases=TRAIN_CASES) -> None:
         start = start if isinstance(start, torch.Tensor) and tuple(start.shape) == (sizes[1],) else None
         if start is not None and _bias_left_out(facts.get("out"), x, weight, start):
             start = None  # a forward that leaves its bias out is linear_forward's rule: train what forward computes
-        expected = _torch_sgd_losses(x, weight, start, target, 5, 0.1)
+        expected = _torch_sgd_losses(x, weight, start, target, 5, 0.1, train_weight)
         if losses is None:
             c.fail("no-graph", f"training {what} gave no losses.")
         if len(set(losses)) == 1:

@@ -26,7 +26,8 @@ SCALE_RULES = INPLACE_RULES + (
 # (shape, alpha, seed, dtype)
 SCALE_VALUE_CASES = [((4,), 2.5, 0, torch.float64)]
 SCALE_VALUE_TABLE = [(shape, alpha, 10 + k, torch.float64) for k, (shape, alpha) in
-                     enumerate(zip(SCALE_SHAPES, (-1.5, 0.25, 3.0, -0.75)))] + [((3, 2), 1.75, 20, torch.float32)]
+                     enumerate(zip(SCALE_SHAPES, (-1.5, 0.25, 3.0, -0.75)))] + [((3, 2), 1.75, 20, torch.float32),
+                                                                                       ((3,), 0.1, 21, torch.float64)]
 
 
 def _scale(ScaleInplace, x, alpha, what):

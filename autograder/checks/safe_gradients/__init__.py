@@ -32,7 +32,8 @@ from autograder.checks import common as c
 from autograder.checks.common.shared_grad_output import require_grad_output_kept
 from autograder.checks.explain import Rule, literal
 from autograder.checks.safe_gradients.eps import eps_added_to_norm
-from autograder.checks.safe_gradients.saved import check_saved_unchanged
+from autograder.checks.safe_gradients.saved import check_kept_guarded, check_saved_unchanged
+from autograder.checks.safe_gradients.rows import batch_or_rows, judged_shape
 from autograder.checks.safe_gradients.short_rows import biased_short_row
 
 
@@ -49,6 +50,8 @@ EXPAND_HINT = ("grad_output has the output's shape, x's shape without its last d
 SHAPE_RULES = (
     Rule("no-unsqueeze", error=("size-mismatch", "not-broadcastable", "cannot-broadcast"),
          message="{what}: {line}. " + literal(EXPAND_HINT), types=(RuntimeError, TypeError)),
+    Rule("no-unsqueeze", r"Dimension out of range", message="{what}: {line}. " + literal(EXPAND_HINT),
+         types=(IndexError,)),   # unsqueeze(1) where grad_output has no dimension 1 (x a single row)
 )
 
 # leading shape + (D,): square shapes make a grad_output broadcast along the wrong dimension silent
@@ -99,7 +102,7 @@ def _dtype_name(dtype) -> str:
 
 def _apply(SN, x, what):
     with c.explained(what, SHAPE_RULES):
-        return c.call(SN.apply, x, what=what)
+        return judged_shape(c.call(SN.apply, x, what=what), x)   # a kept dimension: the values' rule
 
 
 def _grad(y, x, g, what):
@@ -205,6 +208,7 @@ def values(SN, cases=(FIXED,)) -> None:
     for case in (FIXED,) if tuple(cases) == (FIXED,) else (FIXED,) + ZERO_ROWS_CASES:
         x, g, label = _zero_rows_input(case)
         check_saved_unchanged(SN, x, g, f"{label}, a batch with a zero row", SHAPE_RULES)
+    check_kept_guarded(SN, SHAPE_RULES)   # x and the norm kept where the version counter guards them
 
 
 # ---------------------------------------------------------------------------------------- gradcheck
@@ -246,29 +250,8 @@ def zero_rows(SN, cases=(FIXED,)) -> None:
     c.require_function(SN, NAME)
     def one_case(case) -> None:
         x, g, label = _zero_rows_input(case)
-        _batch_or_rows(_check_zero_rows, SN, x, g, label)
+        batch_or_rows(_check_zero_rows, SN, x, g, label)
     c.each(cases, one_case)
-
-
-# Mistakes of the derivative rule that only a batch shows (the values test names them): an output without one norm
-# per row, a grad_output broadcast without unsqueeze(-1). The rules of zero and short rows are then looked at on
-# each row alone (x of shape (D,), grad_output of shape ()), where neither has any effect.
-_BATCH_ONLY = frozenset({"wrong-dim", "no-unsqueeze"})
-
-
-def _batch_or_rows(check, SN, x, g, label, *paired):
-    """check(SN, x, *paired, g, label), or on each row alone (`paired`: tensors of x's rows, row for row)."""
-    try:
-        check(SN, x, *paired, g, label)
-    except c.Mistake as mistake:
-        if mistake.code not in _BATCH_ONLY or x.dim() < 2:
-            raise
-        rows, weights = x.detach().reshape(-1, x.shape[-1]), g.detach().reshape(-1)
-        paired = [t.detach().reshape(rows.shape[0], *t.shape[x.dim() - 1:]).requires_grad_(t.requires_grad)
-                  for t in paired]
-        for k in range(rows.shape[0]):
-            row = [t[k].detach().clone().requires_grad_(t.requires_grad) for t in paired]
-            check(SN, rows[k].clone().requires_grad_(True), *row, weights[k].clone(), f"{label}, row {k + 1} alone")
 
 
 def _check_zero_rows(SN, x, g, label):
@@ -353,7 +336,7 @@ def small_norms(SN, cases=(FIXED,)) -> None:
     c.require_function(SN, NAME)
     def one_case(case) -> None:
         x, unit, lengths, g, label = _small_norms_input(case)
-        _batch_or_rows(_check_small, SN, x, g, label, unit, lengths)
+        batch_or_rows(_check_small, SN, x, g, label, unit, lengths)
     c.each(cases, one_case)
 
 

@@ -10,6 +10,7 @@ import torch
 
 from autograder.checks import behaviour
 from autograder.checks import common as c
+from autograder.checks.common import kept_guarded
 
 NAME = "SafeNorm"
 
@@ -78,3 +79,14 @@ def _check_saved_unchanged_for_real(SN, x, g, label, shape_rules):
 def _same(a, b) -> bool:
     """Same shape and values, a nan where the other has a nan (a saved x / norm may hold one)."""
     return a.shape == b.shape and bool(((a == b) | (a.isnan() & b.isnan())).all())
+
+
+def check_kept_guarded(SN, shape_rules=()) -> None:
+    """x, then the output, changed in place after forward (each alone: a change backward guards would hide the other
+    kept as a ctx attribute): backward raises autograd's in-place error or gives the gradient of the call left alone
+    (common/kept_guarded.py). The values test's rule, SafeNorm having no saving rule of its own."""
+    x = torch.tensor([[3.0, 4.0, 0.0], [1.0, -2.0, 2.0], [0.5, 0.5, -0.5]], dtype=torch.float64)
+    with c.explained("SafeNorm.apply(x), then a change in place", shape_rules):
+        for kept, change in (("x", kept_guarded.change_inputs(0)),
+                             ("the norm (the output)", kept_guarded.change_output(0))):
+            kept_guarded.require_kept_guarded(SN.apply, [x], what="SafeNorm.backward", kept=kept, change=change)

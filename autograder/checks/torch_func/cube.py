@@ -114,7 +114,12 @@ def _cube_per_sample_grad(Cube, seed, shape) -> None:
     xb = c.randn(*shape, seed=seed, requires_grad=False)
     # weight 1: backward gets a grad_output of its own, not .sum()'s broadcast one (writing into that is values')
     g = under_func(Cube, "vmap(grad)", xb, weight=torch.ones((), dtype=xb.dtype), what="vmap(grad(...)) through Cube")
-    _require_same_as_eager(g, _cube_eager_grad(Cube, xb, torch.ones_like(xb)),  # elementwise: per sample = batch
+    # each sample's own gradient through ordinary autograd, one call per sample (what per-sample gradients are: a
+    # backward that mixes the samples of a batch, grad_output.sum(), is the values' rule)
+    alone = [_cube_eager_grad(Cube, xi, torch.ones_like(xi)) for xi in xb.unbind(0)]
+    eager = torch.stack(alone) if all(isinstance(t, torch.Tensor) and t.shape == xb.shape[1:] for t in alone) \
+        else _cube_eager_grad(Cube, xb, torch.ones_like(xb))
+    _require_same_as_eager(g, eager,
                            "per-sample gradients vmap(grad(lambda t: Cube.apply(t).sum()))(x)")
 
 

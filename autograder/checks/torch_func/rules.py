@@ -129,6 +129,33 @@ def require_split_style(Fn, name: str) -> None:
 def require_kept_guarded(Fn, name: str, values) -> None:
     """x changed in place after forward: backward raises autograd's in-place error or gives the gradient of x left
     alone (common/kept_guarded.py)."""
-    with c.explained(f"{name}.apply(x)", FUNC_RULES):
-        kept_guarded.require_kept_guarded(Fn.apply, [torch.tensor(values, dtype=torch.float64)],
-                                          what=f"{name}.backward", kept="x")
+    require_each_kept_guarded(Fn.apply, [torch.tensor(values, dtype=torch.float64)], name, ("x",), f"{name}.apply(x)")
+
+
+def require_each_kept_guarded(apply, values, name: str, kept: tuple, call: str = "") -> None:
+    """Each floating input of `apply(*values)` (named in `kept`, in order; None: not judged) changed in place after
+    forward, one at a time (a change of one that backward guards would hide another kept as a ctx attribute): backward
+    raises autograd's in-place error or gives the gradient of the call left alone (common/kept_guarded.py)."""
+    with c.explained(call or f"{name}.apply", FUNC_RULES):
+        for position, tensor in enumerate(kept):
+            if tensor is not None:
+                kept_guarded.require_kept_guarded(apply, values, what=f"{name}.backward", kept=tensor,
+                                                  change=kept_guarded.change_inputs(position))
+
+
+def forward_changes_inputs(Fn, *args) -> bool:
+    """Inside `common.inputs_judged_elsewhere()`: whether Fn.forward (the split style's, called directly on copies of
+    `args`) changes its inputs in place, the values test's rule (modifies-input). Autograd's own node and the
+    torch.func transforms then see the changed inputs (setup_context saves them), so a test of another rule judges
+    the Function's methods called directly, on the inputs as they were, and not those: one mistake costs the values'
+    points only. False outside such a test, for a forward that takes ctx, and for one that raises."""
+    if not c.judged_elsewhere.active() or not c.uses_setup_context(Fn):
+        return False
+    copies = [a.detach().clone() if isinstance(a, torch.Tensor) else a for a in args]
+    snapshots = c.snapshot_inputs(copies)
+    try:
+        with torch.no_grad():
+            Fn.forward(*copies)
+    except Exception:  # noqa: BLE001 - a forward that fails is judged where it is called
+        return False
+    return c.judged_elsewhere.changed(snapshots)

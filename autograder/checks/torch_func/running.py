@@ -28,6 +28,9 @@ RUNNING_VMAP_RULES = (
          "{what}: your Function has no vmap staticmethod (\"{text}\"). generate_vmap_rule cannot batch a NumPy "
          "kernel: write @staticmethod vmap(info, in_dims, x) that runs the kernel on the whole batch and returns "
          "(output, out_dims).", types=(NotImplementedError,)),
+    Rule("wrong-vmap", r"got \(tuple|'tuple' object|tuple indices", types=(TypeError,), message=
+         "{what} raised TypeError: {line}. in_dims is a tuple, one entry per input of forward (here the batch dimension "
+         "of x is in_dims[0]); out_dims is an int, or a tuple of one per output."),
 ) + DIRECT_RULES
 
 

@@ -11,7 +11,8 @@ from autograder.checks import common as c
 from autograder.checks.common.shared_grad_output import require_grad_output_kept
 from autograder.checks.torch_func.methods import own_jvp, set_up
 from autograder.checks.torch_func.probes import dual_tangents
-from autograder.checks.torch_func.rules import F32, F64, direct, gradchecked, require_split_style, run
+from autograder.checks.torch_func.rules import (F32, F64, direct, forward_changes_inputs, gradchecked,
+                                               require_each_kept_guarded, require_split_style, run)
 
 
 # ------------------------------------------------------------------------------------------ ScaledProduct
@@ -37,7 +38,8 @@ def _scaled_values(Fn, seed, shape, alpha) -> None:
     what = f"ScaledProduct.apply(x, y, {alpha}) for x, y of shape {shape}"
     out = run(Fn.apply, x, y, alpha, what=what)
     c.require_float64_kept(out, alpha * x.detach() * y.detach(), what, "forward")
-    c.require_close(out, alpha * x.detach() * y.detach(), what, "wrong-forward", "forward returns alpha * x * y.")
+    c.require_close(out, alpha * x.detach() * y.detach(), what, "wrong-forward", "forward returns alpha * x * y.",
+                    rtol=1e-10, atol=1e-12)   # float64 to its last digits: an alpha rounded to float32 is off by 1e-8
     require_grad_output_kept(lambda: [(run(Fn.apply, a, b, alpha, what=what), [a, b]) for a, b in (
         _scaled_inputs(seed + 50, shape), _scaled_inputs(seed + 60, shape))], f"the gradient of {what}, summed",
         SCALED, ("x", "y", "alpha"))
@@ -45,7 +47,39 @@ def _scaled_values(Fn, seed, shape, alpha) -> None:
     grad_x, grad_y = run(c.backward_grads, out, [x, y], g, what="ScaledProduct.backward")
     for name, got, expected in (("x", grad_x, g * alpha * y.detach()), ("y", grad_y, g * alpha * x.detach())):
         c.require_float64_kept(got, expected, f"the gradient for {name} of {what}", "backward")
-        c.require_close(got, expected, f"the gradient for {name} of {what}", "wrong-derivative", PRODUCT_HINT)
+        c.require_close(got, expected, f"the gradient for {name} of {what}", "wrong-derivative", PRODUCT_HINT,
+                        rtol=1e-10, atol=1e-12)
+    # x and y changed in place after forward, one at a time: backward raises or is unaffected (decision: a tensor kept
+    # as a ctx attribute escapes the version counter; the values' rule, ScaledProduct having no saving rule)
+    require_each_kept_guarded(lambda a, b: Fn.apply(a, b, alpha), [x.detach(), y.detach()], SCALED, ("x", "y"),
+                              f"ScaledProduct.apply(x, y, {alpha})")
+    _require_own_alpha(Fn, seed, shape, alpha)
+
+
+def _require_own_alpha(Fn, seed, shape, alpha) -> None:
+    """A call's backward uses its own alpha, whatever calls came between it and its backward (alpha kept on ctx, not
+    on the class or a global): the learner's own gradient of one call left alone, against the same call's with a
+    call of another alpha in between (whether the gradient is right is the cases' above)."""
+    other = alpha + 1.25
+    g = c.randn(*shape, seed=seed + 3, requires_grad=False)
+
+    def first_gradients(between: bool):
+        x, y = _scaled_inputs(seed + 70, shape)
+        out = run(Fn.apply, x, y, alpha, what=f"ScaledProduct.apply(x, y, {alpha})")
+        if between:
+            a, b = _scaled_inputs(seed + 80, shape)
+            run(Fn.apply, a, b, other, what=f"ScaledProduct.apply(u, v, {other})")
+        return run(c.backward_grads, out, [x, y], g, what="ScaledProduct.backward")
+
+    alone, after = first_gradients(False), first_gradients(True)
+    for name, got, expected in zip(("x", "y"), after, alone):
+        if isinstance(got, torch.Tensor) and isinstance(expected, torch.Tensor) and got.shape == expected.shape \
+                and not bool(torch.allclose(got, expected, rtol=1e-12, atol=1e-14)):
+            c.fail("alpha-shared-state",
+                   f"ScaledProduct.apply(x, y, {alpha}), then another call with alpha = {other} before the first "
+                   f"call's backward: the gradient for {name} changed. Each call's backward must use that call's own "
+                   "alpha: keep it on ctx (ctx.alpha = alpha), never on the class or a global, which the next call "
+                   "overwrites.")
 
 
 def _scaled_gradcheck(Fn, seed, shape, alpha) -> None:
@@ -87,6 +121,8 @@ def _scaled_jvp(Fn, seed, shape, alpha, which, dtype=F64) -> None:
                                           "y_t, the tangent of y. " + JVP_TWO_HINT)
     rtol = 1e-9 if dtype == F64 else 1e-5
     c.require_close(got, expected, what, "wrong-jvp", JVP_TWO_HINT, rtol=rtol, atol=rtol * 1e-2)
+    if forward_changes_inputs(Fn, x, y, alpha):
+        return  # the values' rule: autograd's own node would read the x and y forward changed
     # The same tangent under forward-mode AD itself (x and y dual tensors, in the learner's process), where jvp's
     # ctx is autograd's own node: a stand-in ctx can be recognised, that node cannot.
     real = run(functools.partial(dual_tangents, Fn), (x, y, alpha), (x_t, y_t, None),
@@ -122,7 +158,7 @@ def _scaled_cases(Fn, cases) -> None:
 
 
 SCALED_VALUES_CASES = (("values", 200, (2, 3), -1.5), ("values", 202, (), 0.5), ("values", 204, (4,), 0.0),
-                       ("gradcheck", 206, (3,), 2.0), ("gradcheck", 208, (2, 3), -0.5))
+                       ("values", 205, (2, 2), 0.1), ("gradcheck", 206, (3,), 2.0), ("gradcheck", 208, (2, 3), -0.5))
 SCALED_JVP_CASES = tuple(("jvp", 210 + 10 * k, shape, alpha, which) for k, (shape, alpha) in
                          enumerate((((4,), 3.0), ((2, 3), -0.5), ((), 2.0))) for which in ("x", "y", "both")) + (
     ("jvp", 250, (2, 3), 1.5, "both", F32), ("central", 260, (3,), 2.0), ("central", 262, (2, 3), -1.25))

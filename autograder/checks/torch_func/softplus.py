@@ -11,8 +11,8 @@ import torch.nn.functional as F
 from autograder.checks import common as c
 from autograder.checks.torch_func.methods import ALL_PARTS, own_jvp, require_own_methods, set_up
 from autograder.checks.torch_func.probes import dual_tangent, under_func
-from autograder.checks.torch_func.rules import (F32, F64, direct, gradchecked, require_kept_guarded, require_split_style,
-                                               run)
+from autograder.checks.torch_func.rules import (F32, F64, direct, forward_changes_inputs, gradchecked,
+                                               require_kept_guarded, require_split_style, run)
 
 
 # ------------------------------------------------------------------------------------------ Softplus
@@ -117,6 +117,8 @@ def _softplus_gradcheck(Softplus, seed, shape, scale) -> None:
 
 def _softplus_gradgradcheck(Softplus, seed, shape) -> None:
     x = c.randn(*shape, seed=seed, scale=2.0)
+    if not _first_derivative_right(Softplus, x, None, f"the second derivatives of Softplus on shape {shape}"):
+        return  # a first derivative that is not sigmoid (or a forward changing x): the values' rule, as in the Hessian
     # * 1.0: backward gets a grad_output of its own (writing into gradgradcheck's is the values' rule)
     gradchecked(lambda t: Softplus.apply(t) * 1.0, (x,), f"Softplus on shape {shape}", SOFTPLUS_TWICE_HINT,
                 second=True, reference=F.softplus)
@@ -145,6 +147,8 @@ def _softplus_jvp(Softplus, spec, tangent_seed, dtype=F64) -> None:
                f"the tangent {what} returned is sigmoid(x), as if every input tangent were 1: your jvp ignores the "
                "tangent it receives. " + TANGENT_HINT)
     _require_derivative(tangent, x, t, f"the output tangent of {what}", code="wrong-jvp", hint=TANGENT_HINT)
+    if forward_changes_inputs(Softplus, x):
+        return  # the values' rule: autograd's own node would read the x forward changed (the direct call: the x given)
     # The same tangent under forward-mode AD itself (dual tensors, in the learner's process), where jvp's ctx is
     # autograd's own node: a stand-in ctx can be recognised, that node cannot.
     real_what = f"torch.autograd.forward_ad through Softplus.apply for x of shape {tuple(x.shape)}, {x.dtype}"
@@ -155,6 +159,8 @@ def _softplus_jvp(Softplus, spec, tangent_seed, dtype=F64) -> None:
 
 def _jacfwd_case(Softplus, spec) -> None:
     x = _input(spec, scale=3.0)
+    if forward_changes_inputs(Softplus, x):
+        return  # the values' rule: jacfwd would see the x forward changed; this test's methods case judges jvp
     what = f"torch.func.jacfwd(Softplus.apply)(x) for x of shape {tuple(x.shape)}"
     try:
         jac = under_func(Softplus, "jacfwd", x, what=what)
@@ -187,6 +193,8 @@ def _dual_case(Softplus, seed, shape) -> None:
     process."""
     x = c.randn(*shape, seed=seed, scale=3.0, requires_grad=False)
     t = c.randn(*shape, seed=seed + 1, requires_grad=False)
+    if forward_changes_inputs(Softplus, x):
+        return  # the values' rule: forward-mode AD would see the x forward changed; the methods case judges jvp
     got = run(functools.partial(dual_tangent, Softplus), x, t, what="torch.autograd.forward_ad through Softplus.apply")
     _require_derivative(got, x, t, "the tangent of Softplus.apply(x) under torch.autograd.forward_ad", code="wrong-jvp",
                         hint="forward-mode AD calls your jvp: the derivative times x_t.")
@@ -251,6 +259,8 @@ def _softplus_vmap(Softplus, seed, shape, in_dims) -> None:
 def _softplus_vmap_jvp(Softplus, seed, shape) -> None:
     xb, tb = c.randn(*shape, seed=seed, scale=3.0, requires_grad=False), c.randn(*shape, seed=seed + 1,
                                                                                 requires_grad=False)
+    if forward_changes_inputs(Softplus, xb):
+        return  # the values' rule: the transforms would see the x forward changed; the methods case judges jvp
     try:
         tangents = under_func(Softplus, "vmap(jvp)", xb, tangent=tb,
                               what="torch.func.vmap(lambda x, t: torch.func.jvp(Softplus.apply, (x,), (t,))[1])")

@@ -1,6 +1,7 @@
 # mistake: backward multiplies by sin(x) instead of cos(x)
 # feedback: derivative of sin
 # code: wrong-derivative
+# rule: gradient
 # fails: gradcheck
 # score: 4/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())

@@ -1,6 +1,7 @@
 # mistake: the fake kernel always announces float32, whatever the input's dtype
 # feedback: dtype
 # code: fake-kernel-mismatch
+# rule: opcheck
 # fails: opcheck
 # score: 4/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())

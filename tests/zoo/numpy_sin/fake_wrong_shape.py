@@ -1,6 +1,7 @@
 # mistake: the fake kernel returns a tensor of the wrong shape (it drops the last dimension)
 # feedback: shape
 # code: fake-kernel-mismatch
+# rule: opcheck
 # fails: opcheck
 # score: 4/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())

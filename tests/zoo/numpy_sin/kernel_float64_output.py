@@ -1,8 +1,9 @@
 # mistake: the kernel computes on a float64 copy of x (NumPy's default) and returns float64 for a float32 input
-# feedback: the disagreement is the real kernel's
-# code: wrong-dtype|kernel-output-dtype
-# fails: values opcheck export
-# score: 2/5
+# feedback: has dtype torch.float64 but should have torch.float32
+# code: wrong-dtype
+# rule: values
+# fails: values
+# score: 4/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:
     result = np.sin(x.numpy(force=True).astype(np.float64))

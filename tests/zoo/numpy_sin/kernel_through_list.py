@@ -1,8 +1,9 @@
 # mistake: the kernel turns NumPy's result into a Python list, and torch.tensor of a list is float32
-# feedback: the disagreement is the real kernel's
-# code: wrong-dtype|float32-precision|kernel-output-dtype
-# fails: values gradcheck opcheck export
-# score: 1/5
+# feedback: has dtype torch.float32 but should have torch.float64
+# code: wrong-dtype
+# rule: values
+# fails: values
+# score: 4/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:
     result = np.sin(x.numpy(force=True))

@@ -1,8 +1,9 @@
 # mistake: the kernel writes sin(x) into x's own NumPy buffer (out=), changing the input the schema promised to leave alone
 # feedback: mutates_args
-# code: kernel-mutates-input|kernel-mutates-or-aliases
-# fails: values gradcheck opcheck
-# score: 2/5
+# code: kernel-mutates-input
+# rule: values
+# fails: values
+# score: 4/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:
     data = x.numpy(force=True)

@@ -1,6 +1,7 @@
 # mistake: backward and setup_context are written but never registered, so there is no gradient
 # feedback: not the operator's until they are registered
 # code: no-autograd
+# rule: gradient
 # fails: gradcheck
 # score: 4/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())

@@ -1,6 +1,7 @@
 # mistake: no fake kernel, so compile, export and opcheck cannot trace the operator
 # feedback: no fake kernel
 # code: no-fake-kernel
+# rule: opcheck
 # fails: opcheck
 # score: 4/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())

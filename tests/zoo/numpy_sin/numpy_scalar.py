@@ -1,6 +1,7 @@
 # mistake: torch.from_numpy on np.sin's result, which is a NumPy scalar (not an array) for a 0-d input
 # feedback: 0-d
 # code: numpy-scalar
+# rule: values
 # fails: values
 # score: 4/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())

@@ -1,6 +1,7 @@
 # mistake: writes an autograd.Function (the notebook-09 way) instead of a custom operator, so export fails
 # feedback: custom_op
 # code: not-a-custom-op
+# rule: values gradient opcheck compile export
 # fails: values gradcheck opcheck compile export
 # score: 0/5
 class numpy_sin(torch.autograd.Function):

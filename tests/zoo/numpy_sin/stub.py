@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values gradcheck opcheck compile export
 # score: 0/5
 @torch.library.custom_op("course::numpy_sin", mutates_args=())

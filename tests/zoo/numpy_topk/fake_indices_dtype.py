@@ -1,6 +1,7 @@
 # mistake: the fake kernel describes the indices with x's dtype (new_empty twice), not int64
 # feedback: torch.int64
 # code: fake-kernel-mismatch
+# rule: fake
 # fails: fake
 # score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())

@@ -1,6 +1,7 @@
 # mistake: the fake kernel copies the one-output pattern, empty_like(x): the shape of x, not k entries
 # feedback: k entries in the last one
 # code: fake-kernel-mismatch
+# rule: fake
 # fails: fake
 # score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())

@@ -1,6 +1,7 @@
 # mistake: the fake kernel computes top-k from x's data (NumPy) to get outputs of the right shape: right on real tensors, but fake tensors have no data
 # feedback: fake tensors have none
 # code: fake-kernel-reads-data
+# rule: fake
 # fails: fake
 # score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())

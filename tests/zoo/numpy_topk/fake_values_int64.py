@@ -1,6 +1,7 @@
 # mistake: the fake describes both outputs as int64
 # feedback: describes the values as shape
 # code: fake-kernel-mismatch
+# rule: fake
 # fails: fake
 # score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())

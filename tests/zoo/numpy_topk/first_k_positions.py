@@ -1,6 +1,7 @@
 # mistake: backward puts grad_values into the first k places of x instead of where the indices point
 # feedback: scatter
 # code: gradient-not-scattered
+# rule: gradient
 # fails: gradient
 # score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())

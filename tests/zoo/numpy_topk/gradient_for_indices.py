@@ -1,6 +1,7 @@
 # mistake: backward returns one gradient per output (grad_x, grad_indices) instead of one per input
 # feedback: (grad_x, None)
 # code: gradient-for-k
+# rule: gradient
 # fails: gradient
 # score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())

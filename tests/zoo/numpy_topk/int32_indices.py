@@ -1,9 +1,9 @@
 # mistake: the kernel converts np.argsort's indices to int32
 # feedback: int64
 # code: wrong-index-dtype
-# fails: values opcheck
-# family: kernel-output-dtype
-# score: 2/4
+# rule: values
+# fails: values
+# score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

@@ -1,8 +1,9 @@
 # mistake: the kernel takes the values from a float64 copy of x's data, so a float32 x gets float64 values
-# feedback: the disagreement is the real kernel's
-# code: wrong-dtype|kernel-output-dtype
-# fails: values opcheck
-# score: 2/4
+# feedback: has dtype torch.float64 but should have torch.float32
+# code: wrong-dtype
+# rule: values
+# fails: values
+# score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

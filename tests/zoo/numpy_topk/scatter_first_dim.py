@@ -1,9 +1,9 @@
 # mistake: backward scatters along dim 0 instead of the last dim
 # feedback: scatter
 # code: gradient-not-scattered
-# fails: gradient opcheck
-# family: opcheck-failed
-# score: 2/4
+# rule: gradient
+# fails: gradient
+# score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

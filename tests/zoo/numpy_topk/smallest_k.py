@@ -1,9 +1,9 @@
 # mistake: np.argsort sorts smallest first, and the kernel keeps its first k: the k smallest values
 # feedback: largest
 # code: smallest-k
-# fails: values gradient
-# family: gradient-not-scattered
-# score: 2/4
+# rule: values
+# fails: values
+# score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

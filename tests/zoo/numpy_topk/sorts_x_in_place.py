@@ -1,9 +1,9 @@
 # mistake: the kernel sorts x's NumPy array in place (ndarray.sort), changing x itself
 # feedback: in-place sort
 # code: kernel-mutates-input
-# fails: values gradient opcheck
-# family: gradient-not-scattered|kernel-mutates-or-aliases
-# score: 1/4
+# rule: values
+# fails: values
+# score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())
 def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     data = x.numpy(force=True)

@@ -1,6 +1,7 @@
 # mistake: the kernel hands torch.from_numpy a slice of argsort's result, a strided view the fake kernel does not describe
 # feedback: ascontiguousarray
 # code: strided-output
+# rule: opcheck
 # fails: opcheck
 # score: 3/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())

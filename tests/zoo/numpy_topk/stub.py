@@ -1,6 +1,7 @@
 # mistake: the unfilled exercise (still raises NotImplementedError)
 # feedback: not implemented
 # code: not-implemented
+# rule: unanswered
 # fails: values gradient fake opcheck
 # score: 0/4
 @torch.library.custom_op("course::numpy_topk", mutates_args=())

@@ -1,0 +1,26 @@
+# mistake: sums the bias gradient with keepdim=True, so it has shape (1, out_features) instead of bias's (out_features,)
+# feedback: autograd would quietly sum it
+# code: wrong-grad-shape
+# rule: needs_input_grad
+# fails: needs_input_grad
+# score: 2/3
+class LinearFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight)
+        out = x @ weight.T
+        if bias is not None:
+            out = out + bias
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight = ctx.saved_tensors
+        grad_x = grad_weight = grad_bias = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad_output @ weight
+        if ctx.needs_input_grad[1]:
+            grad_weight = grad_output.T @ x
+        if ctx.needs_input_grad[2]:
+            grad_bias = grad_output.sum(0, keepdim=True)
+        return grad_x, grad_weight, grad_bias

@@ -1,0 +1,29 @@
+# mistake: jvp unpacks the saved tensors in the wrong order (y, x = ctx.saved_tensors)
+# feedback: with a tangent on y only
+# code: wrong-jvp
+# rule: jvp
+# fails: jvp
+# score: 1/2
+class ScaledProduct(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x, y, alpha):
+        return alpha * x * y
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, y, alpha = inputs
+        ctx.save_for_backward(x, y)
+        ctx.save_for_forward(x, y)
+        ctx.alpha = alpha
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, y = ctx.saved_tensors
+        return grad_output * ctx.alpha * y, grad_output * ctx.alpha * x, None
+
+    @staticmethod
+    def jvp(ctx, x_t, y_t, alpha_t):
+        y, x = ctx.saved_tensors
+        return ctx.alpha * (x_t * y + x * y_t)

@@ -1,0 +1,28 @@
+# mistake: the kernel converts through float32 (np.float32) before the sin, losing float64 precision
+# feedback: np.sin of x's data
+# code: wrong-forward
+# rule: values
+# fails: values
+# score: 4/5
+@torch.library.custom_op("course::numpy_sin", mutates_args=())
+def numpy_sin(x: torch.Tensor) -> torch.Tensor:
+    result = np.sin(x.numpy(force=True).astype(np.float32))
+    return torch.from_numpy(np.asarray(result)).to(x.dtype).to(x.device)
+
+
+@numpy_sin.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+def numpy_sin_setup_context(ctx, inputs, output):
+    (x,) = inputs
+    ctx.save_for_backward(x)
+
+
+def numpy_sin_backward(ctx, grad_output):
+    (x,) = ctx.saved_tensors
+    return grad_output * torch.cos(x)
+
+
+numpy_sin.register_autograd(numpy_sin_backward, setup_context=numpy_sin_setup_context)

@@ -1,0 +1,29 @@
+# mistake: backward computes cos with NumPy (x.numpy(force=True)): right eagerly, but torch.compile traces backward on fake tensors
+# feedback: traces them on fake tensors
+# code: leaves-torch
+# rule: compile
+# fails: compile
+# score: 4/5
+@torch.library.custom_op("course::numpy_sin", mutates_args=())
+def numpy_sin(x: torch.Tensor) -> torch.Tensor:
+    result = np.sin(x.numpy(force=True))
+    return torch.from_numpy(np.asarray(result)).to(x.device)
+
+
+@numpy_sin.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+
+def numpy_sin_setup_context(ctx, inputs, output):
+    (x,) = inputs
+    ctx.save_for_backward(x)
+
+
+def numpy_sin_backward(ctx, grad_output):
+    (x,) = ctx.saved_tensors
+    return grad_output * torch.from_numpy(np.cos(x.numpy(force=True))).to(grad_output.dtype)
+
+
+numpy_sin.register_autograd(numpy_sin_backward, setup_context=numpy_sin_setup_context)

@@ -1,0 +1,34 @@
+# mistake: backward gathers grad_values at the indices instead of scattering them into zeros
+# feedback: has shape [3, 2] but that input has shape [3, 5]
+# code: wrong-grad-shape
+# rule: gradient
+# fails: gradient
+# score: 3/4
+@torch.library.custom_op("course::numpy_topk", mutates_args=())
+def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    data = x.numpy(force=True)
+    order = np.ascontiguousarray(np.argsort(-data, axis=-1, kind="stable")[..., :k])
+    values = np.take_along_axis(data, order, axis=-1)
+    return torch.from_numpy(values).to(x.device), torch.from_numpy(order).to(x.device)
+
+
+@numpy_topk.register_fake
+def _(x, k):
+    shape = (*x.shape[:-1], k)
+    return x.new_empty(shape), x.new_empty(shape, dtype=torch.int64)
+
+
+
+def numpy_topk_setup_context(ctx, inputs, output):
+    x, k = inputs
+    _, indices = output
+    ctx.save_for_backward(indices)
+    ctx.input_shape = x.shape
+
+
+def numpy_topk_backward(ctx, grad_values, grad_indices):
+    (indices,) = ctx.saved_tensors
+    return grad_values.gather(-1, indices.clamp(max=grad_values.shape[-1] - 1)), None
+
+
+numpy_topk.register_autograd(numpy_topk_backward, setup_context=numpy_topk_setup_context)

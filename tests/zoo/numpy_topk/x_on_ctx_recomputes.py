@@ -1,0 +1,32 @@
+# mistake: setup_context keeps x (an input) as a plain ctx attribute, and backward recomputes the places with torch.topk
+# feedback: save_for_backward
+# code: not-saved-for-backward
+# rule: gradient
+# fails: gradient
+# score: 3/4
+@torch.library.custom_op("course::numpy_topk", mutates_args=())
+def numpy_topk(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    data = x.numpy(force=True)
+    order = np.ascontiguousarray(np.argsort(-data, axis=-1, kind="stable")[..., :k])
+    values = np.take_along_axis(data, order, axis=-1)
+    return torch.from_numpy(values).to(x.device), torch.from_numpy(order).to(x.device)
+
+
+@numpy_topk.register_fake
+def _(x, k):
+    shape = (*x.shape[:-1], k)
+    return x.new_empty(shape), x.new_empty(shape, dtype=torch.int64)
+
+
+def numpy_topk_setup_context(ctx, inputs, output):
+    x, k = inputs
+    ctx.x, ctx.k = x, k
+
+
+def numpy_topk_backward(ctx, grad_values, grad_indices):
+    indices = torch.topk(ctx.x, ctx.k, dim=-1).indices
+    grad_x = torch.zeros_like(ctx.x).scatter(-1, indices, grad_values)
+    return grad_x, None
+
+
+numpy_topk.register_autograd(numpy_topk_backward, setup_context=numpy_topk_setup_context)
