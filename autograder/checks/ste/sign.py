@@ -10,6 +10,7 @@ import torch
 from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.common import kept_guarded
+from autograder.checks.common.shared_grad_output import require_grad_output_kept
 from autograder.checks.ste.shared import (
     BACKWARD_CASES, DTYPES, EXACT_CASES, GRAPH_CASES, SHAPES, backward_both, first_where, forward_of, grad_via_autograd,
     location_of, random_grad,
@@ -138,6 +139,8 @@ def sign_backward(SignSTE, cases=BACKWARD_CASES) -> None:
         _require_clipped(out, x, g, f"{lead}what {SIGN}.backward returns" + ("" if lead else " (called directly)"))
     # After y.sum(): grad_output is one number broadcast to every element; an in-place edit corrupts all.
     leaf = torch.tensor([-2.0, 0.5, 3.0, -0.25], dtype=torch.float64, requires_grad=True)
+    require_grad_output_kept(lambda: [(SignSTE.apply(t), [t]) for t in (c.randn(6, seed=163, scale=1.5),)],
+                             f"the gradient of {SIGN}.apply(x).sum()", SIGN)
     y = c.call(SignSTE.apply, leaf, what=f"{SIGN}.forward")
     (grad,) = c.backward_grads(y.sum(), [leaf], what=f"{SIGN}.backward")
     c.require_close(grad, torch.tensor([0.0, 1.0, 0.0, 1.0], dtype=torch.float64),
