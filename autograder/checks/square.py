@@ -69,7 +69,8 @@ def _through_a_sum_2d(Square) -> None:
     with c.explained("Square.backward", NOT_CONTIGUOUS_RULES):
         (grad,) = torch.autograd.grad(y.sum(dim=0), [x], torch.ones(3, dtype=x.dtype))
     what = "the gradient of Square.apply(x).sum(dim=0) for a (2, 3) x"
-    c.require_float64_kept(grad, 2 * x.detach(), what, "backward")
+    if bool(torch.allclose(grad, 2 * x.detach(), rtol=1e-5, atol=1e-6)):  # (far off: the formula's, said below)
+        c.require_float64_kept(grad, 2 * x.detach(), what, "backward")
     c.require_close(grad, 2 * x.detach(), what, "wrong-derivative", "d(x*x)/dx = 2x, times grad_output.")
 
 

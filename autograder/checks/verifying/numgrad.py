@@ -25,10 +25,19 @@ def _require_callable(fn, name):
         c.fail("not-callable", f"`{name}` must be a function, got {type(fn).__name__}.")
 
 
+# A crash of the learner's code that is not autograd's (those have rules of their own): usually a shape it does not
+# handle (a 0-d x has no len() and no first dimension).
+CRASH_RULES = (
+    Rule("crashed", None, "{what} raised {kind}: {line}. It must work for any shape of x, a 0-d x included: loop over "
+         "the x.numel() positions of a flat copy.", types=(TypeError, ValueError, LookupError)),
+)
+
+
 def _numgrad(numerical_grad, f, x, *eps):
     """The estimate as numbers in x's layout: its shape (for as many elements as x has) and dtype are numgrad_dtype's
     rule, not a values test's; so is whether it changes x (numgrad_untouched's): it gets a copy of x."""
-    result = c.call(lambda: numerical_grad(f, x.clone(), *eps), what=NG)
+    with explained(f"{NG}(f, x) for x of shape {tuple(x.shape)}", CRASH_RULES):
+        result = c.call(lambda: numerical_grad(f, x.clone(), *eps), what=NG)
     if not isinstance(result, torch.Tensor):
         c.fail("not-a-tensor", f"{NG} should return a tensor with x's shape, got {type(result).__name__}.")
     if result.numel() != x.numel():
