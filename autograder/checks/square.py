@@ -48,6 +48,30 @@ def values(Square, cases=VALUES_CASES) -> None:
         c.require_close(grad, 6 * x.detach(), "the gradient with grad_output = 3", "ignores-grad-output",
                         "multiply by grad_output: backward receives dLoss/dy and must return dLoss/dx.")
     c.each(cases, one_case)
+    _through_a_sum_2d(Square)
+
+
+# backward's .view of a grad_output whose memory is not laid out as its shape (after .sum(dim=0), a row broadcast)
+NOT_CONTIGUOUS_RULES = (
+    c.Rule("wrong-derivative", "view size is not compatible with input tensor", types=(RuntimeError,), message=
+           "{what} failed for a 2-D x through .sum(dim=0) ({line}): there grad_output is a row broadcast to x's "
+           "shape, not a contiguous tensor, so .view cannot reshape it. Work element by element (grad_output * ...), "
+           "or use .reshape."),
+) + c.engine_rules(INPUTS)
+
+
+def _through_a_sum_2d(Square) -> None:
+    """A (2, 3) x whose loss sums Square.apply(x) over its rows (.sum(dim=0)), as a batch's loss does: grad_output
+    is then a row broadcast down the columns (not contiguous), and the gradient is 2x computed in x's dtype (random
+    values: a float32 step shows in their last digits)."""
+    x = c.randn(2, 3, seed=5)
+    y = c.call(Square.apply, x, what="Square.forward", names=INPUTS)
+    with c.explained("Square.backward", NOT_CONTIGUOUS_RULES):
+        (grad,) = torch.autograd.grad(y.sum(dim=0), [x], torch.ones(3, dtype=x.dtype))
+    what = "the gradient of Square.apply(x).sum(dim=0) for a (2, 3) x"
+    if bool(torch.allclose(grad, 2 * x.detach(), rtol=1e-5, atol=1e-6)):  # (far off: the formula's, said below)
+        c.require_float64_kept(grad, 2 * x.detach(), what, "backward")
+    c.require_close(grad, 2 * x.detach(), what, "wrong-derivative", "d(x*x)/dx = 2x, times grad_output.")
 
 
 def gradcheck(Square, cases=GRADCHECK_CASES[:2]) -> None:

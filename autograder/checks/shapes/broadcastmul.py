@@ -19,6 +19,7 @@ import torch
 
 from autograder.checks import behaviour
 from autograder.checks import common as c
+from autograder.checks.common.kept_guarded import change_inputs, require_kept_guarded
 from autograder.checks.shapes.direct import direct_call, fmt
 
 
@@ -53,7 +54,8 @@ def _helper_right(helper, pairs) -> bool:
             got = helper(grad, torch.Size(shape))
         except Exception:  # noqa: BLE001 - a helper that raises is a wrong helper: the stand-in takes its place
             return False
-        if not (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(shape)
+        # (its dtype first: a float32 result for a float64 grad is a wrong helper, which allclose would refuse)
+        if not (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(shape) and got.dtype == grad.dtype
                 and bool(torch.allclose(got.detach(), grad.sum_to_size(tuple(shape))))):
             return False
     return True
@@ -104,9 +106,28 @@ def broadcastmul_values(BroadcastMul, cases=MUL_ALL[:1]) -> None:
     """a times b for each (a's shape, b's shape): value and both gradients through autograd."""
     c.require_function(BroadcastMul, "BroadcastMul")
     c.require_self_contained(BroadcastMul, "BroadcastMul")
-    with unbroadcast_set_aside(BroadcastMul, cases), _sum_down_judged_by_shapes(BroadcastMul):
-        _through_a_sum(BroadcastMul, cases[0])
-        _broadcastmul_values(BroadcastMul, cases)
+    with unbroadcast_set_aside(BroadcastMul, list(cases) + [_KEPT_SHAPES]):
+        with _sum_down_judged_by_shapes(BroadcastMul):
+            _through_a_sum(BroadcastMul, cases[0])
+            _broadcastmul_values(BroadcastMul, cases)
+        _require_inputs_guarded(BroadcastMul)
+
+
+# a (2, 3) times b (3,): the statement's example, where each input is changed in place after forward on its own
+_KEPT_SHAPES = ((2, 3), (3,))
+
+
+def _require_inputs_guarded(BroadcastMul) -> None:
+    """backward needs both inputs: changing either in place after forward (the other left alone) must make backward
+    raise autograd's in-place error, or leave the gradients those of the call left alone (a Function that keeps
+    copies of its own is right too). a or b kept as a plain ctx attribute escapes the version counter: the values'
+    rule, as BroadcastMul has no rule of saving (common/kept_guarded.py)."""
+    values = [c.randn(*_KEPT_SHAPES[0], seed=160, requires_grad=False),
+              c.randn(*_KEPT_SHAPES[1], seed=260, requires_grad=False)]
+    with c.explained("BroadcastMul.apply(a, b)", c.engine_rules(INPUTS_MUL)):
+        for position, name in enumerate(INPUTS_MUL):
+            require_kept_guarded(BroadcastMul.apply, values, what="BroadcastMul.backward", kept=name,
+                                 change=change_inputs(position))
 
 
 def _through_a_sum(BroadcastMul, shapes) -> None:

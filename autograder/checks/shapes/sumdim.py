@@ -103,12 +103,14 @@ def sumdim_values(SumDim, cases=(SUM_CASES[0], SUM_CASES[3])) -> None:
     """Values and gradient through autograd, one case per (x's shape, dim, keepdim)."""
     c.require_function(SumDim, "SumDim")
     c.require_self_contained(SumDim, "SumDim")
+    _require_grad_output_shape_kept(SumDim)  # first: the cases below compute their expectations from grad_output
     def one_case(case) -> None:
         k, (shape, dim, keepdim) = case
         x = c.randn(*shape, seed=900 + k)
         out_shape = x.detach().sum(dim, keepdim=keepdim).shape
         g = c.randn(*out_shape, seed=1000 + k, requires_grad=False)
-        grad = _sum_engine(SumDim, x, dim, keepdim, g)
+        # (a copy to autograd: a backward that changes grad_output's shape in place is judged first, by a probe)
+        grad = _sum_engine(SumDim, x, dim, keepdim, g.clone())
         c.require_close(grad, _expected_sum_grad(shape, dim, keepdim, g),
                         f"the gradient of x for {_sum_what(shape, dim, keepdim)}", "wrong-derivative", _SUM_HINT)
     # through .sum(), as losses are made: grad_output one number broadcast, which backward must not write into
@@ -117,6 +119,30 @@ def sumdim_values(SumDim, cases=(SUM_CASES[0], SUM_CASES[3])) -> None:
                              f"the gradient of {_sum_what(shape, dim, keepdim)}, summed", "SumDim", INPUTS_SUM)
     c.each(enumerate(cases), one_case)
     _require_state_per_call(SumDim)
+
+
+def _require_grad_output_shape_kept(SumDim) -> None:
+    """backward must leave grad_output's shape alone: unsqueeze_ changes it in place, and grad_output belongs to
+    autograd. Seen where backward runs (`_grad_output_shape_kept`, a probe): through autograd a copy of grad_output
+    reaches the learner's process when grading, and no change of its shape comes back."""
+    if _grad_output_shape_kept(SumDim) is False:
+        c.fail("inplace-grad-output", f"{_sum_what((3, 4), 1, False)}: backward changed grad_output in place (its shape "
+                                      "is no longer (3,)): grad_output belongs to autograd, which may hand it to other "
+                                      "consumers too. Build a new tensor from it (grad_output.unsqueeze(dim), not "
+                                      "unsqueeze_).")
+
+
+@c.probe
+def _grad_output_shape_kept(SumDim) -> bool | None:
+    """Probe: whether the shape of the grad_output handed to SumDim.apply(x, 1, False)'s backward is the same after it
+    (None where the call or its backward fails: the cases say why)."""
+    x = torch.ones(3, 4, dtype=torch.float64, requires_grad=True)
+    grad_output = torch.ones(3, dtype=torch.float64)
+    try:
+        torch.autograd.grad(SumDim.apply(x, 1, False), [x], grad_output)
+    except Exception:  # noqa: BLE001 - judged by the cases
+        return None
+    return tuple(grad_output.shape) == (3,)
 
 
 def _require_state_per_call(SumDim) -> None:
