@@ -1,6 +1,7 @@
 """A check hands the learner's backward a grad_output of its own, laid out as the judge's (as the sandbox's codec does):
 a backward that changes grad_output in place (its shape alone: unsqueeze_) cannot change a tensor the check reads
-again, so the in-process road and the sandbox give one verdict (common/shared_grad_output.py `as_sent`)."""
+again, so the in-process road and the sandbox give one verdict (common/shared_grad_output.py `as_sent`); the change is
+judged where backward runs."""
 
 import pytest
 import torch
@@ -46,9 +47,12 @@ class UnsqueezesGradOutput(torch.autograd.Function):
         return grad_output.expand(ctx.shape), None, None
 
 
-def test_sumdim_values_judges_a_shape_only_change_as_the_sandbox_does():
-    """The sandbox gives this answer the values test (each backward gets a decoded copy); in process the check once
-    read its own grad_output again after the answer had unsqueezed it, and failed with a raw expand error."""
+def test_sumdim_values_names_a_shape_only_change_of_grad_output():
+    """A shape-only change in place is judged where backward runs (a probe: both roads alike) and named; the check's
+    own later reads of its grad_output no longer break on it (once: a raw expand error in process only)."""
     from autograder.checks.shapes import sumdim
+    from autograder.engine.shared import Mistake
 
-    sumdim.sumdim_values(UnsqueezesGradOutput)
+    with pytest.raises(Mistake) as raised:
+        sumdim.sumdim_values(UnsqueezesGradOutput)
+    assert raised.value.code == "inplace-grad-output"

@@ -3,8 +3,10 @@ hand one gradient tensor to several consumers, and after `.sum()` it is one numb
 gradient through `.sum()` meets such a write in the learner's process: torch refuses it there (a write into elements
 that share one memory location), and a write that gets through (numpy, indexing) leaves a gradient that differs from
 the same call's with a grad_output of its own. Both roads (in process, and through the sandbox, whose grad_outputs keep
-their broadcast) see the same. What they cannot see: a change of grad_output's shape alone (unsqueeze_), and a write
-into a grad_output that is not broadcast (a scalar loss's), which the sandbox hands each backward a copy of."""
+their broadcast) see the same. What .sum() cannot show is read where backward runs, by a probe: a write into a
+grad_output that is not broadcast, or that leaves it as it was (`require_grad_output_unshared`: another branch's
+gradient changes), and a change of its shape alone (SumDim's unsqueeze_, shapes/sumdim.py). Every backward a check
+calls gets a grad_output of its own (`as_sent`), as through the sandbox, so no write reaches the check's own tensor."""
 
 from __future__ import annotations
 
