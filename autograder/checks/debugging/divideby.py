@@ -8,6 +8,7 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
+from autograder.checks.debugging.kept import OUTPUT, require_grad_output_alone, require_inputs_kept
 from autograder.checks.debugging.shared import fmt, symptom_remains
 
 
@@ -33,7 +34,8 @@ def divide_number(DivideBy, cases=NUMBER_CASES[:1]) -> None:
         out = c.call(DivideBy.apply, x, t, what=what, names=DIVIDE_INPUTS)
         c.require_close(out, x.detach() / t, what, "wrong-forward", "forward returns x / t.")
         g = c.randn(*shape, seed=seed + 1, requires_grad=False)
-        (grad,) = c.backward_grads(out, [x], g, what=f"{DIVIDE}.backward, t a Python {type(t).__name__}",
+        # a copy of g: a backward that writes into grad_output is the tensor test's rule (debugging/kept.py)
+        (grad,) = c.backward_grads(out, [x], g.clone(), what=f"{DIVIDE}.backward, t a Python {type(t).__name__}",
                                    names=DIVIDE_INPUTS)
         if grad is None:
             c.fail("missing-gradient", f"{what}: x requires grad but got none. Return its gradient.")
@@ -55,7 +57,7 @@ def divide_tensor(DivideBy, cases=TENSOR_CASES[:1]) -> None:
         c.require_close(out, x.detach() / t.detach(), what, "wrong-forward", "forward returns x / t.")
         g = c.randn(*shape, seed=seed + 1, requires_grad=False)
         inputs = [v for v, on in ((x, x_grad), (t, t_grad)) if on]
-        grads = c.backward_grads(out, inputs, g, what=f"{DIVIDE}.backward, t a tensor", names=DIVIDE_INPUTS)
+        grads = c.backward_grads(out, inputs, g.clone(), what=f"{DIVIDE}.backward, t a tensor", names=DIVIDE_INPUTS)
         expected = {"x": g / t.detach(), "t": -(g * x.detach()).sum() / t.detach() ** 2}
         for name, grad in zip(needs, grads):
             if grad is None:
@@ -65,6 +67,11 @@ def divide_tensor(DivideBy, cases=TENSOR_CASES[:1]) -> None:
             c.require_close(grad, expected[name], f"the gradient of {name} ({what})", "wrong-derivative",
                             DIVIDE_HINT)
     c.each(cases, lambda case: one_case(*case))
+    # what else the broken Function keeps (debugging/kept.py): x kept where the version counter guards it,
+    # grad_output left alone
+    inputs = lambda seed: [c.randn(4, seed=seed), torch.tensor(1.5, dtype=torch.float64)]
+    require_inputs_kept(DivideBy, DIVIDE, inputs(730), {"x": 0, "the output": OUTPUT}, DIVIDE_INPUTS)
+    require_grad_output_alone(DivideBy, DIVIDE, lambda: [inputs(731), [c.randn(3, seed=732), 2.0]], DIVIDE_INPUTS)
     divide_symptom_gone(DivideBy)   # the broken Function already keeps this rule: its point stands for the fix
 
 

@@ -17,6 +17,7 @@ import torch
 from autograder.checks import behaviour, raw_errors
 from autograder.checks.behaviour import record as behaviour_record
 from autograder.checks import common as c
+from autograder.checks.debugging.kept import require_grad_output_alone
 from autograder.checks.debugging.shared import fmt, symptom_remains
 
 
@@ -221,12 +222,15 @@ def gaussian_values(Gaussian, cases=GAUSSIAN_VALUES_CASES[:1]) -> None:
         expected = torch.exp(-x.detach() ** 2)
         c.require_close(y, expected, what, "wrong-forward", "forward returns exp(-x**2).")
         g = c.randn(*shape, seed=seed + 1, requires_grad=False)
-        (grad,) = c.backward_grads(y, [x], g, what=f"{GAUSSIAN}.backward")
+        # a copy of g: a backward that writes into grad_output is judged below (debugging/kept.py)
+        (grad,) = c.backward_grads(y, [x], g.clone(), what=f"{GAUSSIAN}.backward")
         if grad is None:
             c.fail("no-graph", f"{what}: x received no gradient. Return the gradient from backward.")
         c.require_close(grad, -2 * x.detach() * expected * g, f"the gradient of {what}", "wrong-derivative",
                         GAUSSIAN_HINT)
     c.each(cases, lambda case: one_case(*case))
+    # grad_output left alone, as the broken Function does (debugging/kept.py)
+    require_grad_output_alone(Gaussian, GAUSSIAN, lambda: [[c.randn(3, 4, seed=620)], [c.randn(5, seed=621)]])
     gaussian_symptom_gone(Gaussian)   # the broken Function already keeps this rule: its point stands for the fix
 
 
