@@ -5,6 +5,8 @@ wrong when w broadcasts.
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 
 from autograder.checks import common as c
@@ -50,11 +52,15 @@ def _scale_cases(Fn, cases, broadcast: bool) -> None:
             if grad is None:
                 c.fail("missing-gradient", f"{what}: {name} requires grad but got none. Return its gradient.")
             c.require_shape(grad, t.shape, what, "wrong-grad-shape")
-            right = bool(torch.allclose(grad, ref, rtol=1e-7, atol=1e-9))
+            if not broadcast:
+                c.require_float64_kept(grad, ref, what, "backward")
+            right = bool(torch.allclose(grad, ref, rtol=1e-7, atol=1e-9)) or c.tolerated(grad, ref)
             if not right:
                 _name_the_broken_rule(Fn, shapes, seed, name, t, grad, ref, g, what, broadcast)
             c.require_close(grad, ref, what, "wrong-derivative", SCALE_HINT, rtol=1e-7, atol=1e-9)
-    c.each(cases, lambda case: one_case(*case))
+    # float32's rounding (a backward computing in float32) is the same-shapes test's rule: one mistake, one test
+    with c.precision_elsewhere() if broadcast else contextlib.nullcontext():
+        c.each(cases, lambda case: one_case(*case))
 
 
 def _ignores_grad_output(Fn, shapes, seed, index) -> bool:
@@ -109,5 +115,6 @@ def scale_symptom_gone(ScaleShift) -> None:
     """The report's case (x of shape (4, 3), w and b of shape (3,)): w's gradient is right."""
     _, _, got, expected = _scale_grads(ScaleShift, BROADCAST_SHAPES[0], 900)
     if not (isinstance(got[1], torch.Tensor) and got[1].shape == expected[1].shape
-            and bool(torch.allclose(got[1], expected[1], rtol=1e-7, atol=1e-9))):
+            and (bool(torch.allclose(got[1], expected[1], rtol=1e-7, atol=1e-9))
+                 or c.off_by_float32(got[1], expected[1]))):   # float32's rounding is not the report's symptom
         symptom_remains(SCALE, "w of shape (3,) against x of shape (4, 3) still gets a wrong gradient")
