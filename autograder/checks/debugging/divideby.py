@@ -31,7 +31,10 @@ def divide_number(DivideBy, cases=NUMBER_CASES[:1]) -> None:
     def one_case(shape, t, seed) -> None:
         x = c.randn(*shape, seed=seed)
         what = f"{DIVIDE}.apply(x, {t!r}) for x of shape {fmt(x.shape)} (t a Python {type(t).__name__})"
-        out = c.call(DivideBy.apply, x, t, what=what, names=DIVIDE_INPUTS)
+        try:
+            out = c.call(DivideBy.apply, x, t, what=what, names=DIVIDE_INPUTS)
+        except TypeError as error:   # the crash moved to forward (a number saved with save_for_backward)
+            symptom_remains(DIVIDE, f"{what} raises TypeError: {c.first_line(str(error), 120)}")
         c.require_close(out, x.detach() / t, what, "wrong-forward", "forward returns x / t.")
         g = c.randn(*shape, seed=seed + 1, requires_grad=False)
         # a copy of g: a backward that writes into grad_output is the tensor test's rule (debugging/kept.py)
