@@ -10,8 +10,9 @@ import torch
 
 from autograder.checks.behaviour import record as behaviour_record
 from autograder.checks import common as c
+from autograder.checks.common import kept_guarded
 from autograder.checks.capstone.cases import MEMORY_EXAMPLE
-from autograder.checks.capstone.rules import NAME, require_logsumexp, run
+from autograder.checks.capstone.rules import NAME, RULES, require_logsumexp, run
 
 
 # ------------------------------------------------------------------------------------------------ memory
@@ -54,8 +55,10 @@ def _what(kept: dict, x, dim: int):
 @c.inputs_judged_elsewhere()  # a forward that changes x in place: the values test's rule
 def saved_memory(LSE, cases=MEMORY_EXAMPLE) -> None:
     """Besides x itself, LogSumExp keeps only reduced-size tensors (like the output) for backward: on inputs
-    the value tests use too (no input is the memory test's alone)."""
+    the value tests use too (no input is the memory test's alone). And what it keeps of x and of the output is
+    kept where autograd's version counter guards it (Decision 5: ctx.save_for_backward, not a ctx attribute)."""
     require_logsumexp(LSE)
+    _kept_guarded(LSE)
     for shape, dim, keepdim, seed in cases:
         x = c.randn(*shape, seed=seed)
         facts = run(functools.partial(kept_for_backward, LSE), x, dim, keepdim,
@@ -77,3 +80,14 @@ def saved_memory(LSE, cases=MEMORY_EXAMPLE) -> None:
                    f"{limit} bytes. Save x and the output with ctx.save_for_backward(x, output) and recompute "
                    "exp(x - output) in backward: one exp, no second x-sized tensor kept alive (notebook 08). "
                    "torch.logsumexp keeps exactly these two.")
+
+
+def _kept_guarded(LSE) -> None:
+    """x, then the output, changed in place after forward (as an optimiser step or an in-place activation would):
+    backward raises autograd's in-place error or gives the gradient of the call left alone (common/kept_guarded.py).
+    A call or backward that fails even left alone (the Nones, the values) is the other tests' to name."""
+    x = c.randn(3, 4, seed=640, requires_grad=False)
+    for kept, change in (("x", kept_guarded.change_inputs(0)), ("the output", kept_guarded.change_output(0))):
+        with c.explained(f"{NAME}.apply(x, 1, True)", RULES):
+            kept_guarded.require_kept_guarded(lambda t: LSE.apply(t, 1, True), [x], what=f"{NAME}.backward",
+                                              kept=kept, change=change)

@@ -17,6 +17,7 @@ import torch
 from autograder.checks import behaviour, raw_errors
 from autograder.checks.behaviour import record as behaviour_record
 from autograder.checks import common as c
+from autograder.checks.debugging.kept import require_grad_output_alone
 from autograder.checks.debugging.shared import fmt, symptom_remains
 
 
@@ -65,7 +66,7 @@ def dropped_output(Fn, x) -> dict:
     facts = {"output": out.detach().clone()}
     del out
     out = behaviour_record.ordinary_call(Fn, leaf)
-    torch.autograd.grad(out.sum(), [leaf])
+    torch.autograd.grad(out, [leaf], torch.ones_like(out))  # a grad_output of its own (writes: values')
     del out
     released = behaviour_record.recorded(release=True)  # both calls at once, after the last of them
     freed = list(released.get("freed") or [])[-2:]
@@ -91,7 +92,7 @@ def _dropped_here(Fn, x) -> dict:
         del out
         facts["freed"] = ref() is None
         out = Fn.apply(leaf)
-        torch.autograd.grad(out.sum(), [leaf])
+        torch.autograd.grad(out, [leaf], torch.ones_like(out))  # a grad_output of its own (writes: values')
         ref_after = weakref.ref(out)
         del out
         facts["freed_after_backward"] = ref_after() is None
@@ -116,7 +117,7 @@ def output_changed_in_place(Fn, x, g) -> dict:
     with torch.no_grad():
         out.mul_(2.0).add_(1.0)
     try:
-        (grad,) = torch.autograd.grad(out, [leaf], g)
+        (grad,) = torch.autograd.grad(out, [leaf], g.clone())  # g stays the caller's (writes: values')
     except RuntimeError as error:
         if not raw_errors.says(error, "inplace-error"):
             raise
@@ -140,7 +141,7 @@ def input_changed_in_place(Fn, x, g) -> dict:
             with torch.no_grad():
                 inner.mul_(2.0).add_(1.0)
         try:
-            (grad,) = torch.autograd.grad(out, [leaf], g)
+            (grad,) = torch.autograd.grad(out, [leaf], g.clone())  # g stays the caller's (writes: values')
         except RuntimeError as error:
             if not change or not raw_errors.says(error, "inplace-error"):
                 raise
@@ -219,14 +220,19 @@ def gaussian_values(Gaussian, cases=GAUSSIAN_VALUES_CASES[:1]) -> None:
         what = f"{GAUSSIAN}.apply(x) for x of shape {fmt(x.shape)}"
         y = c.call(Gaussian.apply, x, what=what)
         expected = torch.exp(-x.detach() ** 2)
-        c.require_close(y, expected, what, "wrong-forward", "forward returns exp(-x**2).")
+        c.require_float64_kept(y, expected, what, "forward")
+        c.require_close(y, expected, what, "wrong-forward", "forward returns exp(-x**2).", rtol=1e-10, atol=1e-12)
         g = c.randn(*shape, seed=seed + 1, requires_grad=False)
-        (grad,) = c.backward_grads(y, [x], g, what=f"{GAUSSIAN}.backward")
+        # a copy of g: a backward that writes into grad_output is judged below (debugging/kept.py)
+        (grad,) = c.backward_grads(y, [x], g.clone(), what=f"{GAUSSIAN}.backward")
         if grad is None:
             c.fail("no-graph", f"{what}: x received no gradient. Return the gradient from backward.")
+        c.require_float64_kept(grad, -2 * x.detach() * expected * g, f"the gradient of {what}", "backward")
         c.require_close(grad, -2 * x.detach() * expected * g, f"the gradient of {what}", "wrong-derivative",
-                        GAUSSIAN_HINT)
+                        GAUSSIAN_HINT, rtol=1e-10, atol=1e-12)
     c.each(cases, lambda case: one_case(*case))
+    # grad_output left alone, as the broken Function does (debugging/kept.py)
+    require_grad_output_alone(Gaussian, GAUSSIAN, lambda: [[c.randn(3, 4, seed=620)], [c.randn(5, seed=621)]])
     gaussian_symptom_gone(Gaussian)   # the broken Function already keeps this rule: its point stands for the fix
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from autograder.checks import common as c
+from autograder.checks.debugging.kept import require_grad_output_alone
 from autograder.checks.debugging.shared import fmt, symptom_remains
 from autograder.checks.explain import Rule
 
@@ -74,10 +75,16 @@ def linear_inplace(LinearMap, cases=INPLACE_CASES[:1]) -> None:
 
 
 def _linear_unprovoked(LinearMap, n, m, d, seed) -> None:
+    """With nothing changed, backward must not raise autograd's in-place error (any other failure of backward, a
+    gradient's shape among them, is the values test's to name)."""
     leaf_x, leaf_w, g = _linear_inputs(n, m, d, seed)
     out = c.call(LinearMap.apply, leaf_x * 1.0, leaf_w * 1.0, what=f"{LINEAR}.apply(x, w)", names=LINEAR_INPUTS)
-    with c.explained(f"{LINEAR}.backward (x and w results of other operations, left alone)", UNPROVOKED_RULES):
-        torch.autograd.grad(out, [leaf_x, leaf_w], g)
+    try:
+        with c.explained(f"{LINEAR}.backward (x and w results of other operations, left alone)", UNPROVOKED_RULES):
+            torch.autograd.grad(out, [leaf_x, leaf_w], g)
+    except c.Mistake as mistake:
+        if mistake.code == "error-without-change":
+            raise
 
 
 def linear_values(LinearMap, cases=LINEAR_VALUES_CASES[:1]) -> None:
@@ -88,13 +95,21 @@ def linear_values(LinearMap, cases=LINEAR_VALUES_CASES[:1]) -> None:
         x, w, g = _linear_inputs(n, m, d, seed)
         what = f"{LINEAR}.apply(x, w) for x of shape {fmt(x.shape)}, w of shape {fmt(w.shape)}"
         out = c.call(LinearMap.apply, x, w, what=what, names=LINEAR_INPUTS)
-        c.require_close(out, x.detach() @ w.detach().T, what, "wrong-forward", "forward returns x @ w.T.")
-        grads = c.backward_grads(out, [x, w], g, what=f"{LINEAR}.backward", names=LINEAR_INPUTS)
+        c.require_float64_kept(out, x.detach() @ w.detach().T, what, "forward")
+        c.require_close(out, x.detach() @ w.detach().T, what, "wrong-forward", "forward returns x @ w.T.",
+                        rtol=1e-10, atol=1e-12)
+        # a copy of g: a backward that writes into grad_output is judged below (debugging/kept.py)
+        grads = c.backward_grads(out, [x, w], g.clone(), what=f"{LINEAR}.backward", names=LINEAR_INPUTS)
         for name, grad, ref in zip(LINEAR_INPUTS, grads, (g @ w.detach(), g.T @ x.detach())):
             if grad is None:
                 c.fail("missing-gradient", f"{what}: {name} requires grad but got none. Return its gradient.")
-            c.require_close(grad, ref, f"the gradient of {name} ({what})", "wrong-derivative", LINEAR_HINT)
+            c.require_float64_kept(grad, ref, f"the gradient of {name} ({what})", "backward")
+            c.require_close(grad, ref, f"the gradient of {name} ({what})", "wrong-derivative", LINEAR_HINT,
+                            rtol=1e-10, atol=1e-12)
     c.each(cases, lambda case: one_case(*case))
+    # grad_output left alone, as the broken Function does (debugging/kept.py)
+    require_grad_output_alone(LinearMap, LINEAR, lambda: [list(_linear_inputs(3, 2, 4, 510)[:2]),
+                                                          list(_linear_inputs(1, 3, 2, 511)[:2])], LINEAR_INPUTS)
     linear_symptom_gone(LinearMap)   # the broken Function already keeps this rule: its point stands for the fix
 
 

@@ -35,6 +35,7 @@ import math
 import torch
 
 from autograder.checks import common as c
+from autograder.checks.debugging.kept import OUTPUT, require_grad_output_alone, require_inputs_kept
 from autograder.checks.debugging.shared import fmt, symptom_remains
 
 
@@ -104,7 +105,8 @@ def sinc_zero(Sinc, cases=(((5,), torch.float64, 200, 2),)) -> None:
         rtol, atol = _tolerance(dtype)
         c.require_close(y, value, what, "wrong-forward", "sinc is sin(x) / x, and 1 at x = 0.", rtol=rtol, atol=atol)
         g = c.randn(*shape, seed=seed + 1, requires_grad=False, dtype=dtype)
-        (grad,) = c.backward_grads(y, [x], g, what=f"{SINC}.backward")
+        # a copy of g: a backward that writes into grad_output is the away test's rule (debugging/kept.py)
+        (grad,) = c.backward_grads(y, [x], g.clone(), what=f"{SINC}.backward")
         if grad is None:
             c.fail("no-graph", f"{what}: x received no gradient. Return the gradient from backward.")
         c.require_shape(grad, x.shape, f"the gradient of {what}", "wrong-grad-shape")
@@ -136,7 +138,7 @@ def sinc_away(Sinc, cases=AWAY_CASES[:1]) -> None:
         c.require_close(y, value, what, "wrong-forward", "sinc is sin(x) / x: nothing is added to x, nothing clamped.",
                         rtol=1e-9, atol=1e-12)
         g = c.randn(len(values), seed=700 + len(values), requires_grad=False) + 2.0
-        (grad,) = c.backward_grads(y, [x], g, what=f"{SINC}.backward")
+        (grad,) = c.backward_grads(y, [x], g.clone(), what=f"{SINC}.backward")
         if grad is None:
             c.fail("no-graph", f"{what}: x received no gradient. Return the gradient from backward.")
         c.require_shape(grad, x.shape, f"the gradient of {what}", "wrong-grad-shape")
@@ -154,6 +156,11 @@ def sinc_away(Sinc, cases=AWAY_CASES[:1]) -> None:
             c.gradcheck(Sinc.apply, (torch.tensor(wide, dtype=torch.float64, requires_grad=True),),
                         f"{SINC}.apply(x) for x = {wide}", hint=SINC_HINT)
     c.each(cases, one_case)
+    # what else the broken Function keeps (debugging/kept.py): x kept where the version counter guards it,
+    # grad_output left alone
+    away = lambda seed: [c.randn(5, seed=seed, away_from=(0.0,), margin=0.3)]
+    require_inputs_kept(Sinc, SINC, away(720), {"x": 0, "the output": OUTPUT})
+    require_grad_output_alone(Sinc, SINC, lambda: [away(721), away(722)])
     sinc_symptom_gone(Sinc)   # the broken Function already keeps this rule: its point stands for the fix
 
 

@@ -1,6 +1,6 @@
 # mistake: subtracts the row max from x in place for the exponentials (x.sub_(m)) and adds it back afterwards: the caller's x is changed (rounding, and its version)
 # feedback: in place
-# code: modifies-input|inplace-error
+# code: modifies-input
 # rule: values
 # fails: values gradcheck
 # score: 7/10

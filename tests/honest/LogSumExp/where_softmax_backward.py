@@ -1,0 +1,34 @@
+# torch.where for the shift, and softmax(x) recomputed in backward (equal to exp(x - output))
+class LogSumExp(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x, dim, keepdim):
+        m = x.amax(dim=dim, keepdim=True)
+        m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+        out = m + torch.log(torch.exp(x - m).sum(dim=dim, keepdim=True))
+        return out if keepdim else out.squeeze(dim)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, dim, keepdim = inputs
+        ctx.dim = dim
+        ctx.keepdim = keepdim
+        ctx.save_for_backward(x, output)
+        ctx.save_for_forward(x, output)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, out = ctx.saved_tensors
+        if not ctx.keepdim:
+            out = out.unsqueeze(ctx.dim)
+            grad_output = grad_output.unsqueeze(ctx.dim)
+        grad_x = grad_output * torch.softmax(x, ctx.dim)     # softmax(x) = exp(x - out)
+        return grad_x, None, None
+
+    @staticmethod
+    def jvp(ctx, x_t, dim_t, keepdim_t):
+        x, out = ctx.saved_tensors
+        if not ctx.keepdim:
+            out = out.unsqueeze(ctx.dim)
+        return (torch.exp(x - out) * x_t).sum(dim=ctx.dim, keepdim=ctx.keepdim)

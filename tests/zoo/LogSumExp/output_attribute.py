@@ -1,0 +1,40 @@
+# mistake: setup_context keeps the (small) output as a ctx attribute and saves only x: an in-place change of the output after forward goes unnoticed
+# feedback: changing the output in place after forward went unnoticed
+# code: not-saved-for-backward
+# rule: memory
+# fails: memory
+# score: 9/10
+class LogSumExp(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x, dim, keepdim):
+        m = x.amax(dim=dim, keepdim=True)
+        m = m.masked_fill(m.isinf(), 0.0)
+        out = m + torch.log(torch.exp(x - m).sum(dim=dim, keepdim=True))
+        return out if keepdim else out.squeeze(dim)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, dim, keepdim = inputs
+        ctx.dim = dim
+        ctx.keepdim = keepdim
+        ctx.out = output                           # small: the reduced dim is gone
+        ctx.save_for_backward(x)
+        ctx.save_for_forward(x, output)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        out = ctx.out
+        if not ctx.keepdim:
+            out = out.unsqueeze(ctx.dim)
+            grad_output = grad_output.unsqueeze(ctx.dim)
+        return grad_output * torch.exp(x - out), None, None
+
+    @staticmethod
+    def jvp(ctx, x_t, dim_t, keepdim_t):
+        x, out = ctx.saved_tensors
+        if not ctx.keepdim:
+            out = out.unsqueeze(ctx.dim)
+        return (torch.exp(x - out) * x_t).sum(dim=ctx.dim, keepdim=ctx.keepdim)
