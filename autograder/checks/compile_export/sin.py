@@ -195,11 +195,12 @@ def sin_compile(op, cases=SIN_COMPILE_DEFAULT) -> None:
 
 
 # What tracing says of a setup_context or backward that reads a tensor's data (fake tensors have none), in words.
-COMPILE_RULES = (Rule(
-    "leaves-torch", r"\.numpy\(\) is not supported for tensor subclasses|Cannot access data pointer|_local_scalar_dense",
-    "{what}: the registered backward (or setup_context) reads a tensor's data (NumPy, .item()), but torch.compile "
-    "traces them on fake tensors, which have none: write them with torch operations (only the kernel runs on real "
-    "data)."),
+_READS_DATA = ("{what}: the registered backward (or setup_context) reads a tensor's data (NumPy, .item()), but "
+               "torch.compile traces them on fake tensors, which have none: write them with torch operations (only the "
+               "kernel runs on real data).")
+COMPILE_RULES = (
+    Rule("leaves-torch", r"\.numpy\(\) is not supported for tensor subclasses|_local_scalar_dense", _READS_DATA),
+    Rule("leaves-torch", message=_READS_DATA, error="no-storage"),
 ) + OP_RULES + (OP_ERROR,)
 
 
