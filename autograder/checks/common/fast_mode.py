@@ -12,7 +12,7 @@ import sys
 import torch.autograd.gradcheck  # noqa: F401 (the module, bound below before any answer runs)
 
 _MODULE = sys.modules["torch.autograd.gradcheck"]
-_EXPLAIN = _MODULE._run_slow_mode_and_get_error
+_EXPLAIN = getattr(_MODULE, "_run_slow_mode_and_get_error", None)  # a private function: absent, nothing is left out
 
 
 def _unexplained(*args, **kwargs) -> str:
@@ -22,6 +22,9 @@ def _unexplained(*args, **kwargs) -> str:
 @contextlib.contextmanager
 def failure_unexplained():
     """Within: a failing fast mode raises without recomputing the slow mode's Jacobians for its message."""
+    if _EXPLAIN is None:
+        yield
+        return
     _MODULE._run_slow_mode_and_get_error = _unexplained
     try:
         yield
