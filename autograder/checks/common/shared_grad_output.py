@@ -103,3 +103,28 @@ def shared_grad_output_facts(Fn, args, output) -> dict:
     except Exception:  # noqa: BLE001 (any failure of the call: the values test's cases name it)
         return {"changed": False}
     return {"changed": not torch.equal(grad, weights)}
+
+
+class _OwnGradOutput(torch.autograd.Function):
+    """The judge's identity on an output, whose backward hands the node before it a grad_output of its own (`as_sent`):
+    torch's slow-mode gradcheck hands every Jacobian row's vjp one grad_output tensor it reuses, so a backward that
+    changed that tensor (its shape: unsqueeze_) would change the rows after it, a mistake the values test names."""
+
+    @staticmethod
+    def forward(ctx, y):
+        return y.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return as_sent(grad)
+
+
+def own_grad_output(fn):
+    """`fn`, its (one, floating) output passed through `_OwnGradOutput`: each backward of it gets a grad_output of its
+    own."""
+    def wrapped(*args):
+        out = fn(*args)
+        if isinstance(out, torch.Tensor) and out.is_floating_point() and out.requires_grad:
+            return _OwnGradOutput.apply(out)
+        return out
+    return wrapped

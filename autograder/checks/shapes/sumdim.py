@@ -12,7 +12,7 @@ import torch
 from autograder.checks import behaviour
 from autograder.checks import common as c
 from autograder.checks.common import Rule
-from autograder.checks.common.shared_grad_output import as_sent, require_grad_output_kept
+from autograder.checks.common.shared_grad_output import as_sent, own_grad_output, require_grad_output_kept
 from autograder.checks.shapes.direct import direct_call, fmt
 
 
@@ -180,7 +180,8 @@ def sumdim_gradcheck(SumDim, cases=(((3, 4), 0, False, 0), ((2, 3, 4), 0, False,
             c.require_close(grad, _expected_sum_grad(shape, dim, keepdim, g),
                             f"the gradient of x for {_sum_what(shape, dim, keepdim)}", "wrong-derivative", _SUM_HINT)
             return
-        c.gradcheck(lambda t, d=dim, kd=keepdim: SumDim.apply(t, d, kd), (x,),
+        # each row's backward its own grad_output: a write into it is the values test's rule (inplace-grad-output)
+        c.gradcheck(own_grad_output(lambda t, d=dim, kd=keepdim: SumDim.apply(t, d, kd)), (x,),
                     _sum_what(shape, dim, keepdim), hint=_SUM_HINT, names=INPUTS_SUM[:1],
                     reference=lambda t, d=dim, kd=keepdim: t.sum(d, keepdim=kd))
     c.each(cases, lambda case: one_case(*case))
