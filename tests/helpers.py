@@ -61,3 +61,14 @@ def cells_about(source, exercise):
 
     _, tests = grading.plan(source, None)
     return [t for t in tests if t[0].startswith(f"test_{exercise}_")] or tests
+
+
+def sampled(entries: list, exercise_of, every: int) -> list:
+    """Every exercise's first entry, then every `every`-th of the rest (in the stored order: the same sample each
+    run): each exercise's checks meet a wrong and an honest answer, at a fraction of the cost of all of them."""
+    taken, seen = [], set()
+    for k, entry in enumerate(entries):
+        if exercise_of(entry) not in seen or k % every == 0:
+            taken.append(entry)
+            seen.add(exercise_of(entry))
+    return taken

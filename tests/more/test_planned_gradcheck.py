@@ -14,7 +14,7 @@ import pytest
 from autograder.engine import grading, notebooks
 from autograder.engine.sandbox import Limits
 from autograder.maintain import samples
-from helpers import cells_about
+from helpers import cells_about, sampled
 
 SOURCES = {s.assignment: s for s in notebooks.sources()}
 EXERCISE_TO_SOURCE = {g.removeprefix("answer_"): s for s in SOURCES.values() for g in s.grade_ids("answer")}
@@ -33,14 +33,7 @@ WITHOUT_GRADCHECK = {"00_when_to_write_one", "06_straight_through"}
 
 
 def _sampled(entries: list, exercise_of, every: int = SAMPLE_EVERY) -> list:
-    """Every exercise's first entry, then every `every`-th of the rest (in the stored order: the same sample each
-    run): each exercise's checks meet a wrong and an honest answer, at a fraction of the cost of all of them."""
-    taken, seen = [], set()
-    for k, entry in enumerate(entries):
-        if exercise_of(entry) not in seen or k % every == 0:
-            taken.append(entry)
-            seen.add(exercise_of(entry))
-    return taken
+    return sampled(entries, exercise_of, every)
 
 
 def _cases() -> list:
